@@ -1,0 +1,289 @@
+/*
+ * Copyright (c) 2026 The hiercoll authors.
+ * $COPYRIGHT$
+ *
+ * hiercoll: shared types of the component.
+ *
+ * Layers, top to bottom:
+ *   entry points (coll_hiercoll_entry.c)  one per collective and mode,
+ *       turn the MPI arguments into an hc_call_t and dispatch it;
+ *   selection (coll_hiercoll_select.c)     per communicator (MCA parameters,
+ *       info keys, what the previous components provide) and per call
+ *       (sizes, op, datatype) picks an algorithm or the fallback;
+ *   algorithms (coll_hiercoll_algos.c and one file per capability) bind a
+ *       call to an MPI-free planner (coll_hiercoll_plan*.c) or run it
+ *       directly (decomposition);
+ *   executor (coll_hiercoll_exec.c)         runs any plan over the PML,
+ *       blocking or as a nonblocking or persistent request.
+ */
+#ifndef MCA_COLL_HIERCOLL_EXPORT_H
+#define MCA_COLL_HIERCOLL_EXPORT_H
+
+#include "ompi_config.h"
+
+#include "mpi.h"
+#include "ompi/communicator/communicator.h"
+#include "ompi/datatype/ompi_datatype.h"
+#include "ompi/mca/coll/base/base.h"
+#include "ompi/mca/coll/base/coll_base_util.h"
+#include "ompi/mca/coll/coll.h"
+#include "ompi/op/op.h"
+#include "ompi/request/request.h"
+#include "opal/class/opal_list.h"
+#include "opal/threads/mutex.h"
+
+#include "coll_hiercoll_plan.h"
+
+BEGIN_C_DECLS
+
+/* ------------------------------------------------------------------ */
+/* Collectives and modes                                                */
+/* ------------------------------------------------------------------ */
+
+typedef enum hc_coll {
+    HC_ALLGATHER,
+    HC_ALLGATHERV,
+    HC_ALLREDUCE,
+    HC_ALLTOALL,
+    HC_ALLTOALLV,
+    HC_ALLTOALLW,
+    HC_BARRIER,
+    HC_BCAST,
+    HC_EXSCAN,
+    HC_GATHER,
+    HC_GATHERV,
+    HC_REDUCE,
+    HC_REDUCE_SCATTER_BLOCK,
+    HC_REDUCE_SCATTER,
+    HC_SCAN,
+    HC_SCATTER,
+    HC_SCATTERV,
+    HC_NCOLL
+} hc_coll_t;
+
+typedef enum hc_mode {
+    HC_BLOCKING,
+    HC_NONBLOCKING,
+    HC_PERSISTENT,
+    HC_NMODE
+} hc_mode_t;
+
+/* Algorithm choices besides the named ones. */
+#define HC_ALGO_AUTO (-1)
+#define HC_ALGO_FALLBACK (-2)
+
+/* ------------------------------------------------------------------ */
+/* One call                                                             */
+/* ------------------------------------------------------------------ */
+
+typedef struct mca_coll_hiercoll_module_t mca_coll_hiercoll_module_t;
+
+typedef struct hc_call {
+    hc_coll_t coll;
+    hc_mode_t mode;
+    /* the MPI arguments (unused ones zero) */
+    const void *sbuf;
+    void *rbuf;
+    int scount, rcount;
+    const int *scounts, *sdispls, *rcounts, *rdispls;
+    ompi_datatype_t *stype, *rtype;
+    ompi_datatype_t *const *stypes, *const *rtypes;
+    ompi_op_t *op;
+    int root;
+    /* derived */
+    ompi_communicator_t *comm;
+    mca_coll_hiercoll_module_t *module;
+    int rank, size;
+    bool in_place;      /* MPI_IN_PLACE where this rank's role allows it */
+    size_t ssize, rsize;/* signature bytes of one stype / rtype element */
+    /* reductions: the datatype and count actually reduced, after a
+     * contiguous derived datatype of one predefined type was flattened */
+    ompi_datatype_t *red_type;
+    int64_t red_count;
+    int red_factor;     /* reduced elements per user element */
+} hc_call_t;
+
+/* ------------------------------------------------------------------ */
+/* Algorithms                                                           */
+/* ------------------------------------------------------------------ */
+
+typedef struct hc_algo {
+    const char *name;
+    const char *summary;
+    /* Plan-based algorithms build this rank's plan (the executor runs it in
+     * every mode); returns OMPI_SUCCESS or an error. */
+    int (*plan)(hcp_plan_t *plan, const hc_call_t *call);
+    /* Direct algorithms run a blocking call themselves. */
+    int (*run)(hc_call_t *call);
+    /* Can it serve this call?  NULL: always.  Must answer the same on every
+     * rank of the communicator (it may only look at arguments that MPI
+     * requires to agree). */
+    bool (*usable)(const hc_call_t *call);
+} hc_algo_t;
+
+typedef struct hc_coll_desc {
+    const char *name;       /* "bcast" */
+    const hc_algo_t *algos; /* terminated by a NULL name */
+    /* auto: the algorithm for this call, or NULL for the fallback */
+    const hc_algo_t *(*auto_pick)(const hc_call_t *call);
+    const char *auto_rule;  /* for the parameter's description */
+    /* What auto does on this communicator in this mode, e.g.
+     * "=binomial<=524288B,->tuned" (verbose output). */
+    void (*describe)(const mca_coll_hiercoll_module_t *m, hc_coll_t coll, hc_mode_t mode,
+                     char *buf, size_t len);
+} hc_coll_desc_t;
+
+extern const hc_coll_desc_t mca_coll_hiercoll_colls[HC_NCOLL];
+
+/* Index of an algorithm name for a collective, or HC_ALGO_AUTO /
+ * HC_ALGO_FALLBACK for "auto" / "fallback", or -3 when unknown. */
+int mca_coll_hiercoll_algo_index(hc_coll_t coll, const char *name);
+
+/* ------------------------------------------------------------------ */
+/* Statistics                                                           */
+/* ------------------------------------------------------------------ */
+
+typedef struct hc_stats {
+    uint64_t calls[HC_NCOLL];     /* run by hiercoll */
+    uint64_t fallbacks[HC_NCOLL]; /* passed to the previous component */
+    uint64_t msgs, bytes_sent, bytes_copied, bytes_reduced;
+} hc_stats_t;
+
+/* ------------------------------------------------------------------ */
+/* Module                                                               */
+/* ------------------------------------------------------------------ */
+
+struct mca_coll_hiercoll_module_t {
+    mca_coll_base_module_t super;
+    ompi_communicator_t *comm;
+    /* The layer below: every slot as it was before hiercoll's enable, with
+     * the modules retained until this module goes. */
+    mca_coll_base_comm_coll_t prev;
+    const char *prev_name[HC_NCOLL][HC_NMODE]; /* component names, or NULL */
+    /* Per-communicator choice: HC_ALGO_AUTO, HC_ALGO_FALLBACK or an index. */
+    int choice[HC_NCOLL];
+    /* gatherv/scatterv level (issue: tree gatherv): 0 conservative,
+     * 1 aggressive, per communicator */
+    int gatherv_level;
+    hcp_plan_t plan;   /* reused by blocking calls */
+    hc_stats_t stats;
+    bool enabled;
+    struct hc_decomp *decomp; /* decomposition state, created lazily */
+};
+OBJ_CLASS_DECLARATION(mca_coll_hiercoll_module_t);
+
+/* ------------------------------------------------------------------ */
+/* Component                                                            */
+/* ------------------------------------------------------------------ */
+
+typedef struct mca_coll_hiercoll_component_t {
+    mca_coll_base_component_2_0_0_t super;
+    int priority;
+    int verbose;
+    bool stats;
+    char *algorithm_param[HC_NCOLL]; /* the raw MCA strings */
+    int algorithm[HC_NCOLL];         /* parsed */
+    /* errors found in the parameters, reported once at the first
+     * communicator (by world rank 0) */
+    char *param_errors;
+    bool param_errors_reported;
+    /* false when the running libmpi's internal structures differ from the
+     * ones hiercoll was compiled against */
+    bool abi_ok;
+    /* nonblocking and persistent requests in flight */
+    opal_list_t active;
+    opal_mutex_t lock;
+    volatile int32_t nactive;
+    bool progress_registered;
+    bool in_progress;
+    /* capability parameters */
+    size_t allreduce_rhrd_min;   /* bytes from which auto uses RHRD */
+    size_t reduce_rhrd_min;
+    size_t bcast_binomial_max;   /* bytes up to which auto uses binomial bcast */
+    char *gatherv_level_param;
+    int gatherv_level;
+    char *decomp_criterion;
+} mca_coll_hiercoll_component_t;
+
+OMPI_MODULE_DECLSPEC extern mca_coll_hiercoll_component_t mca_coll_hiercoll_component;
+
+/* Print through opal_output when the verbosity is at least `level`. */
+void mca_coll_hiercoll_log(int level, const char *fmt, ...)
+    __opal_attribute_format__(__printf__, 2, 3);
+/* Record a parameter error (reported once, with the default taken). */
+void mca_coll_hiercoll_param_error(const char *fmt, ...)
+    __opal_attribute_format__(__printf__, 1, 2);
+
+int mca_coll_hiercoll_init_query(bool enable_progress_threads,
+                                 bool enable_mpi_threads);
+mca_coll_base_module_t *mca_coll_hiercoll_comm_query(ompi_communicator_t *comm,
+                                                     int *priority);
+
+/* ------------------------------------------------------------------ */
+/* Selection and fallback (coll_hiercoll_select.c)                      */
+/* ------------------------------------------------------------------ */
+
+/* Fill the derived fields of a call whose MPI arguments are set. */
+void mca_coll_hiercoll_call_init(hc_call_t *c, ompi_communicator_t *comm,
+                                 mca_coll_base_module_t *module);
+/* Does the previous layer provide this slot? */
+bool mca_coll_hiercoll_has_fallback(const mca_coll_hiercoll_module_t *m,
+                                    hc_coll_t coll, hc_mode_t mode);
+/* The algorithm for a call, or NULL to fall back. */
+const hc_algo_t *mca_coll_hiercoll_select(const hc_call_t *c);
+/* Run a call: select, then the fallback, a plan or a direct algorithm. */
+int mca_coll_hiercoll_dispatch(hc_call_t *c, ompi_request_t **request,
+                               struct ompi_info_t *info);
+/* Call the previous layer's function for this call. */
+int mca_coll_hiercoll_fallback(hc_call_t *c, ompi_request_t **request,
+                               struct ompi_info_t *info);
+/* Save, retain and release the previous layer. */
+void mca_coll_hiercoll_save_prev(mca_coll_hiercoll_module_t *m,
+                                 ompi_communicator_t *comm);
+void mca_coll_hiercoll_release_prev(mca_coll_hiercoll_module_t *m);
+/* One line per communicator naming every collective's choice. */
+void mca_coll_hiercoll_describe(mca_coll_hiercoll_module_t *m);
+
+/* ------------------------------------------------------------------ */
+/* Executor (coll_hiercoll_exec.c)                                      */
+/* ------------------------------------------------------------------ */
+
+/* What the plan's buffers are in memory for one call. */
+typedef struct hc_bind {
+    char *base[HCP_NBUF];
+    ompi_datatype_t *type[HCP_NBUF];
+    ptrdiff_t step[HCP_NBUF];          /* bytes per unit of offset */
+    size_t size[HCP_NBUF];             /* signature bytes per unit */
+    ompi_datatype_t *const *ptypes[2]; /* per-peer types of SBUF, RBUF */
+    ompi_op_t *op;
+} hc_bind_t;
+
+/* Bind a call's user buffers (SBUF, RBUF) for its plan. */
+void mca_coll_hiercoll_bind(const hc_call_t *c, hc_bind_t *b);
+int mca_coll_hiercoll_exec_blocking(mca_coll_hiercoll_module_t *m,
+                                    ompi_communicator_t *comm,
+                                    const hcp_plan_t *plan, hc_bind_t *b);
+/* Start a plan as a request; the request takes the plan's memory (the
+ * caller's plan is left empty). */
+int mca_coll_hiercoll_exec_request(mca_coll_hiercoll_module_t *m,
+                                   ompi_communicator_t *comm,
+                                   hcp_plan_t *plan, const hc_bind_t *b,
+                                   bool persistent, ompi_request_t **request);
+int mca_coll_hiercoll_progress(void);
+
+/* ------------------------------------------------------------------ */
+/* Decomposition (coll_hiercoll_decomp.c)                               */
+/* ------------------------------------------------------------------ */
+
+struct hc_decomp;
+void mca_coll_hiercoll_decomp_free(mca_coll_hiercoll_module_t *m);
+
+/* ------------------------------------------------------------------ */
+/* Entry points (coll_hiercoll_entry.c)                                 */
+/* ------------------------------------------------------------------ */
+
+void mca_coll_hiercoll_set_entry_points(mca_coll_base_module_t *module);
+
+END_C_DECLS
+
+#endif /* MCA_COLL_HIERCOLL_EXPORT_H */

@@ -1,0 +1,395 @@
+/*
+ * Copyright (c) 2026 The hiercoll authors.
+ * $COPYRIGHT$
+ *
+ * The algorithms of every collective: what each one is called, which
+ * planner serves it, when it applies, and what "auto" picks.
+ *
+ * Adapters below turn a call (MPI arguments) into a planner's plain
+ * arguments; the planners themselves are MPI-free.
+ */
+#include "ompi_config.h"
+
+#include "coll_hiercoll.h"
+
+#define PLANNED(expr) (0 == (expr) ? OMPI_SUCCESS : OMPI_ERR_OUT_OF_RESOURCE)
+
+/* Verbose descriptions of auto: "=alg" runs hiercoll's algorithm, "->comp"
+ * passes the call to the previous component. */
+static void describe_fallback(const mca_coll_hiercoll_module_t *m, hc_coll_t k, hc_mode_t md,
+                              char *buf, size_t len)
+{
+    if (NULL != m->prev_name[k][md]) {
+        snprintf(buf, len, "->%s", m->prev_name[k][md]);
+    } else {
+        snprintf(buf, len, "=%s", mca_coll_hiercoll_colls[k].algos[0].name);
+    }
+}
+
+/* auto is always the named algorithm */
+#define DESCRIBE_FIXED(fn, text)                                                                   \
+    static void fn(const mca_coll_hiercoll_module_t *m, hc_coll_t k, hc_mode_t md, char *buf,      \
+                   size_t len)                                                                     \
+    {                                                                                              \
+        (void) m;                                                                                  \
+        (void) k;                                                                                  \
+        (void) md;                                                                                 \
+        snprintf(buf, len, "=%s", text);                                                           \
+    }
+
+static size_t red_size(const hc_call_t *c)
+{
+    size_t s = 0;
+    ompi_datatype_type_size(c->red_type, &s);
+    return s;
+}
+
+static bool commutative(const hc_call_t *c)
+{
+    return ompi_op_is_commute(c->op);
+}
+
+/* ------------------------------------------------------------------ */
+/* bcast                                                                */
+/* ------------------------------------------------------------------ */
+
+static int bcast_binomial(hcp_plan_t *p, const hc_call_t *c)
+{
+    return PLANNED(hcp_bcast_binomial(p, c->size, c->rank, c->root, c->rcount, c->rsize));
+}
+
+static int bcast_linear(hcp_plan_t *p, const hc_call_t *c)
+{
+    return PLANNED(hcp_bcast_linear(p, c->size, c->rank, c->root, c->rcount, c->rsize));
+}
+
+static const hc_algo_t bcast_algos[] = {
+    {"linear", "the root sends to every rank", bcast_linear, NULL, NULL},
+    {"binomial", "binomial tree, largest subtree first", bcast_binomial, NULL, NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static void describe_bcast(const mca_coll_hiercoll_module_t *m, hc_coll_t k, hc_mode_t md,
+                           char *buf, size_t len)
+{
+    if (NULL != m->prev_name[k][md]) {
+        snprintf(buf, len, "=binomial<=%zuB,->%s", mca_coll_hiercoll_component.bcast_binomial_max,
+                 m->prev_name[k][md]);
+    } else {
+        snprintf(buf, len, "=binomial");
+    }
+}
+
+static const hc_algo_t *bcast_auto(const hc_call_t *c)
+{
+    size_t bytes = (size_t) c->rcount * c->rsize;
+    if (bytes <= mca_coll_hiercoll_component.bcast_binomial_max
+        || !mca_coll_hiercoll_has_fallback(c->module, c->coll, c->mode)) {
+        return &bcast_algos[1];
+    }
+    return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* reduce, allreduce                                                    */
+/* ------------------------------------------------------------------ */
+
+static int reduce_binomial(hcp_plan_t *p, const hc_call_t *c)
+{
+    return PLANNED(hcp_reduce_binomial(p, c->size, c->rank, c->root, c->red_count, red_size(c),
+                                       commutative(c), c->in_place));
+}
+
+static int reduce_linear(hcp_plan_t *p, const hc_call_t *c)
+{
+    return PLANNED(hcp_reduce_linear(p, c->size, c->rank, c->root, c->red_count, red_size(c),
+                                     c->in_place));
+}
+
+static const hc_algo_t reduce_algos[] = {
+    {"linear", "the root receives from every rank and reduces in rank order", reduce_linear,
+     NULL, NULL},
+    {"binomial", "binomial tree; non-commutative ops reduced in rank order at rank 0",
+     reduce_binomial, NULL, NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+DESCRIBE_FIXED(describe_reduce, "binomial")
+
+static const hc_algo_t *reduce_auto(const hc_call_t *c)
+{
+    (void) c;
+    return &reduce_algos[1];
+}
+
+static int allreduce_recursive_doubling(hcp_plan_t *p, const hc_call_t *c)
+{
+    return PLANNED(hcp_allreduce_recursive_doubling(p, c->size, c->rank, c->red_count,
+                                                    red_size(c), commutative(c), c->in_place));
+}
+
+static const hc_algo_t allreduce_algos[] = {
+    {"recursive_doubling",
+     "recursive doubling, any process count (pairwise pre/post step), exact order",
+     allreduce_recursive_doubling, NULL, NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+DESCRIBE_FIXED(describe_allreduce, "recursive_doubling")
+
+static const hc_algo_t *allreduce_auto(const hc_call_t *c)
+{
+    (void) c;
+    return &allreduce_algos[0];
+}
+
+/* ------------------------------------------------------------------ */
+/* barrier                                                              */
+/* ------------------------------------------------------------------ */
+
+static int barrier_dissemination(hcp_plan_t *p, const hc_call_t *c)
+{
+    return PLANNED(hcp_barrier_dissemination(p, c->size, c->rank));
+}
+
+static int barrier_linear(hcp_plan_t *p, const hc_call_t *c)
+{
+    return PLANNED(hcp_barrier_linear(p, c->size, c->rank));
+}
+
+static const hc_algo_t barrier_algos[] = {
+    {"linear", "everybody to rank 0, rank 0 to everybody", barrier_linear, NULL, NULL},
+    {"dissemination", "ceil(log2 n) rounds of one zero-byte exchange", barrier_dissemination,
+     NULL, NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+DESCRIBE_FIXED(describe_barrier, "dissemination")
+
+static const hc_algo_t *barrier_auto(const hc_call_t *c)
+{
+    (void) c;
+    return &barrier_algos[1];
+}
+
+/* ------------------------------------------------------------------ */
+/* gather, gatherv, scatter, scatterv                                   */
+/* ------------------------------------------------------------------ */
+
+static int gather_linear(hcp_plan_t *p, const hc_call_t *c)
+{
+    return PLANNED(hcp_gatherv_linear(p, c->size, c->rank, c->root, c->scount, c->ssize, NULL,
+                                      NULL, c->rcount, c->rsize, c->in_place));
+}
+
+static int gatherv_linear(hcp_plan_t *p, const hc_call_t *c)
+{
+    bool root = c->rank == c->root;
+    return PLANNED(hcp_gatherv_linear(p, c->size, c->rank, c->root, c->scount, c->ssize,
+                                      root ? c->rcounts : NULL, root ? c->rdispls : NULL, 0,
+                                      c->rsize, c->in_place));
+}
+
+static int scatter_linear(hcp_plan_t *p, const hc_call_t *c)
+{
+    return PLANNED(hcp_scatterv_linear(p, c->size, c->rank, c->root, NULL, NULL, c->scount,
+                                       c->ssize, c->rcount, c->rsize, c->in_place));
+}
+
+static int scatterv_linear(hcp_plan_t *p, const hc_call_t *c)
+{
+    bool root = c->rank == c->root;
+    return PLANNED(hcp_scatterv_linear(p, c->size, c->rank, c->root, root ? c->scounts : NULL,
+                                       root ? c->sdispls : NULL, 0, c->ssize, c->rcount,
+                                       c->rsize, c->in_place));
+}
+
+static const hc_algo_t gather_algos[] = {
+    {"linear", "the root receives from every rank", gather_linear, NULL, NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+static const hc_algo_t gatherv_algos[] = {
+    {"linear", "the root receives from every rank", gatherv_linear, NULL, NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+static const hc_algo_t scatter_algos[] = {
+    {"linear", "the root sends to every rank", scatter_linear, NULL, NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+static const hc_algo_t scatterv_algos[] = {
+    {"linear", "the root sends to every rank", scatterv_linear, NULL, NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+/* ------------------------------------------------------------------ */
+/* allgather(v), alltoall(v,w)                                          */
+/* ------------------------------------------------------------------ */
+
+static int allgather_linear(hcp_plan_t *p, const hc_call_t *c)
+{
+    return PLANNED(hcp_allgatherv_linear(p, c->size, c->rank, c->scount, c->ssize, NULL, NULL,
+                                         c->rcount, c->rsize, c->in_place));
+}
+
+static int allgatherv_linear(hcp_plan_t *p, const hc_call_t *c)
+{
+    return PLANNED(hcp_allgatherv_linear(p, c->size, c->rank, c->scount, c->ssize, c->rcounts,
+                                         c->rdispls, 0, c->rsize, c->in_place));
+}
+
+static int alltoall_linear(hcp_plan_t *p, const hc_call_t *c)
+{
+    return PLANNED(hcp_alltoallv_linear(p, c->size, c->rank, NULL, NULL, c->scount, c->ssize,
+                                        NULL, NULL, c->rcount, c->rsize, c->in_place));
+}
+
+static int alltoallv_linear(hcp_plan_t *p, const hc_call_t *c)
+{
+    return PLANNED(hcp_alltoallv_linear(p, c->size, c->rank, c->scounts, c->sdispls, 0,
+                                        c->ssize, c->rcounts, c->rdispls, 0, c->rsize,
+                                        c->in_place));
+}
+
+static int alltoallw_linear(hcp_plan_t *p, const hc_call_t *c)
+{
+    size_t *ss = malloc(sizeof(size_t) * 2 * (size_t) c->size);
+    if (NULL == ss) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    size_t *rs = ss + c->size;
+    for (int j = 0; j < c->size; ++j) {
+        ss[j] = 0;
+        if (!c->in_place) {
+            ompi_datatype_type_size(c->stypes[j], &ss[j]);
+        }
+        ompi_datatype_type_size(c->rtypes[j], &rs[j]);
+    }
+    int rc = hcp_alltoallw_linear(p, c->size, c->rank, c->scounts, c->sdispls, ss, c->rcounts,
+                                  c->rdispls, rs, c->in_place);
+    free(ss);
+    return PLANNED(rc);
+}
+
+static const hc_algo_t allgather_algos[] = {
+    {"linear", "every rank sends its block to every other", allgather_linear, NULL, NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+static const hc_algo_t allgatherv_algos[] = {
+    {"linear", "every rank sends its block to every other", allgatherv_linear, NULL, NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+static const hc_algo_t alltoall_algos[] = {
+    {"linear", "all pairs at once, staggered", alltoall_linear, NULL, NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+static const hc_algo_t alltoallv_algos[] = {
+    {"linear", "all pairs at once, staggered", alltoallv_linear, NULL, NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+static const hc_algo_t alltoallw_algos[] = {
+    {"linear", "all pairs at once, staggered", alltoallw_linear, NULL, NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+/* ------------------------------------------------------------------ */
+/* scan, exscan, reduce_scatter(_block)                                 */
+/* ------------------------------------------------------------------ */
+
+static int scan_linear(hcp_plan_t *p, const hc_call_t *c)
+{
+    return PLANNED(hcp_scan_linear(p, c->size, c->rank, c->red_count, red_size(c), false,
+                                   c->in_place));
+}
+
+static int exscan_linear(hcp_plan_t *p, const hc_call_t *c)
+{
+    return PLANNED(hcp_scan_linear(p, c->size, c->rank, c->red_count, red_size(c), true,
+                                   c->in_place));
+}
+
+/* Per-rank counts of the user datatype, scaled to reduced elements. */
+static int reduce_scatter_plan(hcp_plan_t *p, const hc_call_t *c, const int *rcounts,
+                               int rcount)
+{
+    int *scaled = NULL;
+    if (NULL != rcounts && 1 != c->red_factor) {
+        scaled = malloc(sizeof(int) * (size_t) c->size);
+        if (NULL == scaled) {
+            return OMPI_ERR_OUT_OF_RESOURCE;
+        }
+        for (int i = 0; i < c->size; ++i) {
+            scaled[i] = rcounts[i] * c->red_factor;
+        }
+        rcounts = scaled;
+    }
+    int rc = hcp_reduce_scatter_basic(p, c->size, c->rank, rcounts,
+                                      (int64_t) rcount * c->red_factor, red_size(c),
+                                      commutative(c), c->in_place);
+    free(scaled);
+    return PLANNED(rc);
+}
+
+static int reduce_scatter_basic(hcp_plan_t *p, const hc_call_t *c)
+{
+    return reduce_scatter_plan(p, c, c->rcounts, 0);
+}
+
+static int reduce_scatter_block_basic(hcp_plan_t *p, const hc_call_t *c)
+{
+    return reduce_scatter_plan(p, c, NULL, c->rcount);
+}
+
+static const hc_algo_t scan_algos[] = {
+    {"linear", "a chain in rank order", scan_linear, NULL, NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+static const hc_algo_t exscan_algos[] = {
+    {"linear", "a chain in rank order", exscan_linear, NULL, NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+static const hc_algo_t reduce_scatter_algos[] = {
+    {"basic", "ordered binomial reduce to rank 0, then scatterv", reduce_scatter_basic, NULL,
+     NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+static const hc_algo_t reduce_scatter_block_algos[] = {
+    {"basic", "ordered binomial reduce to rank 0, then scatter", reduce_scatter_block_basic,
+     NULL, NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+/* auto for collectives where hiercoll has nothing better than the layer
+ * below: fall back (the executor still runs the linear plan when there is
+ * no layer below). */
+static const hc_algo_t *prefer_fallback(const hc_call_t *c)
+{
+    (void) c;
+    return NULL;
+}
+
+#define FALLBACK_RULE "the previous component; hiercoll's plan only when there is none"
+
+const hc_coll_desc_t mca_coll_hiercoll_colls[HC_NCOLL] = {
+    [HC_ALLGATHER] = {"allgather", allgather_algos, prefer_fallback, FALLBACK_RULE, describe_fallback},
+    [HC_ALLGATHERV] = {"allgatherv", allgatherv_algos, prefer_fallback, FALLBACK_RULE, describe_fallback},
+    [HC_ALLREDUCE] = {"allreduce", allreduce_algos, allreduce_auto, "recursive_doubling",
+                     describe_allreduce},
+    [HC_ALLTOALL] = {"alltoall", alltoall_algos, prefer_fallback, FALLBACK_RULE, describe_fallback},
+    [HC_ALLTOALLV] = {"alltoallv", alltoallv_algos, prefer_fallback, FALLBACK_RULE, describe_fallback},
+    [HC_ALLTOALLW] = {"alltoallw", alltoallw_algos, prefer_fallback, FALLBACK_RULE, describe_fallback},
+    [HC_BARRIER] = {"barrier", barrier_algos, barrier_auto, "dissemination", describe_barrier},
+    [HC_BCAST] = {"bcast", bcast_algos, bcast_auto,
+                  "binomial up to coll_hiercoll_bcast_binomial_max bytes, then the previous "
+                  "component",
+                  describe_bcast},
+    [HC_EXSCAN] = {"exscan", exscan_algos, prefer_fallback, FALLBACK_RULE, describe_fallback},
+    [HC_GATHER] = {"gather", gather_algos, prefer_fallback, FALLBACK_RULE, describe_fallback},
+    [HC_GATHERV] = {"gatherv", gatherv_algos, prefer_fallback, FALLBACK_RULE, describe_fallback},
+    [HC_REDUCE] = {"reduce", reduce_algos, reduce_auto, "binomial", describe_reduce},
+    [HC_REDUCE_SCATTER_BLOCK] = {"reduce_scatter_block", reduce_scatter_block_algos,
+                                 prefer_fallback, FALLBACK_RULE, describe_fallback},
+    [HC_REDUCE_SCATTER] = {"reduce_scatter", reduce_scatter_algos, prefer_fallback, FALLBACK_RULE, describe_fallback},
+    [HC_SCAN] = {"scan", scan_algos, prefer_fallback, FALLBACK_RULE, describe_fallback},
+    [HC_SCATTER] = {"scatter", scatter_algos, prefer_fallback, FALLBACK_RULE, describe_fallback},
+    [HC_SCATTERV] = {"scatterv", scatterv_algos, prefer_fallback, FALLBACK_RULE, describe_fallback},
+};

@@ -1,0 +1,314 @@
+/*
+ * Copyright (c) 2026 The hiercoll authors.
+ * $COPYRIGHT$
+ *
+ * The component: its MCA parameters (all registered here), the check of
+ * Open MPI's internal structures, and the nonblocking progress hook.
+ */
+#include "ompi_config.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "opal/runtime/opal_progress.h"
+#include "opal/util/output.h"
+#include "ompi/group/group.h"
+#include "ompi/mca/rte/rte.h"
+
+#include "coll_hiercoll.h"
+
+static int hiercoll_register(void);
+static int hiercoll_open(void);
+static int hiercoll_close(void);
+
+mca_coll_hiercoll_component_t mca_coll_hiercoll_component = {
+    .super = {
+        .collm_version = {
+            MCA_COLL_BASE_VERSION_2_0_0,
+            .mca_component_name = "hiercoll",
+            MCA_BASE_MAKE_VERSION(component, 0, 1, 0),
+            .mca_open_component = hiercoll_open,
+            .mca_close_component = hiercoll_close,
+            .mca_register_component_params = hiercoll_register,
+        },
+        .collm_data = {
+            MCA_BASE_METADATA_PARAM_NONE
+        },
+        .collm_init_query = mca_coll_hiercoll_init_query,
+        .collm_comm_query = mca_coll_hiercoll_comm_query,
+    },
+    .priority = 40,
+    .abi_ok = true,
+};
+
+/* ------------------------------------------------------------------ */
+/* Messages                                                             */
+/* ------------------------------------------------------------------ */
+
+void mca_coll_hiercoll_log(int level, const char *fmt, ...)
+{
+    if (mca_coll_hiercoll_component.verbose < level) {
+        return;
+    }
+    char buf[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof(buf), fmt, ap);
+    va_end(ap);
+    opal_output(0, "hiercoll: %s", buf);
+}
+
+void mca_coll_hiercoll_param_error(const char *fmt, ...)
+{
+    mca_coll_hiercoll_component_t *c = &mca_coll_hiercoll_component;
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof(line), fmt, ap);
+    va_end(ap);
+    size_t old = c->param_errors ? strlen(c->param_errors) : 0;
+    char *all = realloc(c->param_errors, old + strlen(line) + 2);
+    if (NULL == all) {
+        return;
+    }
+    memcpy(all + old, line, strlen(line) + 1);
+    strcat(all, "\n");
+    c->param_errors = all;
+}
+
+/* ------------------------------------------------------------------ */
+/* Parameters                                                           */
+/* ------------------------------------------------------------------ */
+
+static const mca_base_component_t *self(void)
+{
+    return &mca_coll_hiercoll_component.super.collm_version;
+}
+
+static void reg_int(const char *name, const char *desc, int level, int *storage)
+{
+    (void) mca_base_component_var_register(self(), name, desc, MCA_BASE_VAR_TYPE_INT,
+                                           NULL, 0, 0, level, MCA_BASE_VAR_SCOPE_READONLY,
+                                           storage);
+}
+
+static void reg_size(const char *name, const char *desc, int level, size_t *storage)
+{
+    (void) mca_base_component_var_register(self(), name, desc, MCA_BASE_VAR_TYPE_SIZE_T,
+                                           NULL, 0, 0, level, MCA_BASE_VAR_SCOPE_READONLY,
+                                           storage);
+}
+
+static void reg_string(const char *name, const char *desc, int level, char **storage)
+{
+    (void) mca_base_component_var_register(self(), name, desc, MCA_BASE_VAR_TYPE_STRING,
+                                           NULL, 0, 0, level, MCA_BASE_VAR_SCOPE_READONLY,
+                                           storage);
+}
+
+/* Keep an int parameter within [lo, hi]: one error line and the default. */
+static void check_range(const char *name, int *value, int lo, int hi, int dflt)
+{
+    if (*value < lo || *value > hi) {
+        mca_coll_hiercoll_param_error("coll_hiercoll_%s=%d is out of range [%d, %d]; using %d",
+                                      name, *value, lo, hi, dflt);
+        *value = dflt;
+    }
+}
+
+/* Parse the per-collective algorithm parameters. */
+static void parse_algorithms(void)
+{
+    mca_coll_hiercoll_component_t *c = &mca_coll_hiercoll_component;
+    for (int k = 0; k < HC_NCOLL; ++k) {
+        const char *s = c->algorithm_param[k];
+        int idx = mca_coll_hiercoll_algo_index((hc_coll_t) k, s ? s : "auto");
+        if (idx < HC_ALGO_FALLBACK) {
+            char names[512] = "auto, fallback";
+            for (const hc_algo_t *a = mca_coll_hiercoll_colls[k].algos; a && a->name; ++a) {
+                strncat(names, ", ", sizeof(names) - strlen(names) - 1);
+                strncat(names, a->name, sizeof(names) - strlen(names) - 1);
+            }
+            mca_coll_hiercoll_param_error(
+                "coll_hiercoll_%s_algorithm=\"%s\" is not an algorithm of %s (one of: %s); using auto",
+                mca_coll_hiercoll_colls[k].name, s, mca_coll_hiercoll_colls[k].name, names);
+            idx = HC_ALGO_AUTO;
+        }
+        c->algorithm[k] = idx;
+    }
+}
+
+int mca_coll_hiercoll_parse_gatherv_level(const char *s, int dflt);
+
+static int hiercoll_register(void)
+{
+    mca_coll_hiercoll_component_t *c = &mca_coll_hiercoll_component;
+    static char descs[HC_NCOLL][1536];
+    static char names[HC_NCOLL][64];
+
+    c->priority = 40;
+    reg_int("priority",
+            "Priority of the hiercoll coll component (0-100; -1 disables it). With the "
+            "default, hiercoll sits above tuned (30) and basic (10), so that "
+            "\"--mca coll hiercoll,basic,...\" uses it without another flag",
+            OPAL_INFO_LVL_6, &c->priority);
+
+    c->verbose = 0;
+    reg_int("verbose",
+            "0: quiet; 1: one line per communicator naming, for every collective and mode, "
+            "the algorithm hiercoll uses or the component it falls back to; 2: also one line "
+            "per call (printed by rank 0 of the communicator)",
+            OPAL_INFO_LVL_5, &c->verbose);
+
+    c->stats = false;
+    (void) mca_base_component_var_register(
+        self(), "stats",
+        "Print, per communicator and rank when the communicator is freed, the calls hiercoll "
+        "ran and passed on, the messages and bytes it sent, and the bytes it copied and "
+        "reduced locally",
+        MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
+        &c->stats);
+
+    for (int k = 0; k < HC_NCOLL; ++k) {
+        const hc_coll_desc_t *d = &mca_coll_hiercoll_colls[k];
+        char list[1024] = "";
+        for (const hc_algo_t *a = d->algos; a && a->name; ++a) {
+            snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s\"%s\" (%s)",
+                     list[0] ? ", " : "", a->name, a->summary);
+        }
+        snprintf(names[k], sizeof(names[k]), "%s_algorithm", d->name);
+        snprintf(descs[k], sizeof(descs[k]),
+                 "Algorithm of %s and its nonblocking and persistent forms: \"auto\" (%s), "
+                 "\"fallback\" (always the previously selected component), or one of: %s. "
+                 "A communicator info key \"hiercoll_%s\" overrides it per communicator",
+                 d->name, d->auto_rule, list, names[k]);
+        c->algorithm_param[k] = "auto";
+        reg_string(names[k], descs[k], OPAL_INFO_LVL_5, &c->algorithm_param[k]);
+    }
+
+    c->bcast_binomial_max = 512 * 1024;
+    reg_size("bcast_binomial_max",
+             "auto bcast: the largest message (bytes) broadcast by hiercoll's binomial tree; "
+             "larger ones go to the previous component (its pipelined algorithms), or stay "
+             "binomial when there is none",
+             OPAL_INFO_LVL_6, &c->bcast_binomial_max);
+
+    c->allreduce_rhrd_min = 64 * 1024;
+    reg_size("allreduce_rhrd_min",
+             "auto allreduce: the smallest vector (bytes) reduced with the RHRD scheme "
+             "(recursive halving and doubling, non-power-of-two S0/S1 split); below it "
+             "recursive doubling",
+             OPAL_INFO_LVL_6, &c->allreduce_rhrd_min);
+    c->reduce_rhrd_min = 64 * 1024;
+    reg_size("reduce_rhrd_min",
+             "auto reduce: the smallest vector (bytes) reduced with the RHRD scheme; below it "
+             "the binomial tree",
+             OPAL_INFO_LVL_6, &c->reduce_rhrd_min);
+
+    c->gatherv_level_param = "conservative";
+    reg_string("gatherv_level",
+               "Tree gatherv/scatterv level: \"conservative\" (standard conforming: the root "
+               "first broadcasts the counts and displacements the tree needs) or "
+               "\"aggressive\" (no broadcast: the application asserts that every rank passes "
+               "valid recvcounts/displs, resp. sendcounts/displs). A communicator info key "
+               "\"hiercoll_gatherv_level\" overrides it per communicator",
+               OPAL_INFO_LVL_5, &c->gatherv_level_param);
+
+    c->decomp_criterion = "node";
+    reg_string("decomp_criterion",
+               "How the decomposition algorithm splits a communicator into parts: \"node\" "
+               "(shared memory domain), a hardware level (\"socket\", \"numa\", \"l3\", \"l2\", "
+               "\"l1\", \"core\", \"hwthread\", \"board\"), \"block:K\" (consecutive ranks in "
+               "parts of K) or \"list:0-3,4-5,...\" (explicit parts covering every rank)",
+               OPAL_INFO_LVL_5, &c->decomp_criterion);
+
+    check_range("priority", &c->priority, -1, 100, 40);
+    check_range("verbose", &c->verbose, 0, 2, 0);
+    parse_algorithms();
+    c->gatherv_level = mca_coll_hiercoll_parse_gatherv_level(c->gatherv_level_param, 0);
+    return OMPI_SUCCESS;
+}
+
+static int hiercoll_open(void)
+{
+    mca_coll_hiercoll_component_t *c = &mca_coll_hiercoll_component;
+    OBJ_CONSTRUCT(&c->active, opal_list_t);
+    OBJ_CONSTRUCT(&c->lock, opal_mutex_t);
+    c->nactive = 0;
+    c->progress_registered = false;
+    c->in_progress = false;
+    return OMPI_SUCCESS;
+}
+
+static int hiercoll_close(void)
+{
+    mca_coll_hiercoll_component_t *c = &mca_coll_hiercoll_component;
+    if (c->progress_registered) {
+        opal_progress_unregister(mca_coll_hiercoll_progress);
+        c->progress_registered = false;
+    }
+    OBJ_DESTRUCT(&c->active);
+    OBJ_DESTRUCT(&c->lock);
+    free(c->param_errors);
+    c->param_errors = NULL;
+    return OMPI_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ */
+/* Open MPI's internal structures                                       */
+/* ------------------------------------------------------------------ */
+
+/*
+ * hiercoll reads and embeds Open MPI structures that carry no ABI promise.
+ * Every one of them is an OPAL class whose descriptor, compiled into the
+ * running libmpi, records the size libmpi was built with: compare it with
+ * the size this component was compiled with and decline on a mismatch.
+ * HIERCOLL_TEST_ABI_MISMATCH=1 in the environment pretends a mismatch
+ * (for the test suite).
+ */
+static bool abi_check(void)
+{
+    static const struct {
+        const char *name;
+        const opal_class_t *cls;
+        size_t compiled;
+    } checks[] = {
+        {"ompi_communicator_t", &ompi_communicator_t_class, sizeof(ompi_communicator_t)},
+        {"ompi_group_t", &ompi_group_t_class, sizeof(ompi_group_t)},
+        {"ompi_request_t", &ompi_request_t_class, sizeof(ompi_request_t)},
+        {"ompi_coll_base_nbc_request_t", &ompi_coll_base_nbc_request_t_class,
+         sizeof(ompi_coll_base_nbc_request_t)},
+        {"ompi_datatype_t", &ompi_datatype_t_class, sizeof(ompi_datatype_t)},
+        {"ompi_op_t", &ompi_op_t_class, sizeof(ompi_op_t)},
+        {"mca_coll_base_module_t", &mca_coll_base_module_t_class,
+         sizeof(mca_coll_base_module_t)},
+    };
+    const char *fake = getenv("HIERCOLL_TEST_ABI_MISMATCH");
+    for (size_t i = 0; i < sizeof(checks) / sizeof(checks[0]); ++i) {
+        size_t running = checks[i].cls->cls_sizeof;
+        if (0 == i && NULL != fake && '1' == fake[0]) {
+            running += 8;
+        }
+        if (running != checks[i].compiled) {
+            if (0 == OMPI_PROC_MY_NAME->vpid) {
+                opal_output(0,
+                            "hiercoll: WARNING: the running Open MPI's %s is %zu bytes, hiercoll "
+                            "was compiled against %zu: rebuild hiercoll against this Open MPI. "
+                            "hiercoll declines every communicator; the other coll components "
+                            "run the collectives.",
+                            checks[i].name, running, checks[i].compiled);
+            }
+            return false;
+        }
+    }
+    return true;
+}
+
+int mca_coll_hiercoll_init_query(bool enable_progress_threads, bool enable_mpi_threads)
+{
+    (void) enable_progress_threads;
+    (void) enable_mpi_threads;
+    mca_coll_hiercoll_component.abi_ok = abi_check();
+    return mca_coll_hiercoll_component.abi_ok ? OMPI_SUCCESS : OMPI_ERR_NOT_SUPPORTED;
+}

@@ -1,0 +1,614 @@
+/*
+ * Copyright (c) 2026 The hiercoll authors.
+ * $COPYRIGHT$
+ *
+ * Entry points: every collective in its blocking, nonblocking and
+ * persistent form.  Each one only records its arguments in an hc_call_t
+ * and hands it to mca_coll_hiercoll_dispatch(), which picks hiercoll's
+ * algorithm or the previous component.
+ */
+#include "ompi_config.h"
+
+#include "coll_hiercoll.h"
+
+static int run(hc_call_t c, ompi_communicator_t *comm, mca_coll_base_module_t *module,
+               ompi_request_t **request, struct ompi_info_t *info)
+{
+    mca_coll_hiercoll_call_init(&c, comm, module);
+    return mca_coll_hiercoll_dispatch(&c, request, info);
+}
+
+/* The arguments of each collective, as an hc_call_t initializer. */
+#define ALLGATHER_ARGS(md)                                                                         \
+    ((hc_call_t){.coll = HC_ALLGATHER,                                                             \
+                 .mode = (md),                                                                     \
+                 .sbuf = sbuf,                                                                     \
+                 .scount = scount,                                                                 \
+                 .stype = sdtype,                                                                  \
+                 .rbuf = rbuf,                                                                     \
+                 .rcount = rcount,                                                                 \
+                 .rtype = rdtype})
+#define ALLGATHERV_ARGS(md)                                                                        \
+    ((hc_call_t){.coll = HC_ALLGATHERV,                                                            \
+                 .mode = (md),                                                                     \
+                 .sbuf = sbuf,                                                                     \
+                 .scount = scount,                                                                 \
+                 .stype = sdtype,                                                                  \
+                 .rbuf = rbuf,                                                                     \
+                 .rcounts = rcounts,                                                               \
+                 .rdispls = disps,                                                                 \
+                 .rtype = rdtype})
+#define ALLREDUCE_ARGS(md)                                                                         \
+    ((hc_call_t){.coll = HC_ALLREDUCE,                                                             \
+                 .mode = (md),                                                                     \
+                 .sbuf = sbuf,                                                                     \
+                 .rbuf = rbuf,                                                                     \
+                 .rcount = count,                                                                  \
+                 .rtype = dtype,                                                                   \
+                 .op = op})
+#define ALLTOALL_ARGS(md)                                                                          \
+    ((hc_call_t){.coll = HC_ALLTOALL,                                                              \
+                 .mode = (md),                                                                     \
+                 .sbuf = sbuf,                                                                     \
+                 .scount = scount,                                                                 \
+                 .stype = sdtype,                                                                  \
+                 .rbuf = rbuf,                                                                     \
+                 .rcount = rcount,                                                                 \
+                 .rtype = rdtype})
+#define ALLTOALLV_ARGS(md)                                                                         \
+    ((hc_call_t){.coll = HC_ALLTOALLV,                                                             \
+                 .mode = (md),                                                                     \
+                 .sbuf = sbuf,                                                                     \
+                 .scounts = scounts,                                                               \
+                 .sdispls = sdisps,                                                                \
+                 .stype = sdtype,                                                                  \
+                 .rbuf = rbuf,                                                                     \
+                 .rcounts = rcounts,                                                               \
+                 .rdispls = rdisps,                                                                \
+                 .rtype = rdtype})
+#define ALLTOALLW_ARGS(md)                                                                         \
+    ((hc_call_t){.coll = HC_ALLTOALLW,                                                             \
+                 .mode = (md),                                                                     \
+                 .sbuf = sbuf,                                                                     \
+                 .scounts = scounts,                                                               \
+                 .sdispls = sdisps,                                                                \
+                 .stypes = sdtypes,                                                                \
+                 .rbuf = rbuf,                                                                     \
+                 .rcounts = rcounts,                                                               \
+                 .rdispls = rdisps,                                                                \
+                 .rtypes = rdtypes})
+#define BARRIER_ARGS(md) ((hc_call_t){.coll = HC_BARRIER, .mode = (md), .root = 0})
+#define BCAST_ARGS(md)                                                                             \
+    ((hc_call_t){.coll = HC_BCAST,                                                                 \
+                 .mode = (md),                                                                     \
+                 .rbuf = buff,                                                                     \
+                 .rcount = count,                                                                  \
+                 .rtype = datatype,                                                                \
+                 .root = root})
+#define EXSCAN_ARGS(md)                                                                            \
+    ((hc_call_t){.coll = HC_EXSCAN,                                                                \
+                 .mode = (md),                                                                     \
+                 .sbuf = sbuf,                                                                     \
+                 .rbuf = rbuf,                                                                     \
+                 .rcount = count,                                                                  \
+                 .rtype = dtype,                                                                   \
+                 .op = op})
+#define GATHER_ARGS(md)                                                                            \
+    ((hc_call_t){.coll = HC_GATHER,                                                                \
+                 .mode = (md),                                                                     \
+                 .sbuf = sbuf,                                                                     \
+                 .scount = scount,                                                                 \
+                 .stype = sdtype,                                                                  \
+                 .rbuf = rbuf,                                                                     \
+                 .rcount = rcount,                                                                 \
+                 .rtype = rdtype,                                                                  \
+                 .root = root})
+#define GATHERV_ARGS(md)                                                                           \
+    ((hc_call_t){.coll = HC_GATHERV,                                                               \
+                 .mode = (md),                                                                     \
+                 .sbuf = sbuf,                                                                     \
+                 .scount = scount,                                                                 \
+                 .stype = sdtype,                                                                  \
+                 .rbuf = rbuf,                                                                     \
+                 .rcounts = rcounts,                                                               \
+                 .rdispls = disps,                                                                 \
+                 .rtype = rdtype,                                                                  \
+                 .root = root})
+#define REDUCE_ARGS(md)                                                                            \
+    ((hc_call_t){.coll = HC_REDUCE,                                                                \
+                 .mode = (md),                                                                     \
+                 .sbuf = sbuf,                                                                     \
+                 .rbuf = rbuf,                                                                     \
+                 .rcount = count,                                                                  \
+                 .rtype = dtype,                                                                   \
+                 .op = op,                                                                         \
+                 .root = root})
+#define REDUCE_SCATTER_BLOCK_ARGS(md)                                                              \
+    ((hc_call_t){.coll = HC_REDUCE_SCATTER_BLOCK,                                                  \
+                 .mode = (md),                                                                     \
+                 .sbuf = sbuf,                                                                     \
+                 .rbuf = rbuf,                                                                     \
+                 .rcount = rcount,                                                                 \
+                 .rtype = dtype,                                                                   \
+                 .op = op})
+#define REDUCE_SCATTER_ARGS(md)                                                                    \
+    ((hc_call_t){.coll = HC_REDUCE_SCATTER,                                                        \
+                 .mode = (md),                                                                     \
+                 .sbuf = sbuf,                                                                     \
+                 .rbuf = rbuf,                                                                     \
+                 .rcounts = rcounts,                                                               \
+                 .rtype = dtype,                                                                   \
+                 .op = op})
+#define SCAN_ARGS(md)                                                                              \
+    ((hc_call_t){.coll = HC_SCAN,                                                                  \
+                 .mode = (md),                                                                     \
+                 .sbuf = sbuf,                                                                     \
+                 .rbuf = rbuf,                                                                     \
+                 .rcount = count,                                                                  \
+                 .rtype = dtype,                                                                   \
+                 .op = op})
+#define SCATTER_ARGS(md)                                                                           \
+    ((hc_call_t){.coll = HC_SCATTER,                                                               \
+                 .mode = (md),                                                                     \
+                 .sbuf = sbuf,                                                                     \
+                 .scount = scount,                                                                 \
+                 .stype = sdtype,                                                                  \
+                 .rbuf = rbuf,                                                                     \
+                 .rcount = rcount,                                                                 \
+                 .rtype = rdtype,                                                                  \
+                 .root = root})
+#define SCATTERV_ARGS(md)                                                                          \
+    ((hc_call_t){.coll = HC_SCATTERV,                                                              \
+                 .mode = (md),                                                                     \
+                 .sbuf = sbuf,                                                                     \
+                 .scounts = scounts,                                                               \
+                 .sdispls = disps,                                                                 \
+                 .stype = sdtype,                                                                  \
+                 .rbuf = rbuf,                                                                     \
+                 .rcount = rcount,                                                                 \
+                 .rtype = rdtype,                                                                  \
+                 .root = root})
+
+/* allgather */
+static int hc_allgather(const void *sbuf, int scount, ompi_datatype_t *sdtype, void *rbuf,
+                        int rcount, ompi_datatype_t *rdtype, ompi_communicator_t *comm,
+                        mca_coll_base_module_t *module)
+{
+    return run(ALLGATHER_ARGS(HC_BLOCKING), comm, module, NULL, NULL);
+}
+
+static int hc_iallgather(const void *sbuf, int scount, ompi_datatype_t *sdtype, void *rbuf,
+                         int rcount, ompi_datatype_t *rdtype, ompi_communicator_t *comm,
+                         ompi_request_t **request, mca_coll_base_module_t *module)
+{
+    return run(ALLGATHER_ARGS(HC_NONBLOCKING), comm, module, request, NULL);
+}
+
+static int hc_allgather_init(const void *sbuf, int scount, ompi_datatype_t *sdtype, void *rbuf,
+                             int rcount, ompi_datatype_t *rdtype, ompi_communicator_t *comm,
+                             struct ompi_info_t *info, ompi_request_t **request,
+                             mca_coll_base_module_t *module)
+{
+    return run(ALLGATHER_ARGS(HC_PERSISTENT), comm, module, request, info);
+}
+
+/* allgatherv */
+static int hc_allgatherv(const void *sbuf, int scount, ompi_datatype_t *sdtype, void *rbuf,
+                         const int *rcounts, const int *disps, ompi_datatype_t *rdtype,
+                         ompi_communicator_t *comm, mca_coll_base_module_t *module)
+{
+    return run(ALLGATHERV_ARGS(HC_BLOCKING), comm, module, NULL, NULL);
+}
+
+static int hc_iallgatherv(const void *sbuf, int scount, ompi_datatype_t *sdtype, void *rbuf,
+                          const int *rcounts, const int *disps, ompi_datatype_t *rdtype,
+                          ompi_communicator_t *comm, ompi_request_t **request,
+                          mca_coll_base_module_t *module)
+{
+    return run(ALLGATHERV_ARGS(HC_NONBLOCKING), comm, module, request, NULL);
+}
+
+static int hc_allgatherv_init(const void *sbuf, int scount, ompi_datatype_t *sdtype, void *rbuf,
+                              const int *rcounts, const int *disps, ompi_datatype_t *rdtype,
+                              ompi_communicator_t *comm, struct ompi_info_t *info,
+                              ompi_request_t **request, mca_coll_base_module_t *module)
+{
+    return run(ALLGATHERV_ARGS(HC_PERSISTENT), comm, module, request, info);
+}
+
+/* allreduce */
+static int hc_allreduce(const void *sbuf, void *rbuf, int count, ompi_datatype_t *dtype,
+                        ompi_op_t *op, ompi_communicator_t *comm, mca_coll_base_module_t *module)
+{
+    return run(ALLREDUCE_ARGS(HC_BLOCKING), comm, module, NULL, NULL);
+}
+
+static int hc_iallreduce(const void *sbuf, void *rbuf, int count, ompi_datatype_t *dtype,
+                         ompi_op_t *op, ompi_communicator_t *comm, ompi_request_t **request,
+                         mca_coll_base_module_t *module)
+{
+    return run(ALLREDUCE_ARGS(HC_NONBLOCKING), comm, module, request, NULL);
+}
+
+static int hc_allreduce_init(const void *sbuf, void *rbuf, int count, ompi_datatype_t *dtype,
+                             ompi_op_t *op, ompi_communicator_t *comm, struct ompi_info_t *info,
+                             ompi_request_t **request, mca_coll_base_module_t *module)
+{
+    return run(ALLREDUCE_ARGS(HC_PERSISTENT), comm, module, request, info);
+}
+
+/* alltoall */
+static int hc_alltoall(const void *sbuf, int scount, ompi_datatype_t *sdtype, void *rbuf,
+                       int rcount, ompi_datatype_t *rdtype, ompi_communicator_t *comm,
+                       mca_coll_base_module_t *module)
+{
+    return run(ALLTOALL_ARGS(HC_BLOCKING), comm, module, NULL, NULL);
+}
+
+static int hc_ialltoall(const void *sbuf, int scount, ompi_datatype_t *sdtype, void *rbuf,
+                        int rcount, ompi_datatype_t *rdtype, ompi_communicator_t *comm,
+                        ompi_request_t **request, mca_coll_base_module_t *module)
+{
+    return run(ALLTOALL_ARGS(HC_NONBLOCKING), comm, module, request, NULL);
+}
+
+static int hc_alltoall_init(const void *sbuf, int scount, ompi_datatype_t *sdtype, void *rbuf,
+                            int rcount, ompi_datatype_t *rdtype, ompi_communicator_t *comm,
+                            struct ompi_info_t *info, ompi_request_t **request,
+                            mca_coll_base_module_t *module)
+{
+    return run(ALLTOALL_ARGS(HC_PERSISTENT), comm, module, request, info);
+}
+
+/* alltoallv */
+static int hc_alltoallv(const void *sbuf, const int *scounts, const int *sdisps,
+                        ompi_datatype_t *sdtype, void *rbuf, const int *rcounts, const int *rdisps,
+                        ompi_datatype_t *rdtype, ompi_communicator_t *comm,
+                        mca_coll_base_module_t *module)
+{
+    return run(ALLTOALLV_ARGS(HC_BLOCKING), comm, module, NULL, NULL);
+}
+
+static int hc_ialltoallv(const void *sbuf, const int *scounts, const int *sdisps,
+                         ompi_datatype_t *sdtype, void *rbuf, const int *rcounts, const int *rdisps,
+                         ompi_datatype_t *rdtype, ompi_communicator_t *comm,
+                         ompi_request_t **request, mca_coll_base_module_t *module)
+{
+    return run(ALLTOALLV_ARGS(HC_NONBLOCKING), comm, module, request, NULL);
+}
+
+static int hc_alltoallv_init(const void *sbuf, const int *scounts, const int *sdisps,
+                             ompi_datatype_t *sdtype, void *rbuf, const int *rcounts,
+                             const int *rdisps, ompi_datatype_t *rdtype, ompi_communicator_t *comm,
+                             struct ompi_info_t *info, ompi_request_t **request,
+                             mca_coll_base_module_t *module)
+{
+    return run(ALLTOALLV_ARGS(HC_PERSISTENT), comm, module, request, info);
+}
+
+/* alltoallw */
+static int hc_alltoallw(const void *sbuf, const int *scounts, const int *sdisps,
+                        ompi_datatype_t *const *sdtypes, void *rbuf, const int *rcounts,
+                        const int *rdisps, ompi_datatype_t *const *rdtypes,
+                        ompi_communicator_t *comm, mca_coll_base_module_t *module)
+{
+    return run(ALLTOALLW_ARGS(HC_BLOCKING), comm, module, NULL, NULL);
+}
+
+static int hc_ialltoallw(const void *sbuf, const int *scounts, const int *sdisps,
+                         ompi_datatype_t *const *sdtypes, void *rbuf, const int *rcounts,
+                         const int *rdisps, ompi_datatype_t *const *rdtypes,
+                         ompi_communicator_t *comm, ompi_request_t **request,
+                         mca_coll_base_module_t *module)
+{
+    return run(ALLTOALLW_ARGS(HC_NONBLOCKING), comm, module, request, NULL);
+}
+
+static int hc_alltoallw_init(const void *sbuf, const int *scounts, const int *sdisps,
+                             ompi_datatype_t *const *sdtypes, void *rbuf, const int *rcounts,
+                             const int *rdisps, ompi_datatype_t *const *rdtypes,
+                             ompi_communicator_t *comm, struct ompi_info_t *info,
+                             ompi_request_t **request, mca_coll_base_module_t *module)
+{
+    return run(ALLTOALLW_ARGS(HC_PERSISTENT), comm, module, request, info);
+}
+
+/* barrier */
+static int hc_barrier(ompi_communicator_t *comm, mca_coll_base_module_t *module)
+{
+    return run(BARRIER_ARGS(HC_BLOCKING), comm, module, NULL, NULL);
+}
+
+static int hc_ibarrier(ompi_communicator_t *comm, ompi_request_t **request,
+                       mca_coll_base_module_t *module)
+{
+    return run(BARRIER_ARGS(HC_NONBLOCKING), comm, module, request, NULL);
+}
+
+static int hc_barrier_init(ompi_communicator_t *comm, struct ompi_info_t *info,
+                           ompi_request_t **request, mca_coll_base_module_t *module)
+{
+    return run(BARRIER_ARGS(HC_PERSISTENT), comm, module, request, info);
+}
+
+/* bcast */
+static int hc_bcast(void *buff, int count, ompi_datatype_t *datatype, int root,
+                    ompi_communicator_t *comm, mca_coll_base_module_t *module)
+{
+    return run(BCAST_ARGS(HC_BLOCKING), comm, module, NULL, NULL);
+}
+
+static int hc_ibcast(void *buff, int count, ompi_datatype_t *datatype, int root,
+                     ompi_communicator_t *comm, ompi_request_t **request,
+                     mca_coll_base_module_t *module)
+{
+    return run(BCAST_ARGS(HC_NONBLOCKING), comm, module, request, NULL);
+}
+
+static int hc_bcast_init(void *buff, int count, ompi_datatype_t *datatype, int root,
+                         ompi_communicator_t *comm, struct ompi_info_t *info,
+                         ompi_request_t **request, mca_coll_base_module_t *module)
+{
+    return run(BCAST_ARGS(HC_PERSISTENT), comm, module, request, info);
+}
+
+/* exscan */
+static int hc_exscan(const void *sbuf, void *rbuf, int count, ompi_datatype_t *dtype, ompi_op_t *op,
+                     ompi_communicator_t *comm, mca_coll_base_module_t *module)
+{
+    return run(EXSCAN_ARGS(HC_BLOCKING), comm, module, NULL, NULL);
+}
+
+static int hc_iexscan(const void *sbuf, void *rbuf, int count, ompi_datatype_t *dtype,
+                      ompi_op_t *op, ompi_communicator_t *comm, ompi_request_t **request,
+                      mca_coll_base_module_t *module)
+{
+    return run(EXSCAN_ARGS(HC_NONBLOCKING), comm, module, request, NULL);
+}
+
+static int hc_exscan_init(const void *sbuf, void *rbuf, int count, ompi_datatype_t *dtype,
+                          ompi_op_t *op, ompi_communicator_t *comm, struct ompi_info_t *info,
+                          ompi_request_t **request, mca_coll_base_module_t *module)
+{
+    return run(EXSCAN_ARGS(HC_PERSISTENT), comm, module, request, info);
+}
+
+/* gather */
+static int hc_gather(const void *sbuf, int scount, ompi_datatype_t *sdtype, void *rbuf, int rcount,
+                     ompi_datatype_t *rdtype, int root, ompi_communicator_t *comm,
+                     mca_coll_base_module_t *module)
+{
+    return run(GATHER_ARGS(HC_BLOCKING), comm, module, NULL, NULL);
+}
+
+static int hc_igather(const void *sbuf, int scount, ompi_datatype_t *sdtype, void *rbuf, int rcount,
+                      ompi_datatype_t *rdtype, int root, ompi_communicator_t *comm,
+                      ompi_request_t **request, mca_coll_base_module_t *module)
+{
+    return run(GATHER_ARGS(HC_NONBLOCKING), comm, module, request, NULL);
+}
+
+static int hc_gather_init(const void *sbuf, int scount, ompi_datatype_t *sdtype, void *rbuf,
+                          int rcount, ompi_datatype_t *rdtype, int root, ompi_communicator_t *comm,
+                          struct ompi_info_t *info, ompi_request_t **request,
+                          mca_coll_base_module_t *module)
+{
+    return run(GATHER_ARGS(HC_PERSISTENT), comm, module, request, info);
+}
+
+/* gatherv */
+static int hc_gatherv(const void *sbuf, int scount, ompi_datatype_t *sdtype, void *rbuf,
+                      const int *rcounts, const int *disps, ompi_datatype_t *rdtype, int root,
+                      ompi_communicator_t *comm, mca_coll_base_module_t *module)
+{
+    return run(GATHERV_ARGS(HC_BLOCKING), comm, module, NULL, NULL);
+}
+
+static int hc_igatherv(const void *sbuf, int scount, ompi_datatype_t *sdtype, void *rbuf,
+                       const int *rcounts, const int *disps, ompi_datatype_t *rdtype, int root,
+                       ompi_communicator_t *comm, ompi_request_t **request,
+                       mca_coll_base_module_t *module)
+{
+    return run(GATHERV_ARGS(HC_NONBLOCKING), comm, module, request, NULL);
+}
+
+static int hc_gatherv_init(const void *sbuf, int scount, ompi_datatype_t *sdtype, void *rbuf,
+                           const int *rcounts, const int *disps, ompi_datatype_t *rdtype, int root,
+                           ompi_communicator_t *comm, struct ompi_info_t *info,
+                           ompi_request_t **request, mca_coll_base_module_t *module)
+{
+    return run(GATHERV_ARGS(HC_PERSISTENT), comm, module, request, info);
+}
+
+/* reduce */
+static int hc_reduce(const void *sbuf, void *rbuf, int count, ompi_datatype_t *dtype, ompi_op_t *op,
+                     int root, ompi_communicator_t *comm, mca_coll_base_module_t *module)
+{
+    return run(REDUCE_ARGS(HC_BLOCKING), comm, module, NULL, NULL);
+}
+
+static int hc_ireduce(const void *sbuf, void *rbuf, int count, ompi_datatype_t *dtype,
+                      ompi_op_t *op, int root, ompi_communicator_t *comm, ompi_request_t **request,
+                      mca_coll_base_module_t *module)
+{
+    return run(REDUCE_ARGS(HC_NONBLOCKING), comm, module, request, NULL);
+}
+
+static int hc_reduce_init(const void *sbuf, void *rbuf, int count, ompi_datatype_t *dtype,
+                          ompi_op_t *op, int root, ompi_communicator_t *comm,
+                          struct ompi_info_t *info, ompi_request_t **request,
+                          mca_coll_base_module_t *module)
+{
+    return run(REDUCE_ARGS(HC_PERSISTENT), comm, module, request, info);
+}
+
+/* reduce_scatter_block */
+static int hc_reduce_scatter_block(const void *sbuf, void *rbuf, int rcount, ompi_datatype_t *dtype,
+                                   ompi_op_t *op, ompi_communicator_t *comm,
+                                   mca_coll_base_module_t *module)
+{
+    return run(REDUCE_SCATTER_BLOCK_ARGS(HC_BLOCKING), comm, module, NULL, NULL);
+}
+
+static int hc_ireduce_scatter_block(const void *sbuf, void *rbuf, int rcount,
+                                    ompi_datatype_t *dtype, ompi_op_t *op,
+                                    ompi_communicator_t *comm, ompi_request_t **request,
+                                    mca_coll_base_module_t *module)
+{
+    return run(REDUCE_SCATTER_BLOCK_ARGS(HC_NONBLOCKING), comm, module, request, NULL);
+}
+
+static int hc_reduce_scatter_block_init(const void *sbuf, void *rbuf, int rcount,
+                                        ompi_datatype_t *dtype, ompi_op_t *op,
+                                        ompi_communicator_t *comm, struct ompi_info_t *info,
+                                        ompi_request_t **request, mca_coll_base_module_t *module)
+{
+    return run(REDUCE_SCATTER_BLOCK_ARGS(HC_PERSISTENT), comm, module, request, info);
+}
+
+/* reduce_scatter */
+static int hc_reduce_scatter(const void *sbuf, void *rbuf, const int *rcounts,
+                             ompi_datatype_t *dtype, ompi_op_t *op, ompi_communicator_t *comm,
+                             mca_coll_base_module_t *module)
+{
+    return run(REDUCE_SCATTER_ARGS(HC_BLOCKING), comm, module, NULL, NULL);
+}
+
+static int hc_ireduce_scatter(const void *sbuf, void *rbuf, const int *rcounts,
+                              ompi_datatype_t *dtype, ompi_op_t *op, ompi_communicator_t *comm,
+                              ompi_request_t **request, mca_coll_base_module_t *module)
+{
+    return run(REDUCE_SCATTER_ARGS(HC_NONBLOCKING), comm, module, request, NULL);
+}
+
+static int hc_reduce_scatter_init(const void *sbuf, void *rbuf, const int *rcounts,
+                                  ompi_datatype_t *dtype, ompi_op_t *op, ompi_communicator_t *comm,
+                                  struct ompi_info_t *info, ompi_request_t **request,
+                                  mca_coll_base_module_t *module)
+{
+    return run(REDUCE_SCATTER_ARGS(HC_PERSISTENT), comm, module, request, info);
+}
+
+/* scan */
+static int hc_scan(const void *sbuf, void *rbuf, int count, ompi_datatype_t *dtype, ompi_op_t *op,
+                   ompi_communicator_t *comm, mca_coll_base_module_t *module)
+{
+    return run(SCAN_ARGS(HC_BLOCKING), comm, module, NULL, NULL);
+}
+
+static int hc_iscan(const void *sbuf, void *rbuf, int count, ompi_datatype_t *dtype, ompi_op_t *op,
+                    ompi_communicator_t *comm, ompi_request_t **request,
+                    mca_coll_base_module_t *module)
+{
+    return run(SCAN_ARGS(HC_NONBLOCKING), comm, module, request, NULL);
+}
+
+static int hc_scan_init(const void *sbuf, void *rbuf, int count, ompi_datatype_t *dtype,
+                        ompi_op_t *op, ompi_communicator_t *comm, struct ompi_info_t *info,
+                        ompi_request_t **request, mca_coll_base_module_t *module)
+{
+    return run(SCAN_ARGS(HC_PERSISTENT), comm, module, request, info);
+}
+
+/* scatter */
+static int hc_scatter(const void *sbuf, int scount, ompi_datatype_t *sdtype, void *rbuf, int rcount,
+                      ompi_datatype_t *rdtype, int root, ompi_communicator_t *comm,
+                      mca_coll_base_module_t *module)
+{
+    return run(SCATTER_ARGS(HC_BLOCKING), comm, module, NULL, NULL);
+}
+
+static int hc_iscatter(const void *sbuf, int scount, ompi_datatype_t *sdtype, void *rbuf,
+                       int rcount, ompi_datatype_t *rdtype, int root, ompi_communicator_t *comm,
+                       ompi_request_t **request, mca_coll_base_module_t *module)
+{
+    return run(SCATTER_ARGS(HC_NONBLOCKING), comm, module, request, NULL);
+}
+
+static int hc_scatter_init(const void *sbuf, int scount, ompi_datatype_t *sdtype, void *rbuf,
+                           int rcount, ompi_datatype_t *rdtype, int root, ompi_communicator_t *comm,
+                           struct ompi_info_t *info, ompi_request_t **request,
+                           mca_coll_base_module_t *module)
+{
+    return run(SCATTER_ARGS(HC_PERSISTENT), comm, module, request, info);
+}
+
+/* scatterv */
+static int hc_scatterv(const void *sbuf, const int *scounts, const int *disps,
+                       ompi_datatype_t *sdtype, void *rbuf, int rcount, ompi_datatype_t *rdtype,
+                       int root, ompi_communicator_t *comm, mca_coll_base_module_t *module)
+{
+    return run(SCATTERV_ARGS(HC_BLOCKING), comm, module, NULL, NULL);
+}
+
+static int hc_iscatterv(const void *sbuf, const int *scounts, const int *disps,
+                        ompi_datatype_t *sdtype, void *rbuf, int rcount, ompi_datatype_t *rdtype,
+                        int root, ompi_communicator_t *comm, ompi_request_t **request,
+                        mca_coll_base_module_t *module)
+{
+    return run(SCATTERV_ARGS(HC_NONBLOCKING), comm, module, request, NULL);
+}
+
+static int hc_scatterv_init(const void *sbuf, const int *scounts, const int *disps,
+                            ompi_datatype_t *sdtype, void *rbuf, int rcount,
+                            ompi_datatype_t *rdtype, int root, ompi_communicator_t *comm,
+                            struct ompi_info_t *info, ompi_request_t **request,
+                            mca_coll_base_module_t *module)
+{
+    return run(SCATTERV_ARGS(HC_PERSISTENT), comm, module, request, info);
+}
+
+void mca_coll_hiercoll_set_entry_points(mca_coll_base_module_t *m)
+{
+    m->coll_allgather = hc_allgather;
+    m->coll_iallgather = hc_iallgather;
+    m->coll_allgather_init = hc_allgather_init;
+    m->coll_allgatherv = hc_allgatherv;
+    m->coll_iallgatherv = hc_iallgatherv;
+    m->coll_allgatherv_init = hc_allgatherv_init;
+    m->coll_allreduce = hc_allreduce;
+    m->coll_iallreduce = hc_iallreduce;
+    m->coll_allreduce_init = hc_allreduce_init;
+    m->coll_alltoall = hc_alltoall;
+    m->coll_ialltoall = hc_ialltoall;
+    m->coll_alltoall_init = hc_alltoall_init;
+    m->coll_alltoallv = hc_alltoallv;
+    m->coll_ialltoallv = hc_ialltoallv;
+    m->coll_alltoallv_init = hc_alltoallv_init;
+    m->coll_alltoallw = hc_alltoallw;
+    m->coll_ialltoallw = hc_ialltoallw;
+    m->coll_alltoallw_init = hc_alltoallw_init;
+    m->coll_barrier = hc_barrier;
+    m->coll_ibarrier = hc_ibarrier;
+    m->coll_barrier_init = hc_barrier_init;
+    m->coll_bcast = hc_bcast;
+    m->coll_ibcast = hc_ibcast;
+    m->coll_bcast_init = hc_bcast_init;
+    m->coll_exscan = hc_exscan;
+    m->coll_iexscan = hc_iexscan;
+    m->coll_exscan_init = hc_exscan_init;
+    m->coll_gather = hc_gather;
+    m->coll_igather = hc_igather;
+    m->coll_gather_init = hc_gather_init;
+    m->coll_gatherv = hc_gatherv;
+    m->coll_igatherv = hc_igatherv;
+    m->coll_gatherv_init = hc_gatherv_init;
+    m->coll_reduce = hc_reduce;
+    m->coll_ireduce = hc_ireduce;
+    m->coll_reduce_init = hc_reduce_init;
+    m->coll_reduce_scatter_block = hc_reduce_scatter_block;
+    m->coll_ireduce_scatter_block = hc_ireduce_scatter_block;
+    m->coll_reduce_scatter_block_init = hc_reduce_scatter_block_init;
+    m->coll_reduce_scatter = hc_reduce_scatter;
+    m->coll_ireduce_scatter = hc_ireduce_scatter;
+    m->coll_reduce_scatter_init = hc_reduce_scatter_init;
+    m->coll_scan = hc_scan;
+    m->coll_iscan = hc_iscan;
+    m->coll_scan_init = hc_scan_init;
+    m->coll_scatter = hc_scatter;
+    m->coll_iscatter = hc_iscatter;
+    m->coll_scatter_init = hc_scatter_init;
+    m->coll_scatterv = hc_scatterv;
+    m->coll_iscatterv = hc_iscatterv;
+    m->coll_scatterv_init = hc_scatterv_init;
+}

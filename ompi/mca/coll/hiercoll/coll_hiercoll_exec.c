@@ -1,0 +1,451 @@
+/*
+ * Copyright (c) 2026 The hiercoll authors.
+ * $COPYRIGHT$
+ *
+ * The executor: runs any plan over the PML.
+ *
+ * Blocking: round by round, post the round's sends and receives, wait for
+ * them, run its local copies and reductions.
+ *
+ * Nonblocking and persistent: the same rounds, advanced by
+ * mca_coll_hiercoll_progress(), which Open MPI's progress engine calls:
+ * when the current round's transfers have completed the request runs its
+ * local operations and posts the next round.  Every execution takes a
+ * fresh tag from the communicator's nonblocking tag space (shared with
+ * libnbc and adapt), so that concurrent collectives never match each
+ * other's messages.
+ */
+#include "ompi_config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "opal/runtime/opal_progress.h"
+#include "ompi/mca/pml/pml.h"
+
+#include "coll_hiercoll.h"
+
+/* ------------------------------------------------------------------ */
+/* Binding buffers                                                      */
+/* ------------------------------------------------------------------ */
+
+static void bind_one(hc_bind_t *b, int buf, const void *base, ompi_datatype_t *type)
+{
+    ptrdiff_t lb, ext;
+    size_t size = 0;
+    b->base[buf] = (char *) base;
+    b->type[buf] = type;
+    ompi_datatype_get_extent(type, &lb, &ext);
+    ompi_datatype_type_size(type, &size);
+    b->step[buf] = ext;
+    b->size[buf] = size;
+}
+
+void mca_coll_hiercoll_bind(const hc_call_t *c, hc_bind_t *b)
+{
+    memset(b, 0, sizeof(*b));
+    ompi_datatype_t *byte = &ompi_mpi_byte.dt;
+    ompi_datatype_t *st = NULL != c->stype ? c->stype : byte;
+    ompi_datatype_t *rt = NULL != c->rtype ? c->rtype : byte;
+    if (NULL != c->red_type) {
+        st = rt = c->red_type;
+    }
+    bool sbuf_unused = c->in_place || MPI_IN_PLACE == c->sbuf;
+    bind_one(b, HCP_SBUF, sbuf_unused ? NULL : c->sbuf, st);
+    bind_one(b, HCP_RBUF, MPI_IN_PLACE == c->rbuf ? NULL : c->rbuf, rt);
+    if (HC_ALLTOALLW == c->coll) {
+        /* per-peer datatypes, byte displacements */
+        b->ptypes[HCP_SBUF] = c->in_place ? NULL : c->stypes;
+        b->ptypes[HCP_RBUF] = c->rtypes;
+        b->step[HCP_SBUF] = b->step[HCP_RBUF] = 1;
+    }
+    b->op = c->op;
+}
+
+static inline ompi_datatype_t *type_of(const hc_bind_t *b, int buf, int peer)
+{
+    if (buf <= HCP_RBUF && NULL != b->ptypes[buf]) {
+        return b->ptypes[buf][peer];
+    }
+    return b->type[buf];
+}
+
+static inline char *addr_of(const hc_bind_t *b, int buf, int64_t off)
+{
+    return b->base[buf] + off * b->step[buf];
+}
+
+static inline size_t bytes_of(const hc_bind_t *b, int buf, int peer, int64_t count)
+{
+    if (buf <= HCP_RBUF && NULL != b->ptypes[buf]) {
+        size_t s = 0;
+        ompi_datatype_type_size(b->ptypes[buf][peer], &s);
+        return s * (size_t) count;
+    }
+    return b->size[buf] * (size_t) count;
+}
+
+/* Allocate the plan's scratch buffers in one block; returns it (NULL when
+ * the plan needs none or on failure, told apart by *ok). */
+static void *alloc_scratch(const hcp_plan_t *p, hc_bind_t *b, bool *ok)
+{
+    size_t off[HCP_NBUF] = {0}, total = 0;
+    ptrdiff_t tlb[HCP_NBUF] = {0};
+    *ok = true;
+    for (int buf = HCP_TMP0; buf < HCP_NBUF; ++buf) {
+        if (p->tmp_units[buf] <= 0) {
+            continue;
+        }
+        ompi_datatype_t *t;
+        switch (p->unit[buf]) {
+        case HCP_UNIT_STYPE: t = b->type[HCP_SBUF]; break;
+        case HCP_UNIT_RTYPE: t = b->type[HCP_RBUF]; break;
+        default: t = &ompi_mpi_byte.dt; break;
+        }
+        ptrdiff_t lb, ext, true_ext;
+        ompi_datatype_get_extent(t, &lb, &ext);
+        ompi_datatype_get_true_extent(t, &tlb[buf], &true_ext);
+        size_t span = (size_t) true_ext + (size_t) (p->tmp_units[buf] - 1) * (size_t) ext;
+        bind_one(b, buf, NULL, t);
+        off[buf] = total;
+        total += (span + 63) & ~(size_t) 63;
+    }
+    if (0 == total) {
+        return NULL;
+    }
+    char *mem = malloc(total);
+    if (NULL == mem) {
+        *ok = false;
+        return NULL;
+    }
+    for (int buf = HCP_TMP0; buf < HCP_NBUF; ++buf) {
+        if (p->tmp_units[buf] > 0) {
+            b->base[buf] = mem + off[buf] - tlb[buf];
+        }
+    }
+    return mem;
+}
+
+/* ------------------------------------------------------------------ */
+/* Rounds                                                               */
+/* ------------------------------------------------------------------ */
+
+/* Post the sends and receives of round r; *nreq counts the requests. */
+static int post_round(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm,
+                      const hcp_plan_t *p, const hc_bind_t *b, int r, int tag,
+                      ompi_request_t **reqs, int *nreq)
+{
+    int rc = OMPI_SUCCESS;
+    *nreq = 0;
+    for (int i = hcp_round_begin(p, r); i < p->round_end[r]; ++i) {
+        const hcp_op_t *op = &p->ops[i];
+        if (HCP_SEND == op->kind) {
+            rc = mca_pml.pml_isend(addr_of(b, op->buf, op->off), (size_t) op->count,
+                                   type_of(b, op->buf, op->peer), op->peer, tag,
+                                   MCA_PML_BASE_SEND_STANDARD, comm, &reqs[*nreq]);
+            m->stats.msgs++;
+            m->stats.bytes_sent += bytes_of(b, op->buf, op->peer, op->count);
+        } else if (HCP_RECV == op->kind) {
+            rc = mca_pml.pml_irecv(addr_of(b, op->buf, op->off), (size_t) op->count,
+                                   type_of(b, op->buf, op->peer), op->peer, tag, comm,
+                                   &reqs[*nreq]);
+        } else {
+            continue;
+        }
+        if (OMPI_SUCCESS != rc) {
+            break;
+        }
+        ++*nreq;
+    }
+    return rc;
+}
+
+static int copy(const hc_bind_t *b, const hcp_op_t *op, hc_stats_t *st)
+{
+    char *dst = addr_of(b, op->buf, op->off), *src = addr_of(b, op->sbuf, op->soff);
+    ompi_datatype_t *dt = type_of(b, op->buf, op->peer), *sdt = type_of(b, op->sbuf, op->peer);
+    if (dst == src && dt == sdt && op->count == op->scount) {
+        return OMPI_SUCCESS; /* MPI_IN_PLACE */
+    }
+    st->bytes_copied += bytes_of(b, op->buf, op->peer, op->count);
+    if (dt == sdt && op->count == op->scount) {
+        return ompi_datatype_copy_content_same_ddt(dt, (size_t) op->count, dst, src);
+    }
+    return ompi_datatype_sndrcv(src, (int32_t) op->scount, sdt, dst, (int32_t) op->count, dt);
+}
+
+static int local_ops(mca_coll_hiercoll_module_t *m, const hcp_plan_t *p,
+                     const hc_bind_t *b, int r)
+{
+    for (int i = hcp_round_begin(p, r); i < p->round_end[r]; ++i) {
+        const hcp_op_t *op = &p->ops[i];
+        if (HCP_COPY == op->kind) {
+            int rc = copy(b, op, &m->stats);
+            if (OMPI_SUCCESS != rc) {
+                return rc;
+            }
+        } else if (HCP_REDUCE == op->kind) {
+            ompi_op_reduce(b->op, addr_of(b, op->sbuf, op->soff), addr_of(b, op->buf, op->off),
+                           (size_t) op->count, b->type[op->buf]);
+            m->stats.bytes_reduced += bytes_of(b, op->buf, -1, op->count);
+        }
+    }
+    return OMPI_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ */
+/* Blocking                                                             */
+/* ------------------------------------------------------------------ */
+
+int mca_coll_hiercoll_exec_blocking(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm,
+                                    const hcp_plan_t *p, hc_bind_t *b)
+{
+    bool ok;
+    void *scratch = alloc_scratch(p, b, &ok);
+    if (!ok) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    ompi_request_t *stack[16], **reqs = stack;
+    if (p->max_comm > 16) {
+        reqs = malloc(sizeof(*reqs) * (size_t) p->max_comm);
+        if (NULL == reqs) {
+            free(scratch);
+            return OMPI_ERR_OUT_OF_RESOURCE;
+        }
+    }
+    int tag = ompi_coll_base_nbc_reserve_tags(comm, 1);
+    int rc = OMPI_SUCCESS;
+    for (int r = 0; r < p->nrounds && OMPI_SUCCESS == rc; ++r) {
+        int nreq = 0;
+        rc = post_round(m, comm, p, b, r, tag, reqs, &nreq);
+        if (nreq > 0) {
+            int wrc = ompi_request_wait_all(nreq, reqs, MPI_STATUSES_IGNORE);
+            if (OMPI_SUCCESS == rc) {
+                rc = wrc;
+            }
+        }
+        if (OMPI_SUCCESS == rc) {
+            rc = local_ops(m, p, b, r);
+        }
+    }
+    if (reqs != stack) {
+        free(reqs);
+    }
+    free(scratch);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* Requests                                                             */
+/* ------------------------------------------------------------------ */
+
+typedef struct mca_coll_hiercoll_request_t {
+    ompi_coll_base_nbc_request_t super;
+    mca_coll_hiercoll_module_t *module;
+    ompi_communicator_t *comm;
+    hcp_plan_t plan;
+    hc_bind_t bind;
+    void *scratch;
+    ompi_request_t **reqs;
+    int nreqs;
+    int round;
+    int tag;
+    int error;
+} mca_coll_hiercoll_request_t;
+
+static int request_free(ompi_request_t **ompi_req);
+static int request_cancel(ompi_request_t *req, int complete);
+static int request_start(size_t count, ompi_request_t **requests);
+
+static void request_construct(mca_coll_hiercoll_request_t *req)
+{
+    req->super.super.req_type = OMPI_REQUEST_COLL;
+    req->super.super.req_free = request_free;
+    req->super.super.req_cancel = request_cancel;
+    req->super.super.req_start = request_start;
+    req->module = NULL;
+    req->comm = NULL;
+    hcp_init(&req->plan);
+    req->scratch = NULL;
+    req->reqs = NULL;
+    req->nreqs = 0;
+}
+
+static OBJ_CLASS_INSTANCE(mca_coll_hiercoll_request_t, ompi_coll_base_nbc_request_t,
+                          request_construct, NULL);
+
+static int request_free(ompi_request_t **ompi_req)
+{
+    mca_coll_hiercoll_request_t *req = (mca_coll_hiercoll_request_t *) *ompi_req;
+    if (!REQUEST_COMPLETE(&req->super.super)) {
+        return MPI_ERR_REQUEST;
+    }
+    hcp_fini(&req->plan);
+    free(req->scratch);
+    free(req->reqs);
+    if (NULL != req->module) {
+        OBJ_RELEASE(req->module);
+    }
+    if (NULL != req->comm) {
+        OBJ_RELEASE(req->comm);
+    }
+    OMPI_REQUEST_FINI(&req->super.super);
+    OBJ_RELEASE(req);
+    *ompi_req = MPI_REQUEST_NULL;
+    return OMPI_SUCCESS;
+}
+
+static int request_cancel(ompi_request_t *req, int complete)
+{
+    (void) req;
+    (void) complete;
+    return MPI_ERR_REQUEST; /* collectives cannot be cancelled */
+}
+
+/* Advance a request as far as it goes without waiting.  Returns true once
+ * its last round is done. */
+static bool advance(mca_coll_hiercoll_request_t *req)
+{
+    const hcp_plan_t *p = &req->plan;
+    for (;;) {
+        for (int i = 0; i < req->nreqs; ++i) {
+            if (!REQUEST_COMPLETE(req->reqs[i])) {
+                return false;
+            }
+        }
+        for (int i = 0; i < req->nreqs; ++i) {
+            if (OMPI_SUCCESS != req->reqs[i]->req_status.MPI_ERROR && OMPI_SUCCESS == req->error) {
+                req->error = req->reqs[i]->req_status.MPI_ERROR;
+            }
+            ompi_request_free(&req->reqs[i]);
+        }
+        req->nreqs = 0;
+        if (req->round >= 0 && OMPI_SUCCESS == req->error) {
+            req->error = local_ops(req->module, p, &req->bind, req->round);
+        }
+        req->round++;
+        if (req->round >= p->nrounds || OMPI_SUCCESS != req->error) {
+            return true;
+        }
+        req->error = post_round(req->module, req->comm, p, &req->bind, req->round, req->tag,
+                                req->reqs, &req->nreqs);
+        if (OMPI_SUCCESS != req->error && 0 == req->nreqs) {
+            return true;
+        }
+    }
+}
+
+static void complete(mca_coll_hiercoll_request_t *req)
+{
+    if (!req->super.super.req_persistent) {
+        free(req->scratch);
+        req->scratch = NULL;
+    }
+    req->super.super.req_status.MPI_ERROR = req->error;
+    ompi_request_complete(&req->super.super, true);
+}
+
+/* Begin an execution: fresh tag, round -1 done, post round 0. */
+static void begin(mca_coll_hiercoll_request_t *req)
+{
+    mca_coll_hiercoll_component_t *c = &mca_coll_hiercoll_component;
+    req->tag = ompi_coll_base_nbc_reserve_tags(req->comm, 1);
+    req->round = -1;
+    req->nreqs = 0;
+    req->error = OMPI_SUCCESS;
+    req->super.super.req_state = OMPI_REQUEST_ACTIVE;
+    req->super.super.req_complete = REQUEST_PENDING;
+    req->super.super.req_status.MPI_ERROR = OMPI_SUCCESS;
+    if (advance(req)) {
+        complete(req);
+        return;
+    }
+    OPAL_THREAD_LOCK(&c->lock);
+    if (!c->progress_registered) {
+        c->progress_registered = true;
+        opal_progress_register(mca_coll_hiercoll_progress);
+    }
+    opal_list_append(&c->active, &req->super.super.super.super);
+    c->nactive++;
+    OPAL_THREAD_UNLOCK(&c->lock);
+}
+
+int mca_coll_hiercoll_progress(void)
+{
+    mca_coll_hiercoll_component_t *c = &mca_coll_hiercoll_component;
+    mca_coll_hiercoll_request_t *req, *next;
+    int done = 0;
+    if (0 == c->nactive) {
+        return 0;
+    }
+    OPAL_THREAD_LOCK(&c->lock);
+    if (c->in_progress) { /* called from inside our own progress */
+        OPAL_THREAD_UNLOCK(&c->lock);
+        return 0;
+    }
+    c->in_progress = true;
+    OPAL_LIST_FOREACH_SAFE (req, next, &c->active, mca_coll_hiercoll_request_t) {
+        /* The PML may run progress callbacks while we post: not under our lock. */
+        OPAL_THREAD_UNLOCK(&c->lock);
+        bool finished = advance(req);
+        OPAL_THREAD_LOCK(&c->lock);
+        if (finished) {
+            opal_list_remove_item(&c->active, &req->super.super.super.super);
+            c->nactive--;
+            OPAL_THREAD_UNLOCK(&c->lock);
+            complete(req);
+            OPAL_THREAD_LOCK(&c->lock);
+            ++done;
+        }
+    }
+    c->in_progress = false;
+    OPAL_THREAD_UNLOCK(&c->lock);
+    return done;
+}
+
+static int request_start(size_t count, ompi_request_t **requests)
+{
+    for (size_t i = 0; i < count; ++i) {
+        mca_coll_hiercoll_request_t *req = (mca_coll_hiercoll_request_t *) requests[i];
+        if (OMPI_REQUEST_ACTIVE == req->super.super.req_state
+            && !REQUEST_COMPLETE(&req->super.super)) {
+            return MPI_ERR_REQUEST;
+        }
+        begin(req);
+    }
+    return OMPI_SUCCESS;
+}
+
+int mca_coll_hiercoll_exec_request(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm,
+                                   hcp_plan_t *plan, const hc_bind_t *b, bool persistent,
+                                   ompi_request_t **request)
+{
+    mca_coll_hiercoll_request_t *req = OBJ_NEW(mca_coll_hiercoll_request_t);
+    if (NULL == req) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    OMPI_REQUEST_INIT(&req->super.super, persistent);
+    req->super.super.req_mpi_object.comm = comm;
+    req->plan = *plan; /* take the plan's memory */
+    hcp_init(plan);
+    req->bind = *b;
+    bool ok;
+    req->scratch = alloc_scratch(&req->plan, &req->bind, &ok);
+    if (req->plan.max_comm > 0) {
+        req->reqs = calloc((size_t) req->plan.max_comm, sizeof(ompi_request_t *));
+    }
+    if (!ok || (req->plan.max_comm > 0 && NULL == req->reqs)) {
+        req->super.super.req_complete = REQUEST_COMPLETED;
+        request_free((ompi_request_t **) &req);
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    OBJ_RETAIN(comm);
+    req->comm = comm;
+    OBJ_RETAIN(m);
+    req->module = m;
+    *request = &req->super.super;
+    if (!persistent) {
+        begin(req);
+    }
+    return OMPI_SUCCESS;
+}

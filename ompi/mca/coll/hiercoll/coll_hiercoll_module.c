@@ -1,0 +1,158 @@
+/*
+ * Copyright (c) 2026 The hiercoll authors.
+ * $COPYRIGHT$
+ *
+ * The module: one per communicator hiercoll accepts.  It keeps the layer
+ * below it (every collective slot as the lower-priority components left
+ * it) and the per-communicator choices.
+ */
+#include "ompi_config.h"
+
+#include <string.h>
+
+#include "opal/util/output.h"
+#include "opal/util/show_help.h"
+
+#include "coll_hiercoll.h"
+
+static void module_construct(mca_coll_hiercoll_module_t *m)
+{
+    memset(&m->prev, 0, sizeof(m->prev));
+    memset(m->prev_name, 0, sizeof(m->prev_name));
+    memset(&m->stats, 0, sizeof(m->stats));
+    for (int k = 0; k < HC_NCOLL; ++k) {
+        m->choice[k] = HC_ALGO_AUTO;
+    }
+    m->comm = NULL;
+    m->gatherv_level = 0;
+    m->enabled = false;
+    m->decomp = NULL;
+    hcp_init(&m->plan);
+}
+
+static void print_stats(mca_coll_hiercoll_module_t *m)
+{
+    uint64_t calls = 0, fallbacks = 0;
+    char per[1024] = "";
+    for (int k = 0; k < HC_NCOLL; ++k) {
+        calls += m->stats.calls[k];
+        fallbacks += m->stats.fallbacks[k];
+        if (m->stats.calls[k] > 0 && strlen(per) < sizeof(per) - 64) {
+            snprintf(per + strlen(per), sizeof(per) - strlen(per), " %s:%llu",
+                     mca_coll_hiercoll_colls[k].name, (unsigned long long) m->stats.calls[k]);
+        }
+    }
+    opal_output(0,
+                "hiercoll: stats comm %s cid %d rank %d/%d: calls %llu (passed on %llu), "
+                "messages %llu, bytes sent %llu, bytes copied %llu, bytes reduced %llu;%s",
+                m->comm->c_name, (int) m->comm->c_contextid, ompi_comm_rank(m->comm),
+                ompi_comm_size(m->comm), (unsigned long long) calls,
+                (unsigned long long) fallbacks, (unsigned long long) m->stats.msgs,
+                (unsigned long long) m->stats.bytes_sent,
+                (unsigned long long) m->stats.bytes_copied,
+                (unsigned long long) m->stats.bytes_reduced, per);
+}
+
+static void module_destruct(mca_coll_hiercoll_module_t *m)
+{
+    if (m->enabled && mca_coll_hiercoll_component.stats && NULL != m->comm) {
+        print_stats(m);
+    }
+    mca_coll_hiercoll_decomp_free(m);
+    mca_coll_hiercoll_release_prev(m);
+    hcp_fini(&m->plan);
+}
+
+OBJ_CLASS_INSTANCE(mca_coll_hiercoll_module_t, mca_coll_base_module_t, module_construct,
+                   module_destruct);
+
+/* Per-communicator overrides by info keys "hiercoll_<coll>_algorithm" and
+ * "hiercoll_gatherv_level". */
+int mca_coll_hiercoll_parse_gatherv_level(const char *s, int dflt);
+
+static void read_info(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm)
+{
+    opal_info_t *info = comm->super.s_info;
+    if (NULL == info) {
+        return;
+    }
+    char key[OPAL_MAX_INFO_KEY + 1], val[OPAL_MAX_INFO_VAL + 1];
+    int flag = 0;
+    for (int k = 0; k < HC_NCOLL; ++k) {
+        snprintf(key, sizeof(key), "hiercoll_%s_algorithm", mca_coll_hiercoll_colls[k].name);
+        if (OPAL_SUCCESS == opal_info_get(info, key, sizeof(val) - 1, val, &flag) && flag) {
+            int idx = mca_coll_hiercoll_algo_index((hc_coll_t) k, val);
+            if (idx < HC_ALGO_FALLBACK) {
+                if (0 == ompi_comm_rank(comm)) {
+                    opal_output(0, "hiercoll: info key %s=\"%s\" on %s names no algorithm of %s; "
+                                "keeping the MCA choice",
+                                key, val, comm->c_name, mca_coll_hiercoll_colls[k].name);
+                }
+            } else {
+                m->choice[k] = idx;
+            }
+        }
+    }
+    if (OPAL_SUCCESS == opal_info_get(info, "hiercoll_gatherv_level", sizeof(val) - 1, val, &flag)
+        && flag) {
+        m->gatherv_level = mca_coll_hiercoll_parse_gatherv_level(val, m->gatherv_level);
+    }
+}
+
+static int module_enable(mca_coll_base_module_t *module, ompi_communicator_t *comm)
+{
+    mca_coll_hiercoll_module_t *m = (mca_coll_hiercoll_module_t *) module;
+    m->comm = comm;
+    for (int k = 0; k < HC_NCOLL; ++k) {
+        m->choice[k] = mca_coll_hiercoll_component.algorithm[k];
+    }
+    m->gatherv_level = mca_coll_hiercoll_component.gatherv_level;
+    read_info(m, comm);
+    mca_coll_hiercoll_save_prev(m, comm);
+    m->enabled = true;
+    if (mca_coll_hiercoll_component.verbose >= 1 && 0 == ompi_comm_rank(comm)) {
+        mca_coll_hiercoll_describe(m);
+    }
+    return OMPI_SUCCESS;
+}
+
+static void report_param_errors(ompi_communicator_t *comm)
+{
+    mca_coll_hiercoll_component_t *c = &mca_coll_hiercoll_component;
+    if (c->param_errors_reported || NULL == c->param_errors) {
+        return;
+    }
+    c->param_errors_reported = true;
+    if (comm == &ompi_mpi_comm_world.comm && 0 == ompi_comm_rank(comm)) {
+        char *save = NULL;
+        for (char *line = strtok_r(c->param_errors, "\n", &save); NULL != line;
+             line = strtok_r(NULL, "\n", &save)) {
+            opal_output(0, "hiercoll: ERROR: %s", line);
+        }
+    }
+}
+
+mca_coll_base_module_t *mca_coll_hiercoll_comm_query(ompi_communicator_t *comm, int *priority)
+{
+    mca_coll_hiercoll_component_t *c = &mca_coll_hiercoll_component;
+
+    report_param_errors(comm);
+    if (!c->abi_ok || c->priority < 0) {
+        return NULL;
+    }
+    /* Intercommunicators are left to coll/inter and friends.  hiercoll's
+     * own sub-communicators are created with the info key
+     * ompi_comm_coll_preference="^hiercoll", which keeps this function
+     * from even being asked about them. */
+    if (OMPI_COMM_IS_INTER(comm)) {
+        return NULL;
+    }
+    mca_coll_hiercoll_module_t *m = OBJ_NEW(mca_coll_hiercoll_module_t);
+    if (NULL == m) {
+        return NULL;
+    }
+    *priority = c->priority;
+    m->super.coll_module_enable = module_enable;
+    mca_coll_hiercoll_set_entry_points(&m->super);
+    return &m->super;
+}

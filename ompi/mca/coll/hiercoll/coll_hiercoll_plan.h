@@ -1,0 +1,230 @@
+/*
+ * Copyright (c) 2026 The hiercoll authors.
+ * $COPYRIGHT$
+ *
+ * Plans: what one rank does in a collective, as data.
+ *
+ * This header and the planners (coll_hiercoll_plan*.c) use no MPI and no
+ * Open MPI header, so that they can be unit-tested and costed at tens of
+ * thousands of ranks without a single process being started.
+ *
+ * A plan is a sequence of ROUNDS.  A round is a set of sends and receives
+ * that are posted together, followed by local operations (copies and
+ * reductions) that run, in order, once every send and receive of the round
+ * has completed.  The executor (coll_hiercoll_exec.c) runs any plan over
+ * the PML, blocking or as a nonblocking/persistent request.
+ *
+ * Every operation refers to a range of one of a handful of BUFFERS: the
+ * user's send and receive buffers and up to three scratch buffers that the
+ * executor allocates.  Offsets and counts are in the buffer's UNITS: one
+ * element of the datatype the buffer is bound to (send type, receive type,
+ * the reduction type), or one byte for packed scratch.  unit_size[] gives
+ * the bytes of type signature per unit, which is all the simulator and the
+ * cost model need.
+ */
+#ifndef MCA_COLL_HIERCOLL_PLAN_H
+#define MCA_COLL_HIERCOLL_PLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum hcp_buf {
+    HCP_SBUF = 0, /* the user's send buffer (read only) */
+    HCP_RBUF = 1, /* the user's receive buffer */
+    HCP_TMP0 = 2, /* scratch buffers, allocated by the executor */
+    HCP_TMP1 = 3,
+    HCP_TMP2 = 4,
+    HCP_NBUF = 5
+} hcp_buf_t;
+
+typedef enum hcp_kind {
+    HCP_SEND = 0,
+    HCP_RECV = 1,
+    HCP_COPY = 2,   /* buf[off, +count) <- sbuf[soff, +scount] (same signature) */
+    HCP_REDUCE = 3  /* buf[off, +count) = sbuf[soff, +count) (op) buf[off, +count) */
+} hcp_kind_t;
+
+/* What the units of a scratch buffer are. */
+typedef enum hcp_unit {
+    HCP_UNIT_NONE = 0,
+    HCP_UNIT_STYPE, /* elements of the send datatype */
+    HCP_UNIT_RTYPE, /* elements of the receive (or reduction) datatype */
+    HCP_UNIT_BYTE   /* packed bytes */
+} hcp_unit_t;
+
+typedef struct hcp_op {
+    uint8_t kind;  /* hcp_kind_t */
+    uint8_t buf;   /* SEND: source; RECV, COPY, REDUCE: target */
+    uint8_t sbuf;  /* COPY, REDUCE: source */
+    uint8_t pad;
+    int32_t peer;  /* SEND, RECV: the peer; COPY: the own rank (per-peer types) */
+    int64_t off;   /* in units of buf */
+    int64_t count; /* in units of buf */
+    int64_t soff;  /* COPY, REDUCE: in units of sbuf */
+    int64_t scount;/* COPY: in units of sbuf; REDUCE: equal to count */
+} hcp_op_t;
+
+typedef struct hcp_plan {
+    hcp_op_t *ops;
+    int nops, ops_cap;
+    int *round_end;            /* round k is ops[round_end[k-1] .. round_end[k]) */
+    int nrounds, rounds_cap;
+    int open_start;            /* first op of the round being built */
+    int max_comm;              /* most sends+receives in one round */
+    hcp_unit_t unit[HCP_NBUF]; /* scratch buffers' units (SBUF: STYPE, RBUF: RTYPE) */
+    int64_t tmp_units[HCP_NBUF]; /* scratch sizes, in units */
+    size_t unit_size[HCP_NBUF];  /* bytes of type signature per unit */
+    bool oom;                  /* an allocation failed while building */
+} hcp_plan_t;
+
+/* ------------------------------------------------------------------ */
+/* Building plans                                                      */
+/* ------------------------------------------------------------------ */
+
+void hcp_init(hcp_plan_t *p);
+void hcp_fini(hcp_plan_t *p);
+/* Empty the plan (keeping its memory) for element sizes ssize (send
+ * type) and rsize (receive/reduction type), in bytes of signature. */
+void hcp_reset(hcp_plan_t *p, size_t ssize, size_t rsize);
+/* Ask for a scratch buffer of at least `units` units. */
+void hcp_scratch(hcp_plan_t *p, int buf, hcp_unit_t unit, int64_t units);
+/* Close the round being built (a no-op when it is empty). */
+void hcp_end_round(hcp_plan_t *p);
+void hcp_send(hcp_plan_t *p, int peer, int buf, int64_t off, int64_t count);
+void hcp_recv(hcp_plan_t *p, int peer, int buf, int64_t off, int64_t count);
+void hcp_copy(hcp_plan_t *p, int dbuf, int64_t doff, int64_t dcount,
+              int sbuf, int64_t soff, int64_t scount);
+/* COPY within one unit system (both counts equal). */
+void hcp_copy1(hcp_plan_t *p, int dbuf, int64_t doff, int sbuf, int64_t soff,
+               int64_t count);
+void hcp_reduce(hcp_plan_t *p, int dbuf, int64_t doff, int sbuf, int64_t soff,
+                int64_t count);
+/* Close the last round; returns 0, or -1 when memory ran out. */
+int hcp_finish(hcp_plan_t *p);
+
+static inline int hcp_round_begin(const hcp_plan_t *p, int r)
+{
+    return 0 == r ? 0 : p->round_end[r - 1];
+}
+static inline bool hcp_is_comm(const hcp_op_t *op)
+{
+    return HCP_SEND == op->kind || HCP_RECV == op->kind;
+}
+static inline int64_t hcp_bytes(const hcp_plan_t *p, int buf, int64_t units)
+{
+    return units * (int64_t) p->unit_size[buf];
+}
+
+/* Check a finished plan: buffers and ranges in bounds (sbuf_units and
+ * rbuf_units bound the user buffers; -1 skips that bound), peers in
+ * [0, n), no receive overlapping another access in the same round.
+ * Returns NULL when it is sound, else a static description. */
+const char *hcp_validate(const hcp_plan_t *p, int n, int64_t sbuf_units,
+                         int64_t rbuf_units);
+
+/* A one-line human description of an op (for debugging and tests). */
+void hcp_op_str(const hcp_op_t *op, char *out, size_t len);
+
+/* ------------------------------------------------------------------ */
+/* Trees (shared by the planners)                                      */
+/* ------------------------------------------------------------------ */
+
+/* Binomial tree on relative ranks v = (rank - root) mod n: the parent of v
+ * is v with its lowest set bit cleared, its children are v + 2^k for every
+ * 2^k below that bit (and below n - v). */
+int hcp_binomial_parent(int v);                       /* -1 for v == 0 */
+/* Children of v in increasing subtree size; returns how many. */
+int hcp_binomial_children(int n, int v, int *children, int max);
+/* Number of relative ranks in the subtree of v: min(lowbit(v), n - v). */
+int hcp_binomial_subtree(int n, int v);
+/* Largest power of two <= n (n >= 1). */
+int hcp_pof2_floor(int n);
+int hcp_ceil_log2(int n);
+
+/* ------------------------------------------------------------------ */
+/* Planners of the foundation (coll_hiercoll_plan_basic.c)             */
+/* Each returns 0, or -1 (out of memory) with the plan in an undefined  */
+/* state.  `esize` is the size in bytes of one element's signature.     */
+/* ------------------------------------------------------------------ */
+
+/* Bcast of count elements in RBUF from root, binomial tree. */
+int hcp_bcast_binomial(hcp_plan_t *p, int n, int rank, int root,
+                       int64_t count, size_t esize);
+/* Bcast, linear: the root sends to every rank. */
+int hcp_bcast_linear(hcp_plan_t *p, int n, int rank, int root,
+                     int64_t count, size_t esize);
+/* Reduce of SBUF into RBUF at root, binomial tree.  Results are in exact
+ * rank order when !commutative (reduced at rank 0, then sent to root).
+ * With in_place the root's input is RBUF (and SBUF is not used there). */
+int hcp_reduce_binomial(hcp_plan_t *p, int n, int rank, int root,
+                        int64_t count, size_t esize, bool commutative,
+                        bool in_place);
+/* Reduce, linear at the root, in rank order (any op). */
+int hcp_reduce_linear(hcp_plan_t *p, int n, int rank, int root,
+                      int64_t count, size_t esize, bool in_place);
+/* Allreduce by recursive doubling for any n (pairwise pre/post step for
+ * the ranks above the largest power of two), in exact rank order when
+ * !commutative.  in_place: the input is RBUF. */
+int hcp_allreduce_recursive_doubling(hcp_plan_t *p, int n, int rank,
+                                     int64_t count, size_t esize,
+                                     bool commutative, bool in_place);
+/* Barrier, dissemination: ceil(log2 n) rounds of one zero-byte send and
+ * receive. */
+int hcp_barrier_dissemination(hcp_plan_t *p, int n, int rank);
+/* Barrier, linear: everybody to 0, 0 to everybody. */
+int hcp_barrier_linear(hcp_plan_t *p, int n, int rank);
+
+/* Linear plans for the irregular and all-to-all collectives.  Counts are
+ * in units of the buffer's own type; rcounts/displs index RBUF (gatherv,
+ * allgatherv), scounts/sdispls SBUF (scatterv); NULL arrays mean regular
+ * blocks of rcount/scount at rank * count. */
+int hcp_gatherv_linear(hcp_plan_t *p, int n, int rank, int root,
+                       int64_t scount, size_t ssize, const int *rcounts,
+                       const int *displs, int64_t rcount, size_t rsize,
+                       bool in_place);
+int hcp_scatterv_linear(hcp_plan_t *p, int n, int rank, int root,
+                        const int *scounts, const int *displs, int64_t scount,
+                        size_t ssize, int64_t rcount, size_t rsize,
+                        bool in_place);
+/* Allgather(v), every rank sends its block to every other (one round);
+ * in_place: the own block is already in RBUF. */
+int hcp_allgatherv_linear(hcp_plan_t *p, int n, int rank, int64_t scount,
+                          size_t ssize, const int *rcounts, const int *displs,
+                          int64_t rcount, size_t rsize, bool in_place);
+/* Alltoall(v): SBUF block j goes to rank j's RBUF block `rank`.  Arrays
+ * NULL: regular blocks.  in_place: RBUF is both (copied to scratch first). */
+int hcp_alltoallv_linear(hcp_plan_t *p, int n, int rank,
+                         const int *scounts, const int *sdispls,
+                         int64_t scount, size_t ssize, const int *rcounts,
+                         const int *rdispls, int64_t rcount, size_t rsize,
+                         bool in_place);
+/* Alltoallw: SBUF and RBUF are bound to one datatype PER PEER, so the
+ * executor takes the datatype of every op's range from the op's peer (a
+ * COPY of the own block names the own rank), and offsets are BYTE
+ * displacements while counts are in that peer's elements.  ssizes/rsizes
+ * give each peer's element signature size.  in_place: RBUF is both; each
+ * block is packed into byte scratch before it is overwritten. */
+int hcp_alltoallw_linear(hcp_plan_t *p, int n, int rank,
+                         const int *scounts, const int *sdispls,
+                         const size_t *ssizes, const int *rcounts,
+                         const int *rdispls, const size_t *rsizes,
+                         bool in_place);
+/* Inclusive (exclusive) scan, linear chain, exact order. */
+int hcp_scan_linear(hcp_plan_t *p, int n, int rank, int64_t count,
+                    size_t esize, bool exclusive, bool in_place);
+/* Reduce-scatter: ordered binomial reduce to rank 0 into scratch, then a
+ * linear scatterv of the blocks rcounts (NULL: regular rcount). */
+int hcp_reduce_scatter_basic(hcp_plan_t *p, int n, int rank,
+                             const int *rcounts, int64_t rcount,
+                             size_t esize, bool commutative, bool in_place);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MCA_COLL_HIERCOLL_PLAN_H */

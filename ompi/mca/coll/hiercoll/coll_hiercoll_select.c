@@ -1,0 +1,445 @@
+/*
+ * Copyright (c) 2026 The hiercoll authors.
+ * $COPYRIGHT$
+ *
+ * Selection and fallback: which algorithm serves a call, and the calls
+ * into the previous layer when none does.
+ */
+#include "ompi_config.h"
+
+#include <stddef.h>
+#include <string.h>
+
+#include "opal/util/output.h"
+
+#include "coll_hiercoll.h"
+
+/* ------------------------------------------------------------------ */
+/* The previous layer's slots                                           */
+/* ------------------------------------------------------------------ */
+
+typedef struct slot {
+    size_t fn, module;
+} slot_t;
+
+#define SLOT(f)                                                                   \
+    {                                                                             \
+        offsetof(mca_coll_base_comm_coll_t, coll_##f),                            \
+            offsetof(mca_coll_base_comm_coll_t, coll_##f##_module)                \
+    }
+#define SLOTS(f) {SLOT(f), SLOT(i##f), SLOT(f##_init)}
+
+static const slot_t slots[HC_NCOLL][HC_NMODE] = {
+    [HC_ALLGATHER] = SLOTS(allgather),
+    [HC_ALLGATHERV] = SLOTS(allgatherv),
+    [HC_ALLREDUCE] = SLOTS(allreduce),
+    [HC_ALLTOALL] = SLOTS(alltoall),
+    [HC_ALLTOALLV] = SLOTS(alltoallv),
+    [HC_ALLTOALLW] = SLOTS(alltoallw),
+    [HC_BARRIER] = SLOTS(barrier),
+    [HC_BCAST] = SLOTS(bcast),
+    [HC_EXSCAN] = SLOTS(exscan),
+    [HC_GATHER] = SLOTS(gather),
+    [HC_GATHERV] = SLOTS(gatherv),
+    [HC_REDUCE] = SLOTS(reduce),
+    [HC_REDUCE_SCATTER_BLOCK] = SLOTS(reduce_scatter_block),
+    [HC_REDUCE_SCATTER] = SLOTS(reduce_scatter),
+    [HC_SCAN] = SLOTS(scan),
+    [HC_SCATTER] = SLOTS(scatter),
+    [HC_SCATTERV] = SLOTS(scatterv),
+};
+
+static const char *mode_prefix[HC_NMODE] = {"", "i", ""};
+static const char *mode_suffix[HC_NMODE] = {"", "", "_init"};
+
+static mca_coll_base_module_t **slot_module(mca_coll_base_comm_coll_t *c, hc_coll_t coll,
+                                            hc_mode_t mode)
+{
+    return (mca_coll_base_module_t **) ((char *) c + slots[coll][mode].module);
+}
+
+static void *slot_fn(const mca_coll_base_comm_coll_t *c, hc_coll_t coll, hc_mode_t mode)
+{
+    return *(void *const *) ((const char *) c + slots[coll][mode].fn);
+}
+
+bool mca_coll_hiercoll_has_fallback(const mca_coll_hiercoll_module_t *m, hc_coll_t coll,
+                                    hc_mode_t mode)
+{
+    return NULL != slot_fn(&m->prev, coll, mode);
+}
+
+/* The name of the component that owns a module, from the communicator's
+ * list of enabled modules. */
+static const char *component_of(ompi_communicator_t *comm, mca_coll_base_module_t *module)
+{
+    mca_coll_base_avail_coll_t *item;
+    if (NULL == comm->c_coll->module_list) {
+        return "?";
+    }
+    OPAL_LIST_FOREACH (item, comm->c_coll->module_list, mca_coll_base_avail_coll_t) {
+        if (item->ac_module == module) {
+            return item->ac_component_name;
+        }
+    }
+    return "?";
+}
+
+void mca_coll_hiercoll_save_prev(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm)
+{
+    m->prev = *comm->c_coll;
+    for (int k = 0; k < HC_NCOLL; ++k) {
+        for (int md = 0; md < HC_NMODE; ++md) {
+            mca_coll_base_module_t *mod = *slot_module(&m->prev, (hc_coll_t) k, (hc_mode_t) md);
+            if (NULL != slot_fn(&m->prev, (hc_coll_t) k, (hc_mode_t) md) && NULL != mod) {
+                OBJ_RETAIN(mod);
+                m->prev_name[k][md] = component_of(comm, mod);
+            } else {
+                *slot_module(&m->prev, (hc_coll_t) k, (hc_mode_t) md) = NULL;
+                m->prev_name[k][md] = NULL;
+            }
+        }
+    }
+}
+
+void mca_coll_hiercoll_release_prev(mca_coll_hiercoll_module_t *m)
+{
+    for (int k = 0; k < HC_NCOLL; ++k) {
+        for (int md = 0; md < HC_NMODE; ++md) {
+            mca_coll_base_module_t **mod = slot_module(&m->prev, (hc_coll_t) k, (hc_mode_t) md);
+            if (NULL != *mod) {
+                OBJ_RELEASE(*mod);
+                *mod = NULL;
+            }
+        }
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Names                                                                */
+/* ------------------------------------------------------------------ */
+
+int mca_coll_hiercoll_algo_index(hc_coll_t coll, const char *name)
+{
+    if (NULL == name || 0 == strcmp(name, "auto") || 0 == strcmp(name, "")) {
+        return HC_ALGO_AUTO;
+    }
+    if (0 == strcmp(name, "fallback")) {
+        return HC_ALGO_FALLBACK;
+    }
+    int i = 0;
+    for (const hc_algo_t *a = mca_coll_hiercoll_colls[coll].algos; a && a->name; ++a, ++i) {
+        if (0 == strcmp(a->name, name)) {
+            return i;
+        }
+    }
+    return -3;
+}
+
+int mca_coll_hiercoll_parse_gatherv_level(const char *s, int dflt)
+{
+    if (NULL == s || 0 == strcmp(s, "conservative")) {
+        return 0;
+    }
+    if (0 == strcmp(s, "aggressive")) {
+        return 1;
+    }
+    mca_coll_hiercoll_param_error("gatherv level \"%s\" is neither \"conservative\" nor "
+                                  "\"aggressive\"; using %s",
+                                  s, dflt ? "aggressive" : "conservative");
+    return dflt;
+}
+
+/* ------------------------------------------------------------------ */
+/* Calls                                                                */
+/* ------------------------------------------------------------------ */
+
+static bool is_reduction(hc_coll_t coll)
+{
+    return HC_ALLREDUCE == coll || HC_REDUCE == coll || HC_REDUCE_SCATTER == coll
+           || HC_REDUCE_SCATTER_BLOCK == coll || HC_SCAN == coll || HC_EXSCAN == coll;
+}
+
+static size_t sig_size(ompi_datatype_t *t)
+{
+    size_t s = 0;
+    if (NULL != t) {
+        ompi_datatype_type_size(t, &s);
+    }
+    return s;
+}
+
+void mca_coll_hiercoll_call_init(hc_call_t *c, ompi_communicator_t *comm,
+                                 mca_coll_base_module_t *module)
+{
+    c->comm = comm;
+    c->module = (mca_coll_hiercoll_module_t *) module;
+    c->rank = ompi_comm_rank(comm);
+    c->size = ompi_comm_size(comm);
+    c->in_place = false;
+
+    switch (c->coll) {
+    case HC_GATHER:
+    case HC_GATHERV:
+    case HC_REDUCE:
+        /* MPI_IN_PLACE is the root's sendbuf */
+        c->in_place = (c->rank == c->root && MPI_IN_PLACE == c->sbuf);
+        break;
+    case HC_SCATTER:
+    case HC_SCATTERV:
+        /* ... and the root's recvbuf */
+        c->in_place = (c->rank == c->root && MPI_IN_PLACE == c->rbuf);
+        break;
+    default:
+        c->in_place = (MPI_IN_PLACE == c->sbuf);
+        break;
+    }
+    if (c->in_place && (HC_GATHER == c->coll || HC_GATHERV == c->coll)) {
+        c->stype = c->rtype; /* the root's own block is a receive block */
+        c->scount = HC_GATHER == c->coll ? c->rcount : c->rcounts[c->rank];
+    }
+    if (c->in_place && (HC_SCATTER == c->coll || HC_SCATTERV == c->coll)) {
+        c->rtype = c->stype;
+        c->rcount = HC_SCATTER == c->coll ? c->scount : c->scounts[c->rank];
+    }
+    if (c->in_place && (HC_ALLGATHER == c->coll || HC_ALLGATHERV == c->coll
+                        || HC_ALLTOALL == c->coll || HC_ALLTOALLV == c->coll)) {
+        c->stype = c->rtype;
+    }
+    c->ssize = sig_size(c->stype);
+    c->rsize = sig_size(c->rtype);
+
+    c->red_type = NULL;
+    c->red_count = 0;
+    c->red_factor = 1;
+    if (is_reduction(c->coll)) {
+        /* reductions carry one datatype, stored as rtype */
+        ompi_datatype_t *t = c->rtype;
+        /* A predefined op applied to a contiguous derived datatype made of
+         * one predefined type is the op over that type's elements. */
+        if (ompi_op_is_intrinsic(c->op) && !ompi_datatype_is_predefined(t)) {
+            ompi_datatype_t *base = ompi_datatype_get_single_predefined_type_from_args(t);
+            size_t bsize = sig_size(base);
+            ptrdiff_t lb, ext;
+            ompi_datatype_get_extent(t, &lb, &ext);
+            if (NULL != base && bsize > 0 && 0 == lb && (size_t) ext == c->rsize
+                && ompi_datatype_is_contiguous_memory_layout(t, 2)) {
+                c->red_factor = (int) (c->rsize / bsize);
+                t = base;
+            }
+        }
+        c->red_type = t;
+        c->red_count = (int64_t) c->rcount * c->red_factor;
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Selection                                                            */
+/* ------------------------------------------------------------------ */
+
+static bool fits(const hc_algo_t *a, const hc_call_t *c)
+{
+    if (NULL == a->plan && HC_BLOCKING != c->mode) {
+        return false; /* direct algorithms are blocking only */
+    }
+    return NULL == a->usable || a->usable(c);
+}
+
+/* What hiercoll runs when it must (no fallback): the first algorithm of
+ * the collective that fits, normally its linear plan. */
+static const hc_algo_t *last_resort(const hc_call_t *c)
+{
+    for (const hc_algo_t *a = mca_coll_hiercoll_colls[c->coll].algos; a->name; ++a) {
+        if (NULL != a->plan && (NULL == a->usable || a->usable(c))) {
+            return a;
+        }
+    }
+    return NULL;
+}
+
+const hc_algo_t *mca_coll_hiercoll_select(const hc_call_t *c)
+{
+    const hc_coll_desc_t *d = &mca_coll_hiercoll_colls[c->coll];
+    int choice = c->module->choice[c->coll];
+    bool can_fall_back = mca_coll_hiercoll_has_fallback(c->module, c->coll, c->mode);
+    const hc_algo_t *a = NULL;
+
+    if (HC_ALGO_FALLBACK == choice && can_fall_back) {
+        return NULL;
+    }
+    if (choice >= 0 && fits(&d->algos[choice], c)) {
+        return &d->algos[choice];
+    }
+    if (HC_ALGO_AUTO == choice || choice >= 0) {
+        a = d->auto_pick(c);
+        if (NULL != a && !fits(a, c)) {
+            a = NULL;
+        }
+    }
+    if (NULL == a && !can_fall_back) {
+        a = last_resort(c);
+    }
+    return a;
+}
+
+/* ------------------------------------------------------------------ */
+/* Dispatch                                                             */
+/* ------------------------------------------------------------------ */
+
+static const char *mode_name[HC_NMODE] = {"blocking", "nonblocking", "persistent"};
+
+int mca_coll_hiercoll_dispatch(hc_call_t *c, ompi_request_t **request, struct ompi_info_t *info)
+{
+    mca_coll_hiercoll_module_t *m = c->module;
+    const hc_algo_t *a = mca_coll_hiercoll_select(c);
+    int rc;
+
+    if (mca_coll_hiercoll_component.verbose >= 2 && 0 == c->rank) {
+        if (NULL == a) {
+            mca_coll_hiercoll_log(2, "%s: %s%s%s -> %s (%s, np %d)", c->comm->c_name,
+                                  mode_prefix[c->mode], mca_coll_hiercoll_colls[c->coll].name,
+                                  mode_suffix[c->mode], m->prev_name[c->coll][c->mode],
+                                  mode_name[c->mode], c->size);
+        } else {
+            mca_coll_hiercoll_log(2, "%s: %s%s%s = %s (%s, np %d)", c->comm->c_name,
+                                  mode_prefix[c->mode], mca_coll_hiercoll_colls[c->coll].name,
+                                  mode_suffix[c->mode], a->name, mode_name[c->mode], c->size);
+        }
+    }
+    if (NULL == a) {
+        m->stats.fallbacks[c->coll]++;
+        return mca_coll_hiercoll_fallback(c, request, info);
+    }
+    m->stats.calls[c->coll]++;
+    if (NULL != a->run) {
+        return a->run(c);
+    }
+
+    hc_bind_t b;
+    mca_coll_hiercoll_bind(c, &b);
+    if (HC_BLOCKING == c->mode) {
+        rc = a->plan(&m->plan, c);
+        if (OMPI_SUCCESS != rc) {
+            return rc;
+        }
+        return mca_coll_hiercoll_exec_blocking(m, c->comm, &m->plan, &b);
+    }
+    hcp_plan_t plan;
+    hcp_init(&plan);
+    rc = a->plan(&plan, c);
+    if (OMPI_SUCCESS == rc) {
+        rc = mca_coll_hiercoll_exec_request(m, c->comm, &plan, &b, HC_PERSISTENT == c->mode,
+                                            request);
+    }
+    hcp_fini(&plan);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* Fallback: the previous layer's function, unchanged arguments         */
+/* ------------------------------------------------------------------ */
+
+int mca_coll_hiercoll_fallback(hc_call_t *c, ompi_request_t **req, struct ompi_info_t *info)
+{
+    mca_coll_base_comm_coll_t *p = &c->module->prev;
+    ompi_communicator_t *comm = c->comm;
+    mca_coll_base_module_t *mod = *slot_module(p, c->coll, c->mode);
+
+#define CALL3(name, ...)                                                            \
+    switch (c->mode) {                                                              \
+    case HC_BLOCKING:                                                               \
+        return p->coll_##name(__VA_ARGS__, comm, mod);                              \
+    case HC_NONBLOCKING:                                                            \
+        return p->coll_i##name(__VA_ARGS__, comm, req, mod);                        \
+    default:                                                                        \
+        return p->coll_##name##_init(__VA_ARGS__, comm, info, req, mod);            \
+    }
+
+    switch (c->coll) {
+    case HC_ALLGATHER:
+        CALL3(allgather, c->sbuf, c->scount, c->stype, c->rbuf, c->rcount, c->rtype);
+    case HC_ALLGATHERV:
+        CALL3(allgatherv, c->sbuf, c->scount, c->stype, c->rbuf, c->rcounts, c->rdispls,
+              c->rtype);
+    case HC_ALLREDUCE:
+        CALL3(allreduce, c->sbuf, c->rbuf, c->rcount, c->rtype, c->op);
+    case HC_ALLTOALL:
+        CALL3(alltoall, c->sbuf, c->scount, c->stype, c->rbuf, c->rcount, c->rtype);
+    case HC_ALLTOALLV:
+        CALL3(alltoallv, c->sbuf, c->scounts, c->sdispls, c->stype, c->rbuf, c->rcounts,
+              c->rdispls, c->rtype);
+    case HC_ALLTOALLW:
+        CALL3(alltoallw, c->sbuf, c->scounts, c->sdispls, c->stypes, c->rbuf, c->rcounts,
+              c->rdispls, c->rtypes);
+    case HC_BARRIER:
+        switch (c->mode) {
+        case HC_BLOCKING:
+            return p->coll_barrier(comm, mod);
+        case HC_NONBLOCKING:
+            return p->coll_ibarrier(comm, req, mod);
+        default:
+            return p->coll_barrier_init(comm, info, req, mod);
+        }
+    case HC_BCAST:
+        CALL3(bcast, c->rbuf, c->rcount, c->rtype, c->root);
+    case HC_EXSCAN:
+        CALL3(exscan, c->sbuf, c->rbuf, c->rcount, c->rtype, c->op);
+    case HC_GATHER:
+        CALL3(gather, c->sbuf, c->scount, c->stype, c->rbuf, c->rcount, c->rtype, c->root);
+    case HC_GATHERV:
+        CALL3(gatherv, c->sbuf, c->scount, c->stype, c->rbuf, c->rcounts, c->rdispls,
+              c->rtype, c->root);
+    case HC_REDUCE:
+        CALL3(reduce, c->sbuf, c->rbuf, c->rcount, c->rtype, c->op, c->root);
+    case HC_REDUCE_SCATTER_BLOCK:
+        CALL3(reduce_scatter_block, c->sbuf, c->rbuf, c->rcount, c->rtype, c->op);
+    case HC_REDUCE_SCATTER:
+        CALL3(reduce_scatter, c->sbuf, c->rbuf, c->rcounts, c->rtype, c->op);
+    case HC_SCAN:
+        CALL3(scan, c->sbuf, c->rbuf, c->rcount, c->rtype, c->op);
+    case HC_SCATTER:
+        CALL3(scatter, c->sbuf, c->scount, c->stype, c->rbuf, c->rcount, c->rtype, c->root);
+    case HC_SCATTERV:
+        CALL3(scatterv, c->sbuf, c->scounts, c->sdispls, c->stype, c->rbuf, c->rcount,
+              c->rtype, c->root);
+    default:
+        return OMPI_ERR_NOT_SUPPORTED;
+    }
+#undef CALL3
+}
+
+/* ------------------------------------------------------------------ */
+/* Verbose: one line per communicator                                   */
+/* ------------------------------------------------------------------ */
+
+void mca_coll_hiercoll_describe(mca_coll_hiercoll_module_t *m)
+{
+    char line[8192];
+    size_t len = 0;
+    len += snprintf(line + len, sizeof(line) - len,
+                    "%s (cid %d, np %d) [=alg: hiercoll runs alg, ->comp: passed to comp; "
+                    "blocking|nonblocking|persistent]:",
+                    m->comm->c_name, (int) m->comm->c_contextid, ompi_comm_size(m->comm));
+    for (int k = 0; k < HC_NCOLL && len < sizeof(line) - 512; ++k) {
+        const hc_coll_desc_t *d = &mca_coll_hiercoll_colls[k];
+        char what[HC_NMODE][160];
+        for (int md = 0; md < HC_NMODE; ++md) {
+            const char *fb = m->prev_name[k][md];
+            int choice = m->choice[k];
+            if (HC_ALGO_FALLBACK == choice && NULL != fb) {
+                snprintf(what[md], sizeof(what[md]), "->%s", fb);
+            } else if (choice >= 0 && (NULL != d->algos[choice].plan || HC_BLOCKING == md)) {
+                snprintf(what[md], sizeof(what[md]), "=%s", d->algos[choice].name);
+            } else {
+                d->describe(m, (hc_coll_t) k, (hc_mode_t) md, what[md], sizeof(what[md]));
+            }
+        }
+        if (0 == strcmp(what[0], what[1]) && 0 == strcmp(what[1], what[2])) {
+            len += snprintf(line + len, sizeof(line) - len, " %s%s", d->name, what[0]);
+        } else {
+            len += snprintf(line + len, sizeof(line) - len, " %s%s|%s|%s", d->name, what[0],
+                            what[1], what[2]);
+        }
+    }
+    mca_coll_hiercoll_log(1, "%s", line);
+}

@@ -1,0 +1,20 @@
+# -*- shell-script -*-
+#
+# Copyright (c) 2026 The hiercoll authors.
+# $COPYRIGHT$
+#
+# Inside an Open MPI source tree: always buildable (it needs nothing but
+# Open MPI itself).  Out of tree the project's configure.ac does this job.
+#
+# MCA_ompi_coll_hiercoll_CONFIG([action-if-can-compile],
+#                               [action-if-cant-compile])
+AC_DEFUN([MCA_ompi_coll_hiercoll_CONFIG],[
+    AC_CONFIG_FILES([ompi/mca/coll/hiercoll/Makefile])
+    # Open MPI's own tree provides every include path and links the
+    # component into (or against) libmpi itself.
+    HIERCOLL_LIBADD=
+    HIERCOLL_CPPFLAGS=
+    AC_SUBST([HIERCOLL_LIBADD])
+    AC_SUBST([HIERCOLL_CPPFLAGS])
+    $1
+])dnl
