@@ -1,2 +1,256 @@
-#!/bin/sh
-echo "0 passed, 0 failed"
+#!/bin/bash
+#
+# Copyright (c) 2026 The hiercoll authors.
+# $COPYRIGHT$
+#
+# hiercoll's test suite (run by "make check"): the planners' Check tests,
+# then MPI tests under mpirun against the component built in this tree.
+# Every test has a timeout; each test's output is kept in test/logs/.
+# Ends with "N passed, N failed" and exits non-zero on any failure.
+#
+# Options: --top-builddir DIR --mpirun PATH --have-check yes|no
+#          --only REGEX (run the tests whose names match)
+#          --list (print the test names)
+
+set -u
+
+top_builddir=$(pwd)/..
+mpirun=mpirun
+have_check=yes
+only=""
+list=no
+while [ $# -gt 0 ]; do
+    case "$1" in
+    --top-builddir) top_builddir=$2; shift 2 ;;
+    --mpirun) mpirun=$2; shift 2 ;;
+    --have-check) have_check=$2; shift 2 ;;
+    --only) only=$2; shift 2 ;;
+    --list) list=yes; shift ;;
+    *) echo "run-tests.sh: unknown option $1" >&2; exit 2 ;;
+    esac
+done
+[ -n "${HIERCOLL_TESTS:-}" ] && only=$HIERCOLL_TESTS
+
+testdir=$top_builddir/test
+logdir=$testdir/logs
+mkdir -p "$logdir"
+
+# The component as built here, ahead of Open MPI's own directory.
+so=$top_builddir/ompi/mca/coll/hiercoll/.libs/mca_coll_hiercoll.so
+stage=$testdir/_components
+mkdir -p "$stage"
+if [ "$list" = no ]; then
+    if [ ! -f "$so" ]; then
+        echo "run-tests.sh: $so is missing: build first (make)" >&2
+        exit 2
+    fi
+    cp -f "$so" "$stage/"
+fi
+ompi_info=$(dirname "$(command -v "$mpirun" || echo /usr/bin/mpirun)")/ompi_info
+syscomp=$("$ompi_info" --path pkglibdir 2>/dev/null | sed -n 's/.*Pkglibdir: *//p')
+cpath=$stage:$syscomp
+export OMPI_MCA_mca_base_component_path=$cpath
+
+if [ "$(id -u)" = 0 ]; then
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+fi
+# One machine, possibly two cores: shared memory only, yield when idle.
+MPI=("$mpirun" --oversubscribe --mca btl self,vader --mca pml ob1
+     --mca mpi_yield_when_idle 1 --mca rmaps_base_oversubscribe 1)
+
+passed=0
+failed=0
+failed_names=""
+EXPECT=()       # regexes that must appear in the output
+EXPECT_ONCE=()  # regexes that must appear exactly once
+REJECT=()       # regexes that must not appear
+
+selected() {
+    [ -z "$only" ] || [[ "$1" =~ $only ]]
+}
+
+# run NAME TIMEOUT COMMAND...
+run() {
+    local name=$1 t=$2
+    shift 2
+    if ! selected "$name"; then
+        EXPECT=(); EXPECT_ONCE=(); REJECT=()
+        return
+    fi
+    if [ "$list" = yes ]; then
+        echo "$name"
+        EXPECT=(); EXPECT_ONCE=(); REJECT=()
+        return
+    fi
+    local log=$logdir/$name.log
+    local t0=$SECONDS
+    timeout -k 10 "$t" "$@" >"$log" 2>&1
+    local rc=$?
+    local why=""
+    if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+        why="timed out after ${t}s"
+    elif [ $rc -ne 0 ]; then
+        why="exit code $rc"
+    fi
+    local re n
+    for re in "${EXPECT[@]+"${EXPECT[@]}"}"; do
+        grep -qE -- "$re" "$log" || why="${why:+$why; }missing /$re/"
+    done
+    for re in "${EXPECT_ONCE[@]+"${EXPECT_ONCE[@]}"}"; do
+        n=$(grep -cE -- "$re" "$log")
+        [ "$n" = 1 ] || why="${why:+$why; }/$re/ seen $n times, want once"
+    done
+    for re in "${REJECT[@]+"${REJECT[@]}"}"; do
+        grep -qE -- "$re" "$log" && why="${why:+$why; }unexpected /$re/"
+    done
+    EXPECT=(); EXPECT_ONCE=(); REJECT=()
+    if [ -z "$why" ]; then
+        passed=$((passed + 1))
+        printf 'PASS: %-40s %4ds\n' "$name" $((SECONDS - t0))
+    else
+        failed=$((failed + 1))
+        failed_names="$failed_names $name"
+        printf 'FAIL: %-40s %4ds  %s\n' "$name" $((SECONDS - t0)) "$why"
+        echo "----- last lines of $log"
+        tail -n 25 "$log" | sed 's/^/    /'
+        echo "-----"
+    fi
+}
+
+# ---------------------------------------------------------------------------
+# Planners (no MPI)
+# ---------------------------------------------------------------------------
+if [ "$have_check" = yes ]; then
+    for t in "$testdir"/unit/check_*; do
+        [ -x "$t" ] || continue
+        case "$t" in *.c|*.o) continue ;; esac
+        EXPECT=("Checks: [0-9]+, Failures: 0, Errors: 0")
+        run "unit-$(basename "$t")" 900 "$t"
+    done
+fi
+
+# ---------------------------------------------------------------------------
+# Collectives against serial references
+# ---------------------------------------------------------------------------
+colls=$testdir/mpi/t_colls
+comms=$testdir/mpi/t_comms
+OK='t_colls: np [0-9]+: [0-9]+ checks, 0 failed'
+ALL_COLLS="allgather allgatherv allreduce alltoall alltoallv alltoallw barrier bcast exscan
+           gather gatherv reduce reduce_scatter_block reduce_scatter scan scatter scatterv"
+
+# Every collective forced to a hiercoll algorithm (args: bcast reduce
+# barrier allreduce choices; the others take their first algorithm).
+forced() {
+    local args=() c a
+    for c in $ALL_COLLS; do
+        case $c in
+        bcast) a=$1 ;; reduce) a=$2 ;; barrier) a=$3 ;; allreduce) a=$4 ;;
+        reduce_scatter|reduce_scatter_block) a=basic ;;
+        *) a=linear ;;
+        esac
+        args+=(--mca "coll_hiercoll_${c}_algorithm" "$a")
+    done
+    echo "${args[@]}"
+}
+
+# hiercoll with coll/basic only: hiercoll's own plans serve every
+# nonblocking and persistent call.
+for np in 1 2 3 4 5 6 7 8; do
+    EXPECT=("$OK")
+    run "colls-auto-basic-np$np" 600 "${MPI[@]}" -np $np --mca coll hiercoll,basic "$colls"
+done
+# hiercoll above basic and libnbc: auto choices, the rest falls back.
+for np in 3 6; do
+    EXPECT=("$OK")
+    run "colls-auto-libnbc-np$np" 600 "${MPI[@]}" -np $np --mca coll hiercoll,basic,libnbc "$colls"
+done
+# Every collective run by a hiercoll plan in every mode: the statistics
+# must show that nothing was passed on.
+for np in 2 5 8; do
+    EXPECT=("$OK" "hiercoll: stats comm MPI_COMM_WORLD .*calls [1-9][0-9]* \(passed on 0\)")
+    REJECT=("passed on [1-9]")
+    run "colls-forced-trees-np$np" 600 "${MPI[@]}" -np $np --mca coll hiercoll,basic,libnbc \
+        --mca coll_hiercoll_stats 1 $(forced binomial binomial dissemination recursive_doubling) \
+        "$colls"
+done
+for np in 3 4 7; do
+    EXPECT=("$OK" "hiercoll: stats comm MPI_COMM_WORLD .*calls [1-9][0-9]* \(passed on 0\)")
+    REJECT=("passed on [1-9]")
+    run "colls-forced-linear-np$np" 600 "${MPI[@]}" -np $np --mca coll hiercoll,basic,libnbc \
+        --mca coll_hiercoll_stats 1 $(forced linear linear linear recursive_doubling) "$colls"
+done
+# Everything forced to the fallback: hiercoll only passes calls on.
+fb=()
+for c in $ALL_COLLS; do fb+=(--mca "coll_hiercoll_${c}_algorithm" fallback); done
+EXPECT=("$OK" "hiercoll: stats comm MPI_COMM_WORLD .*calls 0 \(passed on [1-9]")
+REJECT=("calls [1-9][0-9]* \(passed")
+run "colls-fallback-tuned-np4" 600 "${MPI[@]}" -np 4 --mca coll hiercoll,tuned,basic,libnbc,self \
+    --mca coll_hiercoll_stats 1 "${fb[@]}" "$colls" --quick
+
+# ---------------------------------------------------------------------------
+# Communicators
+# ---------------------------------------------------------------------------
+for np in 1 4 7; do
+    EXPECT=("t_comms: np $np: [0-9]+ checks, 0 failed")
+    run "comms-np$np" 300 "${MPI[@]}" -np $np --mca coll hiercoll,basic "$comms" 1000
+done
+EXPECT=("t_comms: np 3: [0-9]+ checks, 0 failed")
+run "comms-libnbc-np3" 300 "${MPI[@]}" -np 3 --mca coll hiercoll,basic,libnbc "$comms" 1000
+
+# ---------------------------------------------------------------------------
+# Parameters: bad values get one clear line and the default, nothing lost
+# ---------------------------------------------------------------------------
+EXPECT=("t_comms: np 3: [0-9]+ checks, 0 failed")
+EXPECT_ONCE=('hiercoll: ERROR: coll_hiercoll_bcast_algorithm="bogus" is not an algorithm of bcast'
+             'hiercoll: ERROR: coll_hiercoll_verbose=7 is out of range'
+             'hiercoll: ERROR: coll_hiercoll_priority=300 is out of range'
+             'hiercoll: ERROR: coll_hiercoll_gatherv_level="silly"'
+             'info key hiercoll_bcast_algorithm="no_such_algorithm"')
+run "params-bad-values" 120 "${MPI[@]}" -np 3 --mca coll hiercoll,basic,libnbc \
+    --mca coll_hiercoll_bcast_algorithm bogus --mca coll_hiercoll_verbose 7 \
+    --mca coll_hiercoll_priority 300 --mca coll_hiercoll_gatherv_level silly "$comms" 20
+
+# priority -1 disables hiercoll: the job runs on the other components
+EXPECT=("t_comms: np 2: [0-9]+ checks, 0 failed")
+REJECT=("hiercoll: stats")
+run "params-disabled" 120 "${MPI[@]}" -np 2 --mca coll hiercoll,tuned,basic,libnbc,self \
+    --mca coll_hiercoll_priority -1 --mca coll_hiercoll_stats 1 "$comms" 20 --no-free-in-flight
+
+# verbose 1: one line per communicator naming every collective's choice
+EXPECT=("t_comms: np 7: [0-9]+ checks, 0 failed"
+        "hiercoll: MPI_COMM_WORLD \(cid 0, np 7\).* allreduce=recursive_doubling .*barrier=dissemination .*bcast=binomial.*reduce=binomial"
+        "allgather->basic\|=linear\|=linear")
+EXPECT_ONCE=("hiercoll: MPI_COMM_WORLD \(cid 0, np 7\)")
+run "verbose-1" 120 "${MPI[@]}" -np 7 --mca coll hiercoll,basic --mca coll_hiercoll_verbose 1 \
+    "$comms" 2
+# verbose 2: one line per call
+EXPECT=("t_comms: np 3: [0-9]+ checks, 0 failed"
+        "hiercoll: .*: allreduce = recursive_doubling \(blocking, np 3\)"
+        "ibcast = binomial \(nonblocking, np 3\)"
+        "barrier_init = dissemination \(persistent, np 3\)")
+run "verbose-2" 120 "${MPI[@]}" -np 3 --mca coll hiercoll,basic --mca coll_hiercoll_verbose 2 \
+    "$comms" 1
+
+# A libmpi whose internal structures differ: one warning, hiercoll
+# declines, the collectives still run (on the other components).
+EXPECT=("$OK")
+EXPECT_ONCE=("hiercoll: WARNING: the running Open MPI's ompi_communicator_t is")
+REJECT=("hiercoll: stats")
+run "abi-mismatch-declines" 300 "${MPI[@]}" -np 3 -x HIERCOLL_TEST_ABI_MISMATCH=1 \
+    --mca coll hiercoll,tuned,basic,libnbc,self --mca coll_hiercoll_stats 1 "$colls" --quick
+
+# ompi_info lists the component and every parameter, with descriptions
+EXPECT=('MCA coll: hiercoll \(MCA v2.1.0, API v2.0.0, Component v')
+run "ompi-info-lists-component" 60 "$ompi_info"
+EXPECT=('parameter "coll_hiercoll_priority"' 'parameter "coll_hiercoll_verbose"'
+        'parameter "coll_hiercoll_stats"' 'parameter "coll_hiercoll_allreduce_algorithm"'
+        'parameter "coll_hiercoll_scatterv_algorithm"'
+        'Algorithm of bcast and its nonblocking and persistent forms')
+run "ompi-info-parameters" 60 "$ompi_info" --param coll hiercoll --level 9
+
+# ---------------------------------------------------------------------------
+[ "$list" = yes ] && exit 0
+echo ""
+[ $failed -gt 0 ] && echo "failed:$failed_names (logs in $logdir)"
+echo "$passed passed, $failed failed"
+[ $failed -eq 0 ]

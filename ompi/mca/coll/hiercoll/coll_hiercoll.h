@@ -95,12 +95,8 @@ typedef struct hc_call {
     mca_coll_hiercoll_module_t *module;
     int rank, size;
     bool in_place;      /* MPI_IN_PLACE where this rank's role allows it */
-    size_t ssize, rsize;/* signature bytes of one stype / rtype element */
-    /* reductions: the datatype and count actually reduced, after a
-     * contiguous derived datatype of one predefined type was flattened */
-    ompi_datatype_t *red_type;
-    int64_t red_count;
-    int red_factor;     /* reduced elements per user element */
+    size_t ssize, rsize;/* signature bytes of one stype / rtype element;
+                         * reductions keep their one datatype in rtype */
 } hc_call_t;
 
 /* ------------------------------------------------------------------ */
@@ -134,6 +130,9 @@ typedef struct hc_coll_desc {
 } hc_coll_desc_t;
 
 extern const hc_coll_desc_t mca_coll_hiercoll_colls[HC_NCOLL];
+
+/* 0 for "conservative", 1 for "aggressive", -1 for anything else. */
+int mca_coll_hiercoll_gatherv_level_of(const char *s);
 
 /* Index of an algorithm name for a collective, or HC_ALGO_AUTO /
  * HC_ALGO_FALLBACK for "auto" / "fallback", or -3 when unknown. */

@@ -19,7 +19,7 @@
 static void describe_fallback(const mca_coll_hiercoll_module_t *m, hc_coll_t k, hc_mode_t md,
                               char *buf, size_t len)
 {
-    if (NULL != m->prev_name[k][md]) {
+    if (NULL != m->prev_name[k][md] && ompi_comm_size(m->comm) > 1) {
         snprintf(buf, len, "->%s", m->prev_name[k][md]);
     } else {
         snprintf(buf, len, "=%s", mca_coll_hiercoll_colls[k].algos[0].name);
@@ -36,13 +36,6 @@ static void describe_fallback(const mca_coll_hiercoll_module_t *m, hc_coll_t k, 
         (void) md;                                                                                 \
         snprintf(buf, len, "=%s", text);                                                           \
     }
-
-static size_t red_size(const hc_call_t *c)
-{
-    size_t s = 0;
-    ompi_datatype_type_size(c->red_type, &s);
-    return s;
-}
 
 static bool commutative(const hc_call_t *c)
 {
@@ -96,13 +89,13 @@ static const hc_algo_t *bcast_auto(const hc_call_t *c)
 
 static int reduce_binomial(hcp_plan_t *p, const hc_call_t *c)
 {
-    return PLANNED(hcp_reduce_binomial(p, c->size, c->rank, c->root, c->red_count, red_size(c),
+    return PLANNED(hcp_reduce_binomial(p, c->size, c->rank, c->root, c->rcount, c->rsize,
                                        commutative(c), c->in_place));
 }
 
 static int reduce_linear(hcp_plan_t *p, const hc_call_t *c)
 {
-    return PLANNED(hcp_reduce_linear(p, c->size, c->rank, c->root, c->red_count, red_size(c),
+    return PLANNED(hcp_reduce_linear(p, c->size, c->rank, c->root, c->rcount, c->rsize,
                                      c->in_place));
 }
 
@@ -124,8 +117,8 @@ static const hc_algo_t *reduce_auto(const hc_call_t *c)
 
 static int allreduce_recursive_doubling(hcp_plan_t *p, const hc_call_t *c)
 {
-    return PLANNED(hcp_allreduce_recursive_doubling(p, c->size, c->rank, c->red_count,
-                                                    red_size(c), commutative(c), c->in_place));
+    return PLANNED(hcp_allreduce_recursive_doubling(p, c->size, c->rank, c->rcount,
+                                                    c->rsize, commutative(c), c->in_place));
 }
 
 static const hc_algo_t allreduce_algos[] = {
@@ -297,46 +290,26 @@ static const hc_algo_t alltoallw_algos[] = {
 
 static int scan_linear(hcp_plan_t *p, const hc_call_t *c)
 {
-    return PLANNED(hcp_scan_linear(p, c->size, c->rank, c->red_count, red_size(c), false,
+    return PLANNED(hcp_scan_linear(p, c->size, c->rank, c->rcount, c->rsize, false,
                                    c->in_place));
 }
 
 static int exscan_linear(hcp_plan_t *p, const hc_call_t *c)
 {
-    return PLANNED(hcp_scan_linear(p, c->size, c->rank, c->red_count, red_size(c), true,
+    return PLANNED(hcp_scan_linear(p, c->size, c->rank, c->rcount, c->rsize, true,
                                    c->in_place));
-}
-
-/* Per-rank counts of the user datatype, scaled to reduced elements. */
-static int reduce_scatter_plan(hcp_plan_t *p, const hc_call_t *c, const int *rcounts,
-                               int rcount)
-{
-    int *scaled = NULL;
-    if (NULL != rcounts && 1 != c->red_factor) {
-        scaled = malloc(sizeof(int) * (size_t) c->size);
-        if (NULL == scaled) {
-            return OMPI_ERR_OUT_OF_RESOURCE;
-        }
-        for (int i = 0; i < c->size; ++i) {
-            scaled[i] = rcounts[i] * c->red_factor;
-        }
-        rcounts = scaled;
-    }
-    int rc = hcp_reduce_scatter_basic(p, c->size, c->rank, rcounts,
-                                      (int64_t) rcount * c->red_factor, red_size(c),
-                                      commutative(c), c->in_place);
-    free(scaled);
-    return PLANNED(rc);
 }
 
 static int reduce_scatter_basic(hcp_plan_t *p, const hc_call_t *c)
 {
-    return reduce_scatter_plan(p, c, c->rcounts, 0);
+    return PLANNED(hcp_reduce_scatter_basic(p, c->size, c->rank, c->rcounts, 0, c->rsize,
+                                            commutative(c), c->in_place));
 }
 
 static int reduce_scatter_block_basic(hcp_plan_t *p, const hc_call_t *c)
 {
-    return reduce_scatter_plan(p, c, NULL, c->rcount);
+    return PLANNED(hcp_reduce_scatter_basic(p, c->size, c->rank, NULL, c->rcount, c->rsize,
+                                            commutative(c), c->in_place));
 }
 
 static const hc_algo_t scan_algos[] = {

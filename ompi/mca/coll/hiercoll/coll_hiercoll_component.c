@@ -139,8 +139,6 @@ static void parse_algorithms(void)
     }
 }
 
-int mca_coll_hiercoll_parse_gatherv_level(const char *s, int dflt);
-
 static int hiercoll_register(void)
 {
     mca_coll_hiercoll_component_t *c = &mca_coll_hiercoll_component;
@@ -226,7 +224,13 @@ static int hiercoll_register(void)
     check_range("priority", &c->priority, -1, 100, 40);
     check_range("verbose", &c->verbose, 0, 2, 0);
     parse_algorithms();
-    c->gatherv_level = mca_coll_hiercoll_parse_gatherv_level(c->gatherv_level_param, 0);
+    c->gatherv_level = mca_coll_hiercoll_gatherv_level_of(c->gatherv_level_param);
+    if (c->gatherv_level < 0) {
+        mca_coll_hiercoll_param_error("coll_hiercoll_gatherv_level=\"%s\" is neither \"conservative\" "
+                                      "nor \"aggressive\"; using conservative",
+                                      c->gatherv_level_param);
+        c->gatherv_level = 0;
+    }
     return OMPI_SUCCESS;
 }
 

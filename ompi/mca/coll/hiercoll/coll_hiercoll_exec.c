@@ -47,11 +47,8 @@ void mca_coll_hiercoll_bind(const hc_call_t *c, hc_bind_t *b)
     ompi_datatype_t *byte = &ompi_mpi_byte.dt;
     ompi_datatype_t *st = NULL != c->stype ? c->stype : byte;
     ompi_datatype_t *rt = NULL != c->rtype ? c->rtype : byte;
-    if (NULL != c->red_type) {
-        st = rt = c->red_type;
-    }
-    bool sbuf_unused = c->in_place || MPI_IN_PLACE == c->sbuf;
-    bind_one(b, HCP_SBUF, sbuf_unused ? NULL : c->sbuf, st);
+    /* (an in-place scatter's sendbuf is real: only MPI_IN_PLACE is not) */
+    bind_one(b, HCP_SBUF, MPI_IN_PLACE == c->sbuf ? NULL : c->sbuf, st);
     bind_one(b, HCP_RBUF, MPI_IN_PLACE == c->rbuf ? NULL : c->rbuf, rt);
     if (HC_ALLTOALLW == c->coll) {
         /* per-peer datatypes, byte displacements */

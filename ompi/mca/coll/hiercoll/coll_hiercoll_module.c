@@ -67,9 +67,8 @@ OBJ_CLASS_INSTANCE(mca_coll_hiercoll_module_t, mca_coll_base_module_t, module_co
                    module_destruct);
 
 /* Per-communicator overrides by info keys "hiercoll_<coll>_algorithm" and
- * "hiercoll_gatherv_level". */
-int mca_coll_hiercoll_parse_gatherv_level(const char *s, int dflt);
-
+ * "hiercoll_gatherv_level"; a bad value is reported by the communicator's
+ * rank 0 and ignored. */
 static void read_info(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm)
 {
     opal_info_t *info = comm->super.s_info;
@@ -95,7 +94,16 @@ static void read_info(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm)
     }
     if (OPAL_SUCCESS == opal_info_get(info, "hiercoll_gatherv_level", sizeof(val) - 1, val, &flag)
         && flag) {
-        m->gatherv_level = mca_coll_hiercoll_parse_gatherv_level(val, m->gatherv_level);
+        int level = mca_coll_hiercoll_gatherv_level_of(val);
+        if (level < 0) {
+            if (0 == ompi_comm_rank(comm)) {
+                opal_output(0, "hiercoll: info key hiercoll_gatherv_level=\"%s\" on %s is neither "
+                            "\"conservative\" nor \"aggressive\"; keeping the MCA choice",
+                            val, comm->c_name);
+            }
+        } else {
+            m->gatherv_level = level;
+        }
     }
 }
 

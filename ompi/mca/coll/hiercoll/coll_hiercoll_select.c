@@ -136,7 +136,7 @@ int mca_coll_hiercoll_algo_index(hc_coll_t coll, const char *name)
     return -3;
 }
 
-int mca_coll_hiercoll_parse_gatherv_level(const char *s, int dflt)
+int mca_coll_hiercoll_gatherv_level_of(const char *s)
 {
     if (NULL == s || 0 == strcmp(s, "conservative")) {
         return 0;
@@ -144,10 +144,7 @@ int mca_coll_hiercoll_parse_gatherv_level(const char *s, int dflt)
     if (0 == strcmp(s, "aggressive")) {
         return 1;
     }
-    mca_coll_hiercoll_param_error("gatherv level \"%s\" is neither \"conservative\" nor "
-                                  "\"aggressive\"; using %s",
-                                  s, dflt ? "aggressive" : "conservative");
-    return dflt;
+    return -1;
 }
 
 /* ------------------------------------------------------------------ */
@@ -206,31 +203,11 @@ void mca_coll_hiercoll_call_init(hc_call_t *c, ompi_communicator_t *comm,
                         || HC_ALLTOALL == c->coll || HC_ALLTOALLV == c->coll)) {
         c->stype = c->rtype;
     }
+    if (is_reduction(c->coll)) {
+        c->stype = c->rtype; /* reductions carry one datatype, kept as rtype */
+    }
     c->ssize = sig_size(c->stype);
     c->rsize = sig_size(c->rtype);
-
-    c->red_type = NULL;
-    c->red_count = 0;
-    c->red_factor = 1;
-    if (is_reduction(c->coll)) {
-        /* reductions carry one datatype, stored as rtype */
-        ompi_datatype_t *t = c->rtype;
-        /* A predefined op applied to a contiguous derived datatype made of
-         * one predefined type is the op over that type's elements. */
-        if (ompi_op_is_intrinsic(c->op) && !ompi_datatype_is_predefined(t)) {
-            ompi_datatype_t *base = ompi_datatype_get_single_predefined_type_from_args(t);
-            size_t bsize = sig_size(base);
-            ptrdiff_t lb, ext;
-            ompi_datatype_get_extent(t, &lb, &ext);
-            if (NULL != base && bsize > 0 && 0 == lb && (size_t) ext == c->rsize
-                && ompi_datatype_is_contiguous_memory_layout(t, 2)) {
-                c->red_factor = (int) (c->rsize / bsize);
-                t = base;
-            }
-        }
-        c->red_type = t;
-        c->red_count = (int64_t) c->rcount * c->red_factor;
-    }
 }
 
 /* ------------------------------------------------------------------ */
@@ -266,6 +243,12 @@ const hc_algo_t *mca_coll_hiercoll_select(const hc_call_t *c)
 
     if (HC_ALGO_FALLBACK == choice && can_fall_back) {
         return NULL;
+    }
+    /* One process: every plan is a local copy at most.  (Passing these on
+     * can also crash: Open MPI 4.1.4's linear exscan, coll/basic's, sends
+     * to rank 1 on a one-process communicator.) */
+    if (1 == c->size && choice < 0) {
+        return last_resort(c);
     }
     if (choice >= 0 && fits(&d->algos[choice], c)) {
         return &d->algos[choice];
