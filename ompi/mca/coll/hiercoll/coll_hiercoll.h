@@ -103,6 +103,22 @@ typedef struct hc_call {
 /* Algorithms                                                           */
 /* ------------------------------------------------------------------ */
 
+/* Staged plans: when a plan's later part depends on data its earlier part
+ * receives (e.g. counts broadcast before a tree gatherv), the algorithm
+ * describes stages; the executor builds stage k's plan once stage k-1 has
+ * completed, in every mode (persistent requests start again at stage 0). */
+#define HC_NO_MORE_STAGES 1
+struct hc_bind;
+typedef struct hc_stages {
+    void *ctx;
+    int nstages; /* at most this many stages (one tag is reserved for each) */
+    /* Build stage k's plan (resetting `plan`) and bind what it needs beyond
+     * the user's buffers (*bind arrives with them bound, and may be
+     * rebound).  Returns OMPI_SUCCESS, HC_NO_MORE_STAGES, or an error. */
+    int (*build)(void *ctx, int k, hcp_plan_t *plan, struct hc_bind *bind);
+    void (*release)(void *ctx); /* frees ctx; may be NULL */
+} hc_stages_t;
+
 typedef struct hc_algo {
     const char *name;
     const char *summary;
@@ -115,6 +131,9 @@ typedef struct hc_algo {
      * rank of the communicator (it may only look at arguments that MPI
      * requires to agree). */
     bool (*usable)(const hc_call_t *call);
+    /* Staged algorithms (instead of plan): describe the stages of this
+     * call; the context must copy what it needs from the call. */
+    int (*stages)(const hc_call_t *call, hc_stages_t *out);
 } hc_algo_t;
 
 typedef struct hc_coll_desc {
@@ -248,14 +267,18 @@ void mca_coll_hiercoll_describe(mca_coll_hiercoll_module_t *m);
 /* ------------------------------------------------------------------ */
 
 /* What the plan's buffers are in memory for one call. */
-typedef struct hc_bind {
+typedef struct hc_bind hc_bind_t;
+struct hc_bind {
     char *base[HCP_NBUF];
     ompi_datatype_t *type[HCP_NBUF];
     ptrdiff_t step[HCP_NBUF];          /* bytes per unit of offset */
     size_t size[HCP_NBUF];             /* signature bytes per unit */
     ompi_datatype_t *const *ptypes[2]; /* per-peer types of SBUF, RBUF */
     ompi_op_t *op;
-} hc_bind_t;
+};
+/* Bind one of a plan's buffers to memory of a datatype. */
+void mca_coll_hiercoll_bind_buffer(hc_bind_t *b, int buf, const void *base,
+                                   ompi_datatype_t *type);
 
 /* Bind a call's user buffers (SBUF, RBUF) for its plan. */
 void mca_coll_hiercoll_bind(const hc_call_t *c, hc_bind_t *b);
@@ -268,6 +291,12 @@ int mca_coll_hiercoll_exec_request(mca_coll_hiercoll_module_t *m,
                                    ompi_communicator_t *comm,
                                    hcp_plan_t *plan, const hc_bind_t *b,
                                    bool persistent, ompi_request_t **request);
+/* Run a staged call, blocking or as a request (mode); takes ownership of
+ * the stages' context. */
+int mca_coll_hiercoll_exec_staged(mca_coll_hiercoll_module_t *m,
+                                  ompi_communicator_t *comm,
+                                  const hc_stages_t *stages, const hc_bind_t *b,
+                                  hc_mode_t mode, ompi_request_t **request);
 int mca_coll_hiercoll_progress(void);
 
 /* ------------------------------------------------------------------ */

@@ -29,7 +29,7 @@
 /* Binding buffers                                                      */
 /* ------------------------------------------------------------------ */
 
-static void bind_one(hc_bind_t *b, int buf, const void *base, ompi_datatype_t *type)
+void mca_coll_hiercoll_bind_buffer(hc_bind_t *b, int buf, const void *base, ompi_datatype_t *type)
 {
     ptrdiff_t lb, ext;
     size_t size = 0;
@@ -48,8 +48,8 @@ void mca_coll_hiercoll_bind(const hc_call_t *c, hc_bind_t *b)
     ompi_datatype_t *st = NULL != c->stype ? c->stype : byte;
     ompi_datatype_t *rt = NULL != c->rtype ? c->rtype : byte;
     /* (an in-place scatter's sendbuf is real: only MPI_IN_PLACE is not) */
-    bind_one(b, HCP_SBUF, MPI_IN_PLACE == c->sbuf ? NULL : c->sbuf, st);
-    bind_one(b, HCP_RBUF, MPI_IN_PLACE == c->rbuf ? NULL : c->rbuf, rt);
+    mca_coll_hiercoll_bind_buffer(b, HCP_SBUF, MPI_IN_PLACE == c->sbuf ? NULL : c->sbuf, st);
+    mca_coll_hiercoll_bind_buffer(b, HCP_RBUF, MPI_IN_PLACE == c->rbuf ? NULL : c->rbuf, rt);
     if (HC_ALLTOALLW == c->coll) {
         /* per-peer datatypes, byte displacements */
         b->ptypes[HCP_SBUF] = c->in_place ? NULL : c->stypes;
@@ -103,7 +103,7 @@ static void *alloc_scratch(const hcp_plan_t *p, hc_bind_t *b, bool *ok)
         ompi_datatype_get_extent(t, &lb, &ext);
         ompi_datatype_get_true_extent(t, &tlb[buf], &true_ext);
         size_t span = (size_t) true_ext + (size_t) (p->tmp_units[buf] - 1) * (size_t) ext;
-        bind_one(b, buf, NULL, t);
+        mca_coll_hiercoll_bind_buffer(b, buf, NULL, t);
         off[buf] = total;
         total += (span + 63) & ~(size_t) 63;
     }
@@ -194,8 +194,9 @@ static int local_ops(mca_coll_hiercoll_module_t *m, const hcp_plan_t *p,
 /* Blocking                                                             */
 /* ------------------------------------------------------------------ */
 
-int mca_coll_hiercoll_exec_blocking(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm,
-                                    const hcp_plan_t *p, hc_bind_t *b)
+/* Run a plan to completion with one tag. */
+static int run_blocking(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm,
+                        const hcp_plan_t *p, hc_bind_t *b, int tag)
 {
     bool ok;
     void *scratch = alloc_scratch(p, b, &ok);
@@ -210,7 +211,6 @@ int mca_coll_hiercoll_exec_blocking(mca_coll_hiercoll_module_t *m, ompi_communic
             return OMPI_ERR_OUT_OF_RESOURCE;
         }
     }
-    int tag = ompi_coll_base_nbc_reserve_tags(comm, 1);
     int rc = OMPI_SUCCESS;
     for (int r = 0; r < p->nrounds && OMPI_SUCCESS == rc; ++r) {
         int nreq = 0;
@@ -232,6 +232,12 @@ int mca_coll_hiercoll_exec_blocking(mca_coll_hiercoll_module_t *m, ompi_communic
     return rc;
 }
 
+int mca_coll_hiercoll_exec_blocking(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm,
+                                    const hcp_plan_t *p, hc_bind_t *b)
+{
+    return run_blocking(m, comm, p, b, ompi_coll_base_nbc_reserve_tags(comm, 1));
+}
+
 /* ------------------------------------------------------------------ */
 /* Requests                                                             */
 /* ------------------------------------------------------------------ */
@@ -241,13 +247,19 @@ typedef struct mca_coll_hiercoll_request_t {
     mca_coll_hiercoll_module_t *module;
     ompi_communicator_t *comm;
     hcp_plan_t plan;
-    hc_bind_t bind;
+    hc_bind_t bind;      /* of the current plan */
     void *scratch;
     ompi_request_t **reqs;
+    int reqs_cap;
     int nreqs;
     int round;
     int tag;
     int error;
+    /* staged calls */
+    bool staged;
+    hc_stages_t stages;
+    int stage;
+    hc_bind_t user_bind; /* the user's buffers, every stage starts from them */
 } mca_coll_hiercoll_request_t;
 
 static int request_free(ompi_request_t **ompi_req);
@@ -265,7 +277,10 @@ static void request_construct(mca_coll_hiercoll_request_t *req)
     hcp_init(&req->plan);
     req->scratch = NULL;
     req->reqs = NULL;
+    req->reqs_cap = 0;
     req->nreqs = 0;
+    req->staged = false;
+    memset(&req->stages, 0, sizeof(req->stages));
 }
 
 static OBJ_CLASS_INSTANCE(mca_coll_hiercoll_request_t, ompi_coll_base_nbc_request_t,
@@ -276,6 +291,9 @@ static int request_free(ompi_request_t **ompi_req)
     mca_coll_hiercoll_request_t *req = (mca_coll_hiercoll_request_t *) *ompi_req;
     if (!REQUEST_COMPLETE(&req->super.super)) {
         return MPI_ERR_REQUEST;
+    }
+    if (req->staged && NULL != req->stages.release) {
+        req->stages.release(req->stages.ctx);
     }
     hcp_fini(&req->plan);
     free(req->scratch);
@@ -299,11 +317,46 @@ static int request_cancel(ompi_request_t *req, int complete)
     return MPI_ERR_REQUEST; /* collectives cannot be cancelled */
 }
 
+/* Scratch and request slots for the current plan. */
+static int prepare_plan(mca_coll_hiercoll_request_t *req)
+{
+    bool ok;
+    free(req->scratch);
+    req->scratch = alloc_scratch(&req->plan, &req->bind, &ok);
+    if (!ok) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    if (req->plan.max_comm > req->reqs_cap) {
+        ompi_request_t **r = realloc(req->reqs, sizeof(*r) * (size_t) req->plan.max_comm);
+        if (NULL == r) {
+            return OMPI_ERR_OUT_OF_RESOURCE;
+        }
+        req->reqs = r;
+        req->reqs_cap = req->plan.max_comm;
+    }
+    return OMPI_SUCCESS;
+}
+
+/* Build stage k of a staged request; HC_NO_MORE_STAGES when it is done. */
+static int build_stage(mca_coll_hiercoll_request_t *req, int k)
+{
+    if (k >= req->stages.nstages) {
+        return HC_NO_MORE_STAGES;
+    }
+    req->stage = k;
+    req->bind = req->user_bind;
+    int rc = req->stages.build(req->stages.ctx, k, &req->plan, &req->bind);
+    if (OMPI_SUCCESS != rc) {
+        return rc;
+    }
+    req->round = -1;
+    return prepare_plan(req);
+}
+
 /* Advance a request as far as it goes without waiting.  Returns true once
- * its last round is done. */
+ * its last round (of its last stage) is done. */
 static bool advance(mca_coll_hiercoll_request_t *req)
 {
-    const hcp_plan_t *p = &req->plan;
     for (;;) {
         for (int i = 0; i < req->nreqs; ++i) {
             if (!REQUEST_COMPLETE(req->reqs[i])) {
@@ -318,14 +371,29 @@ static bool advance(mca_coll_hiercoll_request_t *req)
         }
         req->nreqs = 0;
         if (req->round >= 0 && OMPI_SUCCESS == req->error) {
-            req->error = local_ops(req->module, p, &req->bind, req->round);
+            req->error = local_ops(req->module, &req->plan, &req->bind, req->round);
         }
         req->round++;
-        if (req->round >= p->nrounds || OMPI_SUCCESS != req->error) {
+        if (OMPI_SUCCESS != req->error) {
             return true;
         }
-        req->error = post_round(req->module, req->comm, p, &req->bind, req->round, req->tag,
-                                req->reqs, &req->nreqs);
+        if (req->round >= req->plan.nrounds) {
+            if (!req->staged) {
+                return true;
+            }
+            int rc = build_stage(req, req->stage + 1);
+            if (HC_NO_MORE_STAGES == rc) {
+                return true;
+            }
+            if (OMPI_SUCCESS != rc) {
+                req->error = rc;
+                return true;
+            }
+            continue; /* round -1 of the new stage: post its round 0 */
+        }
+        req->error = post_round(req->module, req->comm, &req->plan, &req->bind, req->round,
+                                req->tag - (req->staged ? req->stage : 0), req->reqs,
+                                &req->nreqs);
         if (OMPI_SUCCESS != req->error && 0 == req->nreqs) {
             return true;
         }
@@ -342,17 +410,33 @@ static void complete(mca_coll_hiercoll_request_t *req)
     ompi_request_complete(&req->super.super, true);
 }
 
-/* Begin an execution: fresh tag, round -1 done, post round 0. */
+/* Begin an execution: fresh tag(s), round -1 done, post round 0. */
 static void begin(mca_coll_hiercoll_request_t *req)
 {
     mca_coll_hiercoll_component_t *c = &mca_coll_hiercoll_component;
-    req->tag = ompi_coll_base_nbc_reserve_tags(req->comm, 1);
+    req->tag = ompi_coll_base_nbc_reserve_tags(req->comm, req->staged ? req->stages.nstages : 1);
     req->round = -1;
     req->nreqs = 0;
     req->error = OMPI_SUCCESS;
     req->super.super.req_state = OMPI_REQUEST_ACTIVE;
     req->super.super.req_complete = REQUEST_PENDING;
     req->super.super.req_status.MPI_ERROR = OMPI_SUCCESS;
+    if (req->staged) {
+        int rc = build_stage(req, 0);
+        if (OMPI_SUCCESS != rc) {
+            req->error = HC_NO_MORE_STAGES == rc ? OMPI_SUCCESS : rc;
+            complete(req);
+            return;
+        }
+    } else if (req->super.super.req_persistent && NULL == req->scratch) {
+        bool ok;
+        req->scratch = alloc_scratch(&req->plan, &req->bind, &ok);
+        if (!ok) {
+            req->error = OMPI_ERR_OUT_OF_RESOURCE;
+            complete(req);
+            return;
+        }
+    }
     if (advance(req)) {
         complete(req);
         return;
@@ -413,35 +497,82 @@ static int request_start(size_t count, ompi_request_t **requests)
     return OMPI_SUCCESS;
 }
 
-int mca_coll_hiercoll_exec_request(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm,
-                                   hcp_plan_t *plan, const hc_bind_t *b, bool persistent,
-                                   ompi_request_t **request)
+static mca_coll_hiercoll_request_t *new_request(mca_coll_hiercoll_module_t *m,
+                                                ompi_communicator_t *comm, bool persistent)
 {
     mca_coll_hiercoll_request_t *req = OBJ_NEW(mca_coll_hiercoll_request_t);
     if (NULL == req) {
-        return OMPI_ERR_OUT_OF_RESOURCE;
+        return NULL;
     }
     OMPI_REQUEST_INIT(&req->super.super, persistent);
     req->super.super.req_mpi_object.comm = comm;
-    req->plan = *plan; /* take the plan's memory */
-    hcp_init(plan);
-    req->bind = *b;
-    bool ok;
-    req->scratch = alloc_scratch(&req->plan, &req->bind, &ok);
-    if (req->plan.max_comm > 0) {
-        req->reqs = calloc((size_t) req->plan.max_comm, sizeof(ompi_request_t *));
-    }
-    if (!ok || (req->plan.max_comm > 0 && NULL == req->reqs)) {
-        req->super.super.req_complete = REQUEST_COMPLETED;
-        request_free((ompi_request_t **) &req);
-        return OMPI_ERR_OUT_OF_RESOURCE;
-    }
     OBJ_RETAIN(comm);
     req->comm = comm;
     OBJ_RETAIN(m);
     req->module = m;
+    return req;
+}
+
+int mca_coll_hiercoll_exec_request(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm,
+                                   hcp_plan_t *plan, const hc_bind_t *b, bool persistent,
+                                   ompi_request_t **request)
+{
+    mca_coll_hiercoll_request_t *req = new_request(m, comm, persistent);
+    if (NULL == req) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    req->plan = *plan; /* take the plan's memory */
+    hcp_init(plan);
+    req->bind = *b;
+    int rc = prepare_plan(req);
+    if (OMPI_SUCCESS != rc) {
+        req->super.super.req_complete = REQUEST_COMPLETED;
+        ompi_request_t *r = &req->super.super;
+        request_free(&r);
+        return rc;
+    }
     *request = &req->super.super;
     if (!persistent) {
+        begin(req);
+    }
+    return OMPI_SUCCESS;
+}
+
+int mca_coll_hiercoll_exec_staged(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm,
+                                  const hc_stages_t *stages, const hc_bind_t *b, hc_mode_t mode,
+                                  ompi_request_t **request)
+{
+    if (HC_BLOCKING == mode) {
+        int tag = ompi_coll_base_nbc_reserve_tags(comm, stages->nstages);
+        int rc = OMPI_SUCCESS;
+        for (int k = 0; k < stages->nstages && OMPI_SUCCESS == rc; ++k) {
+            hc_bind_t bk = *b;
+            rc = stages->build(stages->ctx, k, &m->plan, &bk);
+            if (HC_NO_MORE_STAGES == rc) {
+                rc = OMPI_SUCCESS;
+                break;
+            }
+            if (OMPI_SUCCESS == rc) {
+                rc = run_blocking(m, comm, &m->plan, &bk, tag - k);
+            }
+        }
+        if (NULL != stages->release) {
+            stages->release(stages->ctx);
+        }
+        return rc;
+    }
+    mca_coll_hiercoll_request_t *req = new_request(m, comm, HC_PERSISTENT == mode);
+    if (NULL == req) {
+        if (NULL != stages->release) {
+            stages->release(stages->ctx);
+        }
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    req->staged = true;
+    req->stages = *stages;
+    req->user_bind = *b;
+    *request = &req->super.super;
+    if (HC_PERSISTENT != mode) {
         begin(req);
     }
     return OMPI_SUCCESS;

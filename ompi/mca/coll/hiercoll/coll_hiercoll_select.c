@@ -216,7 +216,7 @@ void mca_coll_hiercoll_call_init(hc_call_t *c, ompi_communicator_t *comm,
 
 static bool fits(const hc_algo_t *a, const hc_call_t *c)
 {
-    if (NULL == a->plan && HC_BLOCKING != c->mode) {
+    if (NULL != a->run && HC_BLOCKING != c->mode) {
         return false; /* direct algorithms are blocking only */
     }
     return NULL == a->usable || a->usable(c);
@@ -227,7 +227,7 @@ static bool fits(const hc_algo_t *a, const hc_call_t *c)
 static const hc_algo_t *last_resort(const hc_call_t *c)
 {
     for (const hc_algo_t *a = mca_coll_hiercoll_colls[c->coll].algos; a->name; ++a) {
-        if (NULL != a->plan && (NULL == a->usable || a->usable(c))) {
+        if (NULL == a->run && (NULL == a->usable || a->usable(c))) {
             return a;
         }
     }
@@ -300,6 +300,14 @@ int mca_coll_hiercoll_dispatch(hc_call_t *c, ompi_request_t **request, struct om
 
     hc_bind_t b;
     mca_coll_hiercoll_bind(c, &b);
+    if (NULL != a->stages) {
+        hc_stages_t st;
+        rc = a->stages(c, &st);
+        if (OMPI_SUCCESS != rc) {
+            return rc;
+        }
+        return mca_coll_hiercoll_exec_staged(m, c->comm, &st, &b, c->mode, request);
+    }
     if (HC_BLOCKING == c->mode) {
         rc = a->plan(&m->plan, c);
         if (OMPI_SUCCESS != rc) {
@@ -411,7 +419,7 @@ void mca_coll_hiercoll_describe(mca_coll_hiercoll_module_t *m)
             int choice = m->choice[k];
             if (HC_ALGO_FALLBACK == choice && NULL != fb) {
                 snprintf(what[md], sizeof(what[md]), "->%s", fb);
-            } else if (choice >= 0 && (NULL != d->algos[choice].plan || HC_BLOCKING == md)) {
+            } else if (choice >= 0 && (NULL == d->algos[choice].run || HC_BLOCKING == md)) {
                 snprintf(what[md], sizeof(what[md]), "=%s", d->algos[choice].name);
             } else {
                 d->describe(m, (hc_coll_t) k, (hc_mode_t) md, what[md], sizeof(what[md]));
