@@ -179,6 +179,29 @@ for np in 3 4 7; do
     run "colls-forced-linear-np$np" 600 "${MPI[@]}" -np $np --mca coll hiercoll,basic,libnbc \
         --mca coll_hiercoll_stats 1 $(forced linear linear linear recursive_doubling) "$colls"
 done
+# RHRD forced for allreduce and reduce (t_colls: every mode, count, root,
+# in place, datatype and op; non-commutative ops take the ordered plans).
+# Verbose 2 names the algorithm of each call; nothing may be passed on.
+for np in 1 2 3 4 5 6 7 8 12; do
+    for c in allreduce reduce; do
+        EXPECT=("$OK" "hiercoll: stats comm MPI_COMM_WORLD .*calls [1-9][0-9]* \(passed on 0\)"
+                ": $c = rhrd \(blocking" ": i$c = rhrd \(nonblocking" ": ${c}_init = rhrd \(persistent")
+        REJECT=("passed on [1-9]")
+        run "colls-rhrd-$c-np$np" 600 "${MPI[@]}" -np $np --mca coll hiercoll,basic,libnbc \
+            --mca coll_hiercoll_stats 1 --mca coll_hiercoll_verbose 2 \
+            $(forced binomial rhrd dissemination rhrd) "$colls" --only $c
+    done
+done
+# The classic scheme, for comparison.
+for np in 3 6; do
+    for c in allreduce reduce; do
+        EXPECT=("$OK" ": $c = rabenseifner \(blocking" ": i$c = rabenseifner \(nonblocking")
+        REJECT=("passed on [1-9]")
+        run "colls-rabenseifner-$c-np$np" 600 "${MPI[@]}" -np $np --mca coll hiercoll,basic,libnbc \
+            --mca coll_hiercoll_stats 1 --mca coll_hiercoll_verbose 2 \
+            $(forced binomial rabenseifner dissemination rabenseifner) "$colls" --only $c
+    done
+done
 # Everything forced to the fallback: hiercoll only passes calls on.
 fb=()
 for c in $ALL_COLLS; do fb+=(--mca "coll_hiercoll_${c}_algorithm" fallback); done
@@ -218,7 +241,7 @@ run "params-disabled" 120 "${MPI[@]}" -np 2 --mca coll hiercoll,tuned,basic,libn
 
 # verbose 1: one line per communicator naming every collective's choice
 EXPECT=("t_comms: np 7: [0-9]+ checks, 0 failed"
-        "hiercoll: MPI_COMM_WORLD \(cid 0, np 7\).* allreduce=recursive_doubling .*barrier=dissemination .*bcast=binomial.*reduce=binomial"
+        "hiercoll: MPI_COMM_WORLD \(cid 0, np 7\).* allreduce=recursive_doubling<[0-9]+B,rhrd .*barrier=dissemination .*bcast=binomial.* reduce=binomial<[0-9]+B,rhrd "
         "allgather->basic\|=linear\|=linear")
 EXPECT_ONCE=("hiercoll: MPI_COMM_WORLD \(cid 0, np 7\)")
 run "verbose-1" 120 "${MPI[@]}" -np 7 --mca coll hiercoll,basic --mca coll_hiercoll_verbose 1 \

@@ -725,6 +725,11 @@ static void in_dbl(void *e, int r, long i, int s)
 {
     *(double *) e = tc_val(r, i, s);
 }
+static void in_pair(void *e, int r, long i, int s)
+{
+    ((int *) e)[0] = tc_val(r, 2 * i, s);
+    ((int *) e)[1] = tc_val(r, 2 * i + 1, s);
+}
 static void in_affine(void *e, int r, long i, int s)
 {
     ((unsigned *) e)[0] = 2u * (unsigned) tc_val(r, 2 * i, s) + 1u;
@@ -748,6 +753,11 @@ static void xor_int(const void *a, void *b)
 {
     *(int *) b ^= *(const int *) a;
 }
+static void sum_pair(const void *a, void *b)
+{
+    sum_int(a, b);
+    sum_int((const int *) a + 1, (int *) b + 1);
+}
 /* x -> m x + c: a then b is (ma mb, ca mb + cb) */
 static void affine(const void *a, void *b)
 {
@@ -766,6 +776,14 @@ static void user_xor(void *in, void *inout, int *len, MPI_Datatype *dt)
     }
 }
 
+static void user_pair_sum(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    (void) dt;
+    for (int i = 0; i < *len; ++i) {
+        sum_pair((int *) in + 2 * i, (int *) inout + 2 * i);
+    }
+}
+
 static void user_affine(void *in, void *inout, int *len, MPI_Datatype *dt)
 {
     (void) dt;
@@ -774,27 +792,31 @@ static void user_affine(void *in, void *inout, int *len, MPI_Datatype *dt)
     }
 }
 
-static rop_t rops[5];
+static rop_t rops[6];
 static int nrops;
 
 static void rops_init(void)
 {
-    MPI_Op x, a;
+    MPI_Op x, a, ps;
     MPI_Op_create(user_xor, 1, &x);
     MPI_Op_create(user_affine, 0, &a);
+    MPI_Op_create(user_pair_sum, 1, &ps);
     rops[0] = (rop_t){"int-sum", MPI_SUM, MPI_INT, 4, 1, in_int, sum_int};
     rops[1] = (rop_t){"double-sum", MPI_SUM, MPI_DOUBLE, 8, 1, in_dbl, sum_dbl};
     rops[2] = (rop_t){"int-max", MPI_MAX, MPI_INT, 4, 1, in_int, max_int};
     rops[3] = (rop_t){"int-userxor", x, MPI_INT, 4, 1, in_int, xor_int};
     rops[4] = (rop_t){"pair-affine(derived,noncommutative)", a, T_PAIR.t, 8, 0, in_affine,
                       affine};
-    nrops = 5;
+    rops[5] = (rop_t){"pair-usersum(derived,commutative)", ps, T_PAIR.t, 8, 1, in_pair,
+                      sum_pair};
+    nrops = 6;
 }
 
 static void rops_free(void)
 {
     MPI_Op_free(&rops[3].op);
     MPI_Op_free(&rops[4].op);
+    MPI_Op_free(&rops[5].op);
 }
 
 /* result of ranks lo..hi over element i, in rank order */

@@ -37,6 +37,18 @@ static void describe_fallback(const mca_coll_hiercoll_module_t *m, hc_coll_t k, 
         snprintf(buf, len, "=%s", text);                                                           \
     }
 
+/* auto runs `small` below the component's parameter `min` (bytes), rhrd
+ * from there on (for commutative ops) */
+#define DESCRIBE_RHRD(fn, small, min)                                                              \
+    static void fn(const mca_coll_hiercoll_module_t *m, hc_coll_t k, hc_mode_t md, char *buf,      \
+                   size_t len)                                                                     \
+    {                                                                                              \
+        (void) m;                                                                                  \
+        (void) k;                                                                                  \
+        (void) md;                                                                                 \
+        snprintf(buf, len, "=%s<%zuB,rhrd", small, mca_coll_hiercoll_component.min);              \
+    }
+
 static bool commutative(const hc_call_t *c)
 {
     return ompi_op_is_commute(c->op);
@@ -99,20 +111,53 @@ static int reduce_linear(hcp_plan_t *p, const hc_call_t *c)
                                      c->in_place));
 }
 
+/* RHRD reorders the reduction: commutative ops only (the others keep
+ * their exact order through the trees). */
+static bool rhrd_usable(const hc_call_t *c)
+{
+    return commutative(c);
+}
+
+/* auto: RHRD from `min` bytes of vector on. */
+static bool rhrd_wanted(const hc_call_t *c, size_t min)
+{
+    return commutative(c) && (size_t) c->rcount * c->rsize >= min;
+}
+
+static int reduce_rhrd(hcp_plan_t *p, const hc_call_t *c)
+{
+    return PLANNED(hcp_reduce_rhrd(p, c->size, c->rank, c->root, c->rcount, c->rsize,
+                                   c->in_place));
+}
+
+static int reduce_rabenseifner(hcp_plan_t *p, const hc_call_t *c)
+{
+    return PLANNED(hcp_reduce_rabenseifner(p, c->size, c->rank, c->root, c->rcount, c->rsize,
+                                           c->in_place));
+}
+
 static const hc_algo_t reduce_algos[] = {
     {"linear", "the root receives from every rank and reduces in rank order", reduce_linear,
      NULL, NULL},
     {"binomial", "binomial tree; non-commutative ops reduced in rank order at rank 0",
      reduce_binomial, NULL, NULL},
+    {"rhrd",
+     "recursive halving, then a gather to the root, any process count (patented S0/S1 "
+     "non-power-of-two scheme); commutative ops",
+     reduce_rhrd, NULL, rhrd_usable},
+    {"rabenseifner",
+     "recursive halving and gather after a pairwise pre-step that drops n - 2^k ranks "
+     "(the classic scheme); commutative ops",
+     reduce_rabenseifner, NULL, rhrd_usable},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
-DESCRIBE_FIXED(describe_reduce, "binomial")
+DESCRIBE_RHRD(describe_reduce, "binomial", reduce_rhrd_min)
 
 static const hc_algo_t *reduce_auto(const hc_call_t *c)
 {
-    (void) c;
-    return &reduce_algos[1];
+    return rhrd_wanted(c, mca_coll_hiercoll_component.reduce_rhrd_min) ? &reduce_algos[2]
+                                                                       : &reduce_algos[1];
 }
 
 static int allreduce_recursive_doubling(hcp_plan_t *p, const hc_call_t *c)
@@ -121,19 +166,39 @@ static int allreduce_recursive_doubling(hcp_plan_t *p, const hc_call_t *c)
                                                     c->rsize, commutative(c), c->in_place));
 }
 
+static int allreduce_rhrd(hcp_plan_t *p, const hc_call_t *c)
+{
+    return PLANNED(hcp_allreduce_rhrd(p, c->size, c->rank, c->rcount, c->rsize, c->in_place));
+}
+
+static int allreduce_rabenseifner(hcp_plan_t *p, const hc_call_t *c)
+{
+    return PLANNED(hcp_allreduce_rabenseifner(p, c->size, c->rank, c->rcount, c->rsize,
+                                              c->in_place));
+}
+
 static const hc_algo_t allreduce_algos[] = {
     {"recursive_doubling",
      "recursive doubling, any process count (pairwise pre/post step), exact order",
      allreduce_recursive_doubling, NULL, NULL},
+    {"rhrd",
+     "recursive halving and doubling, any process count (patented S0/S1 non-power-of-two "
+     "scheme); commutative ops",
+     allreduce_rhrd, NULL, rhrd_usable},
+    {"rabenseifner",
+     "recursive halving and doubling after a pairwise pre-step that drops n - 2^k ranks, "
+     "which get the result at the end (the classic scheme, Open MPI tuned's algorithm 6); "
+     "commutative ops",
+     allreduce_rabenseifner, NULL, rhrd_usable},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
-DESCRIBE_FIXED(describe_allreduce, "recursive_doubling")
+DESCRIBE_RHRD(describe_allreduce, "recursive_doubling", allreduce_rhrd_min)
 
 static const hc_algo_t *allreduce_auto(const hc_call_t *c)
 {
-    (void) c;
-    return &allreduce_algos[0];
+    return rhrd_wanted(c, mca_coll_hiercoll_component.allreduce_rhrd_min) ? &allreduce_algos[1]
+                                                                          : &allreduce_algos[0];
 }
 
 /* ------------------------------------------------------------------ */
@@ -345,8 +410,10 @@ static const hc_algo_t *prefer_fallback(const hc_call_t *c)
 const hc_coll_desc_t mca_coll_hiercoll_colls[HC_NCOLL] = {
     [HC_ALLGATHER] = {"allgather", allgather_algos, prefer_fallback, FALLBACK_RULE, describe_fallback},
     [HC_ALLGATHERV] = {"allgatherv", allgatherv_algos, prefer_fallback, FALLBACK_RULE, describe_fallback},
-    [HC_ALLREDUCE] = {"allreduce", allreduce_algos, allreduce_auto, "recursive_doubling",
-                     describe_allreduce},
+    [HC_ALLREDUCE] = {"allreduce", allreduce_algos, allreduce_auto,
+                      "rhrd from coll_hiercoll_allreduce_rhrd_min bytes on for commutative ops, "
+                      "else recursive_doubling",
+                      describe_allreduce},
     [HC_ALLTOALL] = {"alltoall", alltoall_algos, prefer_fallback, FALLBACK_RULE, describe_fallback},
     [HC_ALLTOALLV] = {"alltoallv", alltoallv_algos, prefer_fallback, FALLBACK_RULE, describe_fallback},
     [HC_ALLTOALLW] = {"alltoallw", alltoallw_algos, prefer_fallback, FALLBACK_RULE, describe_fallback},
@@ -358,7 +425,10 @@ const hc_coll_desc_t mca_coll_hiercoll_colls[HC_NCOLL] = {
     [HC_EXSCAN] = {"exscan", exscan_algos, prefer_fallback, FALLBACK_RULE, describe_fallback},
     [HC_GATHER] = {"gather", gather_algos, prefer_fallback, FALLBACK_RULE, describe_fallback},
     [HC_GATHERV] = {"gatherv", gatherv_algos, prefer_fallback, FALLBACK_RULE, describe_fallback},
-    [HC_REDUCE] = {"reduce", reduce_algos, reduce_auto, "binomial", describe_reduce},
+    [HC_REDUCE] = {"reduce", reduce_algos, reduce_auto,
+                   "rhrd from coll_hiercoll_reduce_rhrd_min bytes on for commutative ops, else "
+                   "binomial",
+                   describe_reduce},
     [HC_REDUCE_SCATTER_BLOCK] = {"reduce_scatter_block", reduce_scatter_block_algos,
                                  prefer_fallback, FALLBACK_RULE, describe_fallback},
     [HC_REDUCE_SCATTER] = {"reduce_scatter", reduce_scatter_algos, prefer_fallback, FALLBACK_RULE, describe_fallback},

@@ -223,6 +223,30 @@ int hcp_reduce_scatter_basic(hcp_plan_t *p, int n, int rank,
                              const int *rcounts, int64_t rcount,
                              size_t esize, bool commutative, bool in_place);
 
+/* ------------------------------------------------------------------ */
+/* RHRD: large-vector reduce and allreduce by recursive halving and    */
+/* recursive doubling for any process count (coll_hiercoll_plan_rhrd.c) */
+/* The op must be commutative.  in_place: the input is RBUF (reduce: at */
+/* the root only).  Returns 0, or -1 when memory ran out.               */
+/* ------------------------------------------------------------------ */
+
+/* The patented non-power-of-two scheme (S0/S1 split, no data forwarded
+ * twice).  With N the largest power of two <= n and L the vector, each
+ * rank sends at most (3/2 + (N-2)/N) L for allreduce when n > N. */
+int hcp_allreduce_rhrd(hcp_plan_t *p, int n, int rank, int64_t count, size_t esize,
+                       bool in_place);
+int hcp_reduce_rhrd(hcp_plan_t *p, int n, int rank, int root, int64_t count, size_t esize,
+                    bool in_place);
+/* The classic scheme (Rabenseifner's: r = n - N ranks drop out after a
+ * pairwise pre-step and get the result back), for comparison. */
+int hcp_allreduce_rabenseifner(hcp_plan_t *p, int n, int rank, int64_t count, size_t esize,
+                               bool in_place);
+int hcp_reduce_rabenseifner(hcp_plan_t *p, int n, int rank, int root, int64_t count,
+                            size_t esize, bool in_place);
+/* The role of virtual rank (rank - root) mod n in the patented scheme:
+ * "pair", "receiver", "sender", "X", "Y" or "Z". */
+const char *hcp_rhrd_role(int n, int vrank);
+
 #ifdef __cplusplus
 }
 #endif
