@@ -35,6 +35,12 @@
  *                      e.g. hiercoll_allreduce_algorithm=rhrd
  *   --csv FILE         size,contender,latency_us,ratio rows
  *   --png FILE         a plot of the latencies (gnuplot)
+ *   --traffic K        no timing: make K calls of the collective at --min
+ *                      bytes on the communicator of the LAST contender only
+ *                      (hiercoll's when there is no --against) and print the
+ *                      rank -> host map; contrib/hc_traffic.sh runs this under
+ *                      Open MPI's pml monitoring with K calls and with none,
+ *                      and subtracts, to count exactly what the calls sent.
  */
 #include <math.h>
 #include <mpi.h>
@@ -53,7 +59,7 @@ typedef struct contender {
 
 typedef struct bench {
     const char *coll;
-    int nonblocking, root, trials, iters_fixed;
+    int nonblocking, root, trials, iters_fixed, traffic;
     long min, max;
     int rank, size;
     /* buffers */
@@ -259,10 +265,11 @@ static MPI_Comm contender_comm(const char *pref, char **infos, int ninfo)
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    bench_t b = {.coll = "allreduce", .root = 0, .trials = 7, .min = 8, .max = 1 << 20};
+    bench_t b = {.coll = "allreduce", .root = 0, .trials = 7, .min = 8, .max = 1 << 20,
+                 .traffic = -1};
     MPI_Comm_rank(MPI_COMM_WORLD, &b.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &b.size);
-    const char *against = "tuned", *csv = NULL, *png = NULL;
+    const char *against = NULL, *csv = NULL, *png = NULL;
     char *infos[16];
     int ninfo = 0;
     for (int i = 1; i < argc; ++i) {
@@ -283,6 +290,8 @@ int main(int argc, char **argv)
             b.root = atoi(v), ++i;
         } else if (!strcmp(a, "--nonblocking")) {
             b.nonblocking = 1;
+        } else if (!strcmp(a, "--traffic")) {
+            b.traffic = atoi(v), ++i;
         } else if (!strcmp(a, "--info") && ninfo < 16) {
             infos[ninfo++] = argv[++i];
         } else if (!strcmp(a, "--csv")) {
@@ -296,6 +305,9 @@ int main(int argc, char **argv)
             MPI_Finalize();
             return 2;
         }
+    }
+    if (b.traffic >= 0) {
+        b.max = b.min; /* one size */
     }
     if (!strcmp(b.coll, "barrier")) {
         b.min = b.max = 0;
@@ -313,7 +325,7 @@ int main(int argc, char **argv)
     cs[nc].comm = contender_comm("hiercoll", infos, ninfo);
     ++nc;
     char list[256];
-    snprintf(list, sizeof(list), "%s", against);
+    snprintf(list, sizeof(list), "%s", against ? against : (b.traffic >= 0 ? "" : "tuned"));
     char *save = NULL;
     for (char *t = strtok_r(list, ",", &save); t && nc < MAXC; t = strtok_r(NULL, ",", &save)) {
         const char *comp = !strcmp(t, "linear") ? "basic" : t;
@@ -337,6 +349,45 @@ int main(int argc, char **argv)
         die("out of memory");
     }
 
+    long sizes[64];
+    int ns = 0;
+    for (long s = b.min; s <= b.max && ns < 64; s = s ? s * 2 : 1) {
+        sizes[ns++] = s;
+        if (0 == s && b.max == 0) {
+            break;
+        }
+    }
+
+    if (b.traffic >= 0) {
+        /* K calls on one communicator, nothing else that differs between
+         * K and 0: the rest of the job's traffic cancels in the difference */
+        char host[MPI_MAX_PROCESSOR_NAME] = "", *all = NULL;
+        int len;
+        MPI_Get_processor_name(host, &len);
+        if (0 == b.rank) {
+            all = malloc((size_t) b.size * MPI_MAX_PROCESSOR_NAME);
+        }
+        MPI_Gather(host, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all, MPI_MAX_PROCESSOR_NAME, MPI_CHAR,
+                   0, MPI_COMM_WORLD);
+        if (0 == b.rank) {
+            for (int i = 0; i < b.size; ++i) {
+                printf("# host %d %s\n", i, all + (size_t) i * MPI_MAX_PROCESSOR_NAME);
+            }
+            free(all);
+        }
+        fill(&b, sizes[0]);
+        MPI_Barrier(MPI_COMM_WORLD);
+        for (int i = 0; i < b.traffic; ++i) {
+            call(&b, cs[nc - 1].comm, sizes[0]);
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+        for (int c = 0; c < nc; ++c) {
+            MPI_Comm_free(&cs[c].comm);
+        }
+        MPI_Finalize();
+        return 0;
+    }
+
     if (0 == b.rank) {
         printf("# hc_bench %s%s, np %d, %d trials (median), latency in us (slowest rank's "
                "average); ratio = t(other) / t(hiercoll)\n",
@@ -353,14 +404,6 @@ int main(int argc, char **argv)
         printf("\n");
     }
 
-    long sizes[64];
-    int ns = 0;
-    for (long s = b.min; s <= b.max && ns < 64; s = s ? s * 2 : 1) {
-        sizes[ns++] = s;
-        if (0 == s && b.max == 0) {
-            break;
-        }
-    }
     int all_ok = 1;
     for (int si = 0; si < ns; ++si) {
         long bytes = sizes[si];
