@@ -27,8 +27,9 @@
  *      H0 and N/2 with a partial H1, and no data was forwarded twice.
  *   3. Each half-group of N/2 survivors runs recursive halving on its half,
  *      then recursive doubling (allreduce) or a binomial gather to its
- *      index 0 (reduce: the root, v = 0, is index 0 of the H0 group and
- *      receives H1 from index 0 of the H1 group).
+ *      index 0 (reduce: the root, v = 0, always survives (a receiver, Y
+ *      when r = 1, a pair of S1 when r = 0), is index 0 of the H0 group
+ *      and receives H1 from index 0 of the H1 group: one message).
  *   4. Allreduce: every survivor returns its complete half to the rank it
  *      absorbed (receivers to senders, Y to Z, Z to X) while pairs exchange
  *      halves, using both directions of each link; senders and X pass the
@@ -304,45 +305,46 @@ static void spread(const rh_t *c, const role_t *x)
     }
 }
 
-static void patent(const rh_t *c, const role_t *role, int v, bool all)
+static void patent(const rh_t *c, const role_t *x, int v, bool all)
 {
-    role_t x = *role;
-    group_t gr = {c->nblocks / 2, half_lo(c, x.h), x.h, x.g};
+    group_t gr = {c->nblocks / 2, half_lo(c, x->h), x->h, x->g};
+    int mine0 = gr.block0, mine1 = gr.block0 + gr.size;
 
     /* step 1 (Z gives to Y and takes from X instead of a partner) */
-    if (x.partner >= 0) {
-        pairwise(c, x.h, x.partner, x.partner);
+    if (x->partner >= 0) {
+        pairwise(c, x->h, x->partner, x->partner);
     } else {
-        pairwise(c, x.h, x.feeds, x.absorbs);
+        pairwise(c, x->h, x->feeds, x->absorbs);
     }
     /* step 2 */
-    if (x.g < 0) {
-        xfer(c, HCP_SEND, x.feeds, c->acc, gr.block0, gr.block0 + gr.size);
+    if (x->g < 0) {
+        xfer(c, HCP_SEND, x->feeds, c->acc, mine0, mine1);
         hcp_end_round(c->p);
-    } else if (x.absorbs >= 0 && x.partner >= 0) {
-        xfer(c, HCP_RECV, x.absorbs, HCP_TMP0, gr.block0, gr.block0 + gr.size);
-        fold(c, HCP_TMP0, gr.block0, gr.block0 + gr.size);
-        hcp_end_round(c->p);
-    }
-    if (x.g < 0) {
         if (all) {
-            spread(c, &x);
+            spread(c, x);
         }
         return;
+    }
+    if (x->absorbs >= 0 && x->partner >= 0) {
+        xfer(c, HCP_RECV, x->absorbs, HCP_TMP0, mine0, mine1);
+        fold(c, HCP_TMP0, mine0, mine1);
+        hcp_end_round(c->p);
     }
     /* step 3 */
     halving(c, &gr, false);
     if (all) {
         doubling(c, &gr);
-        spread(c, &x);
+        spread(c, x);
         return;
     }
     gather(c, &gr);
-    group_t h1 = {gr.size, half_hi(c, 0), 1, 0};
-    if (1 == x.h && 0 == x.g) {
-        xfer(c, HCP_SEND, 0, c->acc, h1.block0, h1.block0 + h1.size);
+    /* the root (v = 0, index 0 of the H0 group) gets H1 from index 0 of
+     * the H1 group */
+    group_t h1 = {gr.size, half_lo(c, 1), 1, 0};
+    if (1 == x->h && 0 == x->g) {
+        xfer(c, HCP_SEND, 0, c->acc, mine0, mine1);
     } else if (0 == v) {
-        xfer(c, HCP_RECV, member(c, &h1, 0), c->acc, h1.block0, h1.block0 + h1.size);
+        xfer(c, HCP_RECV, member(c, &h1, 0), c->acc, half_lo(c, 1), half_hi(c, 1));
     }
 }
 
@@ -398,7 +400,8 @@ static int plan(hcp_plan_t *p, int n, int rank, int root, int64_t count, size_t 
     c.r = n - c.nblocks;
     int v = (rank - root + n) % n;
 
-    /* Scratch: the patent's ranks only ever reduce their own half. */
+    /* The elements a rank reduces, the size of its scratch: its own half
+     * in the patent's scheme, the whole vector in the classic one. */
     role_t x = patent_role(n, v);
     int64_t lo = 0, hi = count;
     if (!is_classic) {
