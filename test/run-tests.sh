@@ -179,29 +179,27 @@ for np in 3 4 7; do
     run "colls-forced-linear-np$np" 600 "${MPI[@]}" -np $np --mca coll hiercoll,basic,libnbc \
         --mca coll_hiercoll_stats 1 $(forced linear linear linear recursive_doubling) "$colls"
 done
-# RHRD forced for allreduce and reduce (t_colls: every mode, count, root,
-# in place, datatype and op; non-commutative ops take the ordered plans).
-# Verbose 2 names the algorithm of each call; nothing may be passed on.
-for np in 1 2 3 4 5 6 7 8 12; do
-    for c in allreduce reduce; do
-        EXPECT=("$OK" "hiercoll: stats comm MPI_COMM_WORLD .*calls [1-9][0-9]* \(passed on 0\)"
-                ": $c = rhrd \(blocking" ": i$c = rhrd \(nonblocking" ": ${c}_init = rhrd \(persistent")
-        REJECT=("passed on [1-9]")
-        run "colls-rhrd-$c-np$np" 600 "${MPI[@]}" -np $np --mca coll hiercoll,basic,libnbc \
-            --mca coll_hiercoll_stats 1 --mca coll_hiercoll_verbose 2 \
-            $(forced binomial rhrd dissemination rhrd) "$colls" --only $c
+# allreduce and reduce forced to one algorithm (args: ALGORITHM NP...):
+# t_colls checks every mode, count, root, in place, datatype and op (the
+# non-commutative ones take the ordered plans); verbose 2 names the
+# algorithm of each call; nothing may be passed on.
+forced_reductions() {
+    local alg=$1 np c
+    shift
+    for np in "$@"; do
+        for c in allreduce reduce; do
+            EXPECT=("$OK" "hiercoll: stats comm MPI_COMM_WORLD .*calls [1-9][0-9]* \(passed on 0\)"
+                    ": $c = $alg \(blocking" ": i$c = $alg \(nonblocking"
+                    ": ${c}_init = $alg \(persistent")
+            REJECT=("passed on [1-9]")
+            run "colls-$alg-$c-np$np" 600 "${MPI[@]}" -np $np --mca coll hiercoll,basic,libnbc \
+                --mca coll_hiercoll_stats 1 --mca coll_hiercoll_verbose 2 \
+                $(forced binomial $alg dissemination $alg) "$colls" --only $c
+        done
     done
-done
-# The classic scheme, for comparison.
-for np in 3 6; do
-    for c in allreduce reduce; do
-        EXPECT=("$OK" ": $c = rabenseifner \(blocking" ": i$c = rabenseifner \(nonblocking")
-        REJECT=("passed on [1-9]")
-        run "colls-rabenseifner-$c-np$np" 600 "${MPI[@]}" -np $np --mca coll hiercoll,basic,libnbc \
-            --mca coll_hiercoll_stats 1 --mca coll_hiercoll_verbose 2 \
-            $(forced binomial rabenseifner dissemination rabenseifner) "$colls" --only $c
-    done
-done
+}
+forced_reductions rhrd 1 2 3 4 5 6 7 8 12
+forced_reductions rabenseifner 3 6   # the classic scheme, for comparison
 # Everything forced to the fallback: hiercoll only passes calls on.
 fb=()
 for c in $ALL_COLLS; do fb+=(--mca "coll_hiercoll_${c}_algorithm" fallback); done

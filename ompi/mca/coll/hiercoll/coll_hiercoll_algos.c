@@ -26,28 +26,24 @@ static void describe_fallback(const mca_coll_hiercoll_module_t *m, hc_coll_t k, 
     }
 }
 
-/* auto is always the named algorithm */
-#define DESCRIBE_FIXED(fn, text)                                                                   \
+/* A describe function whose text is a format of constants and parameters. */
+#define DESCRIBE(fn, ...)                                                                          \
     static void fn(const mca_coll_hiercoll_module_t *m, hc_coll_t k, hc_mode_t md, char *buf,      \
                    size_t len)                                                                     \
     {                                                                                              \
         (void) m;                                                                                  \
         (void) k;                                                                                  \
         (void) md;                                                                                 \
-        snprintf(buf, len, "=%s", text);                                                           \
+        snprintf(buf, len, __VA_ARGS__);                                                           \
     }
+
+/* auto is always the named algorithm */
+#define DESCRIBE_FIXED(fn, text) DESCRIBE(fn, "=%s", text)
 
 /* auto runs `small` below the component's parameter `min` (bytes), rhrd
  * from there on (for commutative ops) */
 #define DESCRIBE_RHRD(fn, small, min)                                                              \
-    static void fn(const mca_coll_hiercoll_module_t *m, hc_coll_t k, hc_mode_t md, char *buf,      \
-                   size_t len)                                                                     \
-    {                                                                                              \
-        (void) m;                                                                                  \
-        (void) k;                                                                                  \
-        (void) md;                                                                                 \
-        snprintf(buf, len, "=%s<%zuB,rhrd", small, mca_coll_hiercoll_component.min);              \
-    }
+    DESCRIBE(fn, "=%s<%zuB,rhrd", small, mca_coll_hiercoll_component.min)
 
 static bool commutative(const hc_call_t *c)
 {
