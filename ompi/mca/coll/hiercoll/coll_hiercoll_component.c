@@ -192,16 +192,19 @@ static int hiercoll_register(void)
              "binomial when there is none",
              OPAL_INFO_LVL_6, &c->bcast_binomial_max);
 
+    /* Defaults: where RHRD overtook the small-message plans in hc_bench at
+     * 4 to 8 processes on shared memory (32-128 KiB for allreduce, 256
+     * KiB-1 MiB for reduce). */
     c->allreduce_rhrd_min = 64 * 1024;
     reg_size("allreduce_rhrd_min",
              "auto allreduce: the smallest vector (bytes) reduced with the RHRD scheme "
-             "(recursive halving and doubling, non-power-of-two S0/S1 split); below it "
-             "recursive doubling",
+             "(recursive halving and doubling, non-power-of-two S0/S1 split) when the op is "
+             "commutative; below it, and for other ops, recursive doubling",
              OPAL_INFO_LVL_6, &c->allreduce_rhrd_min);
-    c->reduce_rhrd_min = 64 * 1024;
+    c->reduce_rhrd_min = 512 * 1024;
     reg_size("reduce_rhrd_min",
-             "auto reduce: the smallest vector (bytes) reduced with the RHRD scheme; below it "
-             "the binomial tree",
+             "auto reduce: the smallest vector (bytes) reduced with the RHRD scheme when the "
+             "op is commutative; below it, and for other ops, the binomial tree",
              OPAL_INFO_LVL_6, &c->reduce_rhrd_min);
 
     c->gatherv_level_param = "conservative";
