@@ -128,7 +128,7 @@ static void summary(int n, double L, const sim_model_t *model, bool all, const s
     printf("%7d %6d %5d", n, hcp_pof2_floor(n), n - hcp_pof2_floor(n));
     for (int k = 0; k < 2; ++k) {
         sim_summary_t m = sim_summarize(s[k]);
-        formula_t x = formula(n, all, 1 == k);
+        formula_t x = L > 0 ? formula(n, all, 1 == k) : (formula_t){0, 0, 0, 0};
         printf(" | %6d %5d %5.0f %12lld %12.0f %12lld %9.1f %9.1f", m.max_rounds, depth[k],
                x.alphas, (long long) m.max_bytes_sent, x.max_sent * L,
                (long long) m.max_bytes_reduced, m.t_end * 1e6, formula_time(&x, L, model) * 1e6);
