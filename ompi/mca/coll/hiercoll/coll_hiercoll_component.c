@@ -219,8 +219,9 @@ static int hiercoll_register(void)
             "auto gatherv/scatterv: the smallest communicator (processes) on which hiercoll "
             "runs its binomial tree with message chains; smaller ones go to the previous "
             "component (its linear algorithm), or to hiercoll's linear one when there is none. "
-            "The default is where the cost model (hc_cost gatherv) has the conservative level "
-            "overtake linear for small blocks; the aggressive level overtakes it from about 32",
+            "The default is a little past where the cost model (hc_cost gatherv) has the "
+            "conservative level overtake linear for small blocks (about 80); the aggressive "
+            "level overtakes it from about 32",
             OPAL_INFO_LVL_6, &c->gatherv_tree_min);
 
     c->decomp_criterion = "node";

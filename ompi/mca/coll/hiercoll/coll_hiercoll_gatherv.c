@@ -15,10 +15,12 @@
  *                 takes its src_list from its own arguments, one plan;
  *   conservative  (standard conforming, the default) two stages: the
  *                 root sends down the tree a header (the signature size of
- *                 its datatype) and to every child the records (count,
- *                 displacement) of that child's subtree, which passes on
- *                 its children's parts (hcp_vtree_meta); stage 1 is the
- *                 tree built from them.
+ *                 its datatype) and to every inner child the records
+ *                 (count, displacement) of that child's subtree, which
+ *                 passes on its inner children's parts (hcp_vtree_meta);
+ *                 stage 1 is the tree built from them.  A leaf only sends
+ *                 or receives its own block, which its own arguments give:
+ *                 it has nothing to wait for and starts the tree at once.
  */
 #include "ompi_config.h"
 
@@ -130,10 +132,16 @@ int mca_coll_hiercoll_vtree_stages(const hc_call_t *c, hc_stages_t *out)
     }
     x->call = *c;
     x->meta = meta;
-    if (c->rank == c->root) { /* once, also for every start of a persistent request */
+    /* once, also for every start of a persistent request */
+    if (c->rank == c->root) {
         meta[HDR_USIZE] = (int32_t) root_usize(c);
         hcp_vtree_src_list(c->size, c->root, 0, root_counts(c), root_displs(c),
                            (hcp_vblock_t *) (meta + HDR_INTS));
+    } else if (1 == sub) { /* a leaf: its own block, in its own elements */
+        hcp_vblock_t *own = (hcp_vblock_t *) (meta + HDR_INTS);
+        meta[HDR_USIZE] = (int32_t) (is_scatter(c) ? c->rsize : c->ssize);
+        own->count = is_scatter(c) ? c->rcount : c->scount;
+        own->displ = 0;
     }
     *out = (hc_stages_t){.ctx = x, .nstages = 2, .build = build, .release = release};
     return OMPI_SUCCESS;

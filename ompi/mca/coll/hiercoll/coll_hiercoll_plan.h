@@ -287,9 +287,10 @@ int hcp_scatterv_tree(hcp_plan_t *p, int n, int rank, int root,
                       size_t rsize, bool in_place);
 /* Stage 0 of the conservative level: the root's header and src_list
  * sent down the same tree.  RBUF (esize bytes per unit) holds hdr units
- * of header, then rec units per block of the src_list; every rank
+ * of header, then rec units per block of the src_list; every inner node
  * receives the header and its own subtree's records from its parent and
- * passes its children theirs, so no rank holds more than its subtree. */
+ * passes its inner children theirs, so no rank holds more than its
+ * subtree.  Leaves take no part: their src_list is their own block. */
 int hcp_vtree_meta(hcp_plan_t *p, int n, int rank, int root, int64_t hdr,
                    int64_t rec, size_t esize);
 

@@ -408,18 +408,24 @@ int hcp_vtree_meta(hcp_plan_t *p, int n, int rank, int root, int64_t hdr, int64_
 {
     int children[MAX_CHILDREN];
     hcp_reset(p, esize, esize);
-    int v = (rank - root + n) % n;
+    int v = (rank - root + n) % n, sub = hcp_binomial_subtree(n, v);
+    if (1 == sub) { /* a leaf knows its own block: nothing to wait for */
+        return hcp_finish(p);
+    }
     if (0 != v) {
         int parent = (hcp_binomial_parent(v) + root) % n;
         hcp_recv(p, parent, HCP_RBUF, 0, hdr);
-        hcp_recv(p, parent, HCP_RBUF, hdr, rec * hcp_binomial_subtree(n, v));
+        hcp_recv(p, parent, HCP_RBUF, hdr, rec * sub);
         hcp_end_round(p);
     }
     int k = hcp_binomial_children(n, v, children, MAX_CHILDREN);
     for (int i = k - 1; i >= 0; --i) {
         int c = (children[i] + root) % n, d = children[i] - v;
-        hcp_send(p, c, HCP_RBUF, 0, hdr);
-        hcp_send(p, c, HCP_RBUF, hdr + rec * d, rec * hcp_binomial_subtree(n, children[i]));
+        int csub = hcp_binomial_subtree(n, children[i]);
+        if (csub > 1) {
+            hcp_send(p, c, HCP_RBUF, 0, hdr);
+            hcp_send(p, c, HCP_RBUF, hdr + rec * d, rec * csub);
+        }
     }
     return hcp_finish(p);
 }
