@@ -53,6 +53,17 @@ static size_t root_usize(const hc_call_t *c)
     return is_scatter(c) ? c->ssize : c->rsize;
 }
 
+/* This rank's own block: what it sends (gatherv) or receives (scatterv). */
+static int own_count(const hc_call_t *c)
+{
+    return is_scatter(c) ? c->rcount : c->scount;
+}
+
+static size_t own_size(const hc_call_t *c)
+{
+    return is_scatter(c) ? c->rsize : c->ssize;
+}
+
 static int relative(const hc_call_t *c)
 {
     return (c->rank - c->root + c->size) % c->size;
@@ -61,20 +72,19 @@ static int relative(const hc_call_t *c)
 /* The tree for this rank from its src_list. */
 static int tree_plan(hcp_plan_t *p, const hc_call_t *c, const hcp_vblock_t *blk, size_t usize)
 {
-    int rc = is_scatter(c) ? hcp_scatterv_tree(p, c->size, c->rank, c->root, blk, usize,
-                                               c->rcount, c->rsize, c->in_place)
-                           : hcp_gatherv_tree(p, c->size, c->rank, c->root, blk, usize,
-                                              c->scount, c->ssize, c->in_place);
+    int rc = (is_scatter(c) ? hcp_scatterv_tree : hcp_gatherv_tree)(
+        p, c->size, c->rank, c->root, blk, usize, own_count(c), own_size(c), c->in_place);
     return 0 == rc ? OMPI_SUCCESS : OMPI_ERR_OUT_OF_RESOURCE;
 }
 
 int mca_coll_hiercoll_vtree_plan(hcp_plan_t *p, const hc_call_t *c)
 {
-    hcp_vblock_t *blk = malloc(sizeof(*blk) * (size_t) hcp_binomial_subtree(c->size, relative(c)));
+    int v = relative(c);
+    hcp_vblock_t *blk = malloc(sizeof(*blk) * (size_t) hcp_binomial_subtree(c->size, v));
     if (NULL == blk) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    hcp_vtree_src_list(c->size, c->root, relative(c), root_counts(c), root_displs(c), blk);
+    hcp_vtree_src_list(c->size, c->root, v, root_counts(c), root_displs(c), blk);
     int rc = tree_plan(p, c, blk, root_usize(c));
     free(blk);
     return rc;
@@ -139,8 +149,8 @@ int mca_coll_hiercoll_vtree_stages(const hc_call_t *c, hc_stages_t *out)
                            (hcp_vblock_t *) (meta + HDR_INTS));
     } else if (1 == sub) { /* a leaf: its own block, in its own elements */
         hcp_vblock_t *own = (hcp_vblock_t *) (meta + HDR_INTS);
-        meta[HDR_USIZE] = (int32_t) (is_scatter(c) ? c->rsize : c->ssize);
-        own->count = is_scatter(c) ? c->rcount : c->scount;
+        meta[HDR_USIZE] = (int32_t) own_size(c);
+        own->count = own_count(c);
         own->displ = 0;
     }
     *out = (hc_stages_t){.ctx = x, .nstages = 2, .build = build, .release = release};

@@ -20,10 +20,10 @@
  * on the wire.
  *
  * Scatterv is the mirror image on the same tree and chains: the root
- * packs a child's non-continuous chains, sends every chain (continuous
- * ones straight from its send buffer) and packs the next child's while
- * they travel; inner nodes receive their subtree's data and pass each
- * child its part.
+ * packs a child's non-continuous chains, sends every chain of it
+ * (continuous ones straight from its send buffer) and, once they have
+ * gone, packs the next child's, so that packing and sending alternate;
+ * inner nodes receive their subtree's data and pass each child its part.
  */
 #include "coll_hiercoll_plan.h"
 
@@ -262,12 +262,6 @@ static void to_parent(hcp_plan_t *p, vtree_t *t, int kind)
     }
 }
 
-static int finish(hcp_plan_t *p, vtree_t *t)
-{
-    vtree_fini(t);
-    return hcp_finish(p);
-}
-
 /* ------------------------------------------------------------------ */
 /* Gatherv                                                              */
 /* ------------------------------------------------------------------ */
@@ -313,25 +307,6 @@ static void gather_node(hcp_plan_t *p, vtree_t *t, int64_t scount)
     to_parent(p, t, HCP_SEND);
 }
 
-int hcp_gatherv_tree(hcp_plan_t *p, int n, int rank, int root, const hcp_vblock_t *blk,
-                     size_t usize, int64_t scount, size_t ssize, bool in_place)
-{
-    vtree_t t;
-    hcp_reset(p, ssize, usize);
-    if (0 == usize) {
-        return hcp_finish(p); /* nothing to move */
-    }
-    if (0 != vtree_init(&t, n, rank, root, blk, usize)) {
-        return -1;
-    }
-    if (0 == t.v) {
-        gather_root(p, &t, scount, in_place);
-    } else {
-        gather_node(p, &t, scount);
-    }
-    return finish(p, &t);
-}
-
 /* ------------------------------------------------------------------ */
 /* Scatterv                                                             */
 /* ------------------------------------------------------------------ */
@@ -339,8 +314,9 @@ int hcp_gatherv_tree(hcp_plan_t *p, int n, int rank, int root, const hcp_vblock_
 static void scatter_root(hcp_plan_t *p, vtree_t *t, int64_t rcount, bool in_place)
 {
     /* largest subtree first: it has the longest way to go.  A child's
-     * packed chains are packed in the round before they are sent, that is
-     * while the previous child's chains travel. */
+     * chains are packed in the round before the one that sends them, right
+     * after the previous child's chains have gone (one child's worth of
+     * scratch serves them all). */
     for (int i = t->nchildren - 1; i >= 0; --i) {
         int d = t->children[i];
         int nch = chains_of(t, d);
@@ -380,11 +356,16 @@ static void scatter_node(hcp_plan_t *p, vtree_t *t, int64_t rcount)
     }
 }
 
-int hcp_scatterv_tree(hcp_plan_t *p, int n, int rank, int root, const hcp_vblock_t *blk,
-                      size_t usize, int64_t rcount, size_t rsize, bool in_place)
+/* ------------------------------------------------------------------ */
+/* Either tree                                                          */
+/* ------------------------------------------------------------------ */
+
+/* own: this rank's block in its own elements (gatherv: sent, scatterv:
+ * received); the plan has been reset for the collective's element sizes. */
+static int plan_tree(hcp_plan_t *p, int n, int rank, int root, const hcp_vblock_t *blk,
+                     size_t usize, int64_t own, bool in_place, bool scatter)
 {
     vtree_t t;
-    hcp_reset(p, usize, rsize);
     if (0 == usize) {
         return hcp_finish(p); /* nothing to move */
     }
@@ -392,11 +373,26 @@ int hcp_scatterv_tree(hcp_plan_t *p, int n, int rank, int root, const hcp_vblock
         return -1;
     }
     if (0 == t.v) {
-        scatter_root(p, &t, rcount, in_place);
+        (scatter ? scatter_root : gather_root)(p, &t, own, in_place);
     } else {
-        scatter_node(p, &t, rcount);
+        (scatter ? scatter_node : gather_node)(p, &t, own);
     }
-    return finish(p, &t);
+    vtree_fini(&t);
+    return hcp_finish(p);
+}
+
+int hcp_gatherv_tree(hcp_plan_t *p, int n, int rank, int root, const hcp_vblock_t *blk,
+                     size_t usize, int64_t scount, size_t ssize, bool in_place)
+{
+    hcp_reset(p, ssize, usize);
+    return plan_tree(p, n, rank, root, blk, usize, scount, in_place, false);
+}
+
+int hcp_scatterv_tree(hcp_plan_t *p, int n, int rank, int root, const hcp_vblock_t *blk,
+                      size_t usize, int64_t rcount, size_t rsize, bool in_place)
+{
+    hcp_reset(p, usize, rsize);
+    return plan_tree(p, n, rank, root, blk, usize, rcount, in_place, true);
 }
 
 /* ------------------------------------------------------------------ */
