@@ -151,6 +151,7 @@ typedef struct cmd {
 
 static const cmd_t cmds[] = {
     {"basic", "the foundation's plans (bcast, reduce, allreduce, barrier, linear)", cost_basic},
+    {"gatherv", "tree gatherv/scatterv with message chains against linear", hc_cost_gatherv},
     {"rhrd", "allreduce/reduce: the patented non-power-of-two RHRD against the classic",
      hc_cost_rhrd},
     /* capabilities add their subcommands here */

@@ -707,7 +707,7 @@ START_TEST(simulator_catches_bugs)
 }
 END_TEST
 
-int main(void)
+static Suite *suite(void)
 {
     Suite *s = suite_create("plan_basic");
     TCase *tc = tcase_create("planners");
@@ -727,5 +727,14 @@ int main(void)
     tcase_add_test(tc, reduce_scatter);
     tcase_add_test(tc, simulator_catches_bugs);
     suite_add_tcase(s, tc);
-    return unit_run(s);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
