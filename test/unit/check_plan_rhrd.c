@@ -55,16 +55,6 @@ static int64_t rbuf_units(int rank, void *arg)
     return has_result(a, rank) ? a->count : 0;
 }
 
-static int log2i(int x)
-{
-    int k = 0;
-    while (x > 1) {
-        x >>= 1;
-        ++k;
-    }
-    return k;
-}
-
 /* ------------------------------------------------------------------ */
 /* The cost model, from the spec (not from the planner)                 */
 /* ------------------------------------------------------------------ */
@@ -93,7 +83,7 @@ static char spec_role(int n, int v)
  * is what recursive halving plus doubling send within a half-group. */
 static cost_t allreduce_cost(int n, int v, int64_t L, bool classic)
 {
-    int N = hcp_pof2_floor(n), r = n - N, lg = log2i(N / 2);
+    int N = hcp_pof2_floor(n), r = n - N, lg = hcp_ceil_log2(N / 2);
     int64_t D = L - 2 * L / N;
     cost_t c;
     if (classic) {
@@ -132,7 +122,7 @@ static void reduce_cost(int n, int64_t L, bool classic, int64_t *total, int64_t 
     int64_t B = L / N;
     if (classic) {
         /* pairs: two halves and a reduced half */
-        *total = 3 * r * L / 2 + (N - 1) * L + (int64_t) log2i(N) * L / 2;
+        *total = 3 * r * L / 2 + (N - 1) * L + (int64_t) hcp_ceil_log2(N) * L / 2;
         /* index 1 of the group (in S0 when r >= 2) sends half the vector */
         *max_sent = (r >= 2 ? L / 2 : 0) + (N - 1) * B + L / 2;
         if (*max_sent < L) {
@@ -142,7 +132,7 @@ static void reduce_cost(int n, int64_t L, bool classic, int64_t *total, int64_t 
         return;
     }
     int M = N / 2;
-    *total = (N + r) * L / 2 + r * L / 2 + (M - 1) * L + (int64_t) log2i(M) * L / 2 + L / 2;
+    *total = (N + r) * L / 2 + r * L / 2 + (M - 1) * L + (int64_t) hcp_ceil_log2(M) * L / 2 + L / 2;
     *max_sent = L + (M - 1) * B;
     *root_recv = L / 2 + (r > 0 ? L / 2 : 0) + 2 * (M - 1) * B + L / 2;
 }
@@ -150,7 +140,7 @@ static void reduce_cost(int n, int64_t L, bool classic, int64_t *total, int64_t 
 /* Messages on the critical path (latency-only model). */
 static int depth(int n, bool all, bool classic)
 {
-    int N = hcp_pof2_floor(n), lg = log2i(N);
+    int N = hcp_pof2_floor(n), lg = hcp_ceil_log2(N);
     bool odd = n > N;
     if (1 == n) {
         return 0;

@@ -49,13 +49,13 @@
 typedef struct rh {
     hcp_plan_t *p;
     int n, root, r;
-    int nblocks;       /* N */
+    int nblocks; /* N */
     int64_t count;
     bool classic;
-    int in;            /* this rank's input: SBUF, or RBUF in place */
-    int acc;           /* where it reduces: RBUF, or TMP1 when it gets no result */
-    int64_t acc_base;  /* element at acc[0] (TMP1 may hold only a half) */
-    int64_t tmp_base;  /* element at TMP0[0], where contributions arrive */
+    int in;           /* this rank's input: SBUF, or RBUF in place */
+    int acc;          /* where it reduces: RBUF, or TMP1 when it gets no result */
+    int64_t acc_base; /* element at acc[0] (TMP1 may hold only a half) */
+    int64_t tmp_base; /* element at TMP0[0], where contributions arrive */
 } rh_t;
 
 /* What a rank does in the patent's scheme (virtual ranks, -1: nobody). */
