@@ -14,11 +14,66 @@
 
 #define PLANNED(expr) (0 == (expr) ? OMPI_SUCCESS : OMPI_ERR_OUT_OF_RESOURCE)
 
+/* ------------------------------------------------------------------ */
+/* Decomposition (coll_hiercoll_decomp.c): an algorithm of every        */
+/* collective, run directly (blocking calls only)                       */
+/* ------------------------------------------------------------------ */
+
+#define DECOMP(summary)                                                                            \
+    {                                                                                              \
+        "decomp", "decomposition by coll_hiercoll_decomp_criterion: " summary, NULL,              \
+            mca_coll_hiercoll_decomp_run, mca_coll_hiercoll_decomp_usable, NULL                    \
+    }
+
+/* The collectives whose auto decomposes blocking calls on communicators
+ * that split into several parts, some of more than one process. */
+static bool decomp_in_auto(hc_coll_t coll)
+{
+    (void) coll;
+    return true;
+}
+
+static const hc_algo_t *decomp_algo(hc_coll_t coll)
+{
+    for (const hc_algo_t *a = mca_coll_hiercoll_colls[coll].algos; a->name; ++a) {
+        if (mca_coll_hiercoll_decomp_run == a->run) {
+            return a;
+        }
+    }
+    return NULL;
+}
+
+/* auto's first question: decomposition, or NULL to go on */
+static const hc_algo_t *decomp_first(const hc_call_t *c)
+{
+    if (HC_BLOCKING == c->mode && decomp_in_auto(c->coll) && mca_coll_hiercoll_decomp_worthwhile(c)) {
+        return decomp_algo(c->coll);
+    }
+    return NULL;
+}
+
+/* Verbose: "=decomp[criterion]," ahead of what auto does when the
+ * communicator stays whole; returns the characters written. */
+static size_t describe_decomp(const mca_coll_hiercoll_module_t *m, hc_coll_t k, hc_mode_t md,
+                              char *buf, size_t len)
+{
+    char crit[64];
+    if (HC_BLOCKING != md || !decomp_in_auto(k)
+        || NULL == mca_coll_hiercoll_decomp_criterion(m, crit, sizeof(crit))) {
+        return 0;
+    }
+    int w = snprintf(buf, len, "=decomp[%s],", crit);
+    return w > 0 && (size_t) w < len ? (size_t) w : 0;
+}
+
 /* Verbose descriptions of auto: "=alg" runs hiercoll's algorithm, "->comp"
  * passes the call to the previous component. */
 static void describe_fallback(const mca_coll_hiercoll_module_t *m, hc_coll_t k, hc_mode_t md,
                               char *buf, size_t len)
 {
+    size_t pre = describe_decomp(m, k, md, buf, len);
+    buf += pre;
+    len -= pre;
     if (NULL != m->prev_name[k][md] && ompi_comm_size(m->comm) > 1) {
         snprintf(buf, len, "->%s", m->prev_name[k][md]);
     } else {
@@ -31,10 +86,8 @@ static void describe_fallback(const mca_coll_hiercoll_module_t *m, hc_coll_t k, 
     static void fn(const mca_coll_hiercoll_module_t *m, hc_coll_t k, hc_mode_t md, char *buf,      \
                    size_t len)                                                                     \
     {                                                                                              \
-        (void) m;                                                                                  \
-        (void) k;                                                                                  \
-        (void) md;                                                                                 \
-        snprintf(buf, len, "=%s", text);                                                           \
+        size_t pre = describe_decomp(m, k, md, buf, len);                                          \
+        snprintf(buf + pre, len - pre, "=%s", text);                                               \
     }
 
 static bool commutative(const hc_call_t *c)
@@ -59,12 +112,16 @@ static int bcast_linear(hcp_plan_t *p, const hc_call_t *c)
 static const hc_algo_t bcast_algos[] = {
     {"linear", "the root sends to every rank", bcast_linear, NULL, NULL},
     {"binomial", "binomial tree, largest subtree first", bcast_binomial, NULL, NULL},
+    DECOMP("root to the leaders over the bridge, then every part from its leader"),
     {NULL, NULL, NULL, NULL, NULL},
 };
 
 static void describe_bcast(const mca_coll_hiercoll_module_t *m, hc_coll_t k, hc_mode_t md,
                            char *buf, size_t len)
 {
+    size_t pre = describe_decomp(m, k, md, buf, len);
+    buf += pre;
+    len -= pre;
     if (NULL != m->prev_name[k][md]) {
         snprintf(buf, len, "=binomial<=%zuB,->%s", mca_coll_hiercoll_component.bcast_binomial_max,
                  m->prev_name[k][md]);
@@ -75,6 +132,10 @@ static void describe_bcast(const mca_coll_hiercoll_module_t *m, hc_coll_t k, hc_
 
 static const hc_algo_t *bcast_auto(const hc_call_t *c)
 {
+    const hc_algo_t *a = decomp_first(c);
+    if (NULL != a) {
+        return a;
+    }
     size_t bytes = (size_t) c->rcount * c->rsize;
     if (bytes <= mca_coll_hiercoll_component.bcast_binomial_max
         || !mca_coll_hiercoll_has_fallback(c->module, c->coll, c->mode)) {
@@ -104,6 +165,7 @@ static const hc_algo_t reduce_algos[] = {
      NULL, NULL},
     {"binomial", "binomial tree; non-commutative ops reduced in rank order at rank 0",
      reduce_binomial, NULL, NULL},
+    DECOMP("every part to its leader, then the leaders to the root over the bridge"),
     {NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -111,7 +173,10 @@ DESCRIBE_FIXED(describe_reduce, "binomial")
 
 static const hc_algo_t *reduce_auto(const hc_call_t *c)
 {
-    (void) c;
+    const hc_algo_t *a = decomp_first(c);
+    if (NULL != a) {
+        return a;
+    }
     return &reduce_algos[1];
 }
 
@@ -125,6 +190,7 @@ static const hc_algo_t allreduce_algos[] = {
     {"recursive_doubling",
      "recursive doubling, any process count (pairwise pre/post step), exact order",
      allreduce_recursive_doubling, NULL, NULL},
+    DECOMP("part reduce, bridge allreduce, part bcast"),
     {NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -132,7 +198,10 @@ DESCRIBE_FIXED(describe_allreduce, "recursive_doubling")
 
 static const hc_algo_t *allreduce_auto(const hc_call_t *c)
 {
-    (void) c;
+    const hc_algo_t *a = decomp_first(c);
+    if (NULL != a) {
+        return a;
+    }
     return &allreduce_algos[0];
 }
 
@@ -154,6 +223,7 @@ static const hc_algo_t barrier_algos[] = {
     {"linear", "everybody to rank 0, rank 0 to everybody", barrier_linear, NULL, NULL},
     {"dissemination", "ceil(log2 n) rounds of one zero-byte exchange", barrier_dissemination,
      NULL, NULL},
+    DECOMP("part barrier, bridge barrier, part bcast of a token"),
     {NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -161,7 +231,10 @@ DESCRIBE_FIXED(describe_barrier, "dissemination")
 
 static const hc_algo_t *barrier_auto(const hc_call_t *c)
 {
-    (void) c;
+    const hc_algo_t *a = decomp_first(c);
+    if (NULL != a) {
+        return a;
+    }
     return &barrier_algos[1];
 }
 
@@ -199,18 +272,22 @@ static int scatterv_linear(hcp_plan_t *p, const hc_call_t *c)
 
 static const hc_algo_t gather_algos[] = {
     {"linear", "the root receives from every rank", gather_linear, NULL, NULL},
+    DECOMP("every part to its leader, then the leaders to the root over the bridge"),
     {NULL, NULL, NULL, NULL, NULL},
 };
 static const hc_algo_t gatherv_algos[] = {
     {"linear", "the root receives from every rank", gatherv_linear, NULL, NULL},
+    DECOMP("every part to its leader, then the leaders to the root over the bridge"),
     {NULL, NULL, NULL, NULL, NULL},
 };
 static const hc_algo_t scatter_algos[] = {
     {"linear", "the root sends to every rank", scatter_linear, NULL, NULL},
+    DECOMP("root to the leaders over the bridge, then every part from its leader"),
     {NULL, NULL, NULL, NULL, NULL},
 };
 static const hc_algo_t scatterv_algos[] = {
     {"linear", "the root sends to every rank", scatterv_linear, NULL, NULL},
+    DECOMP("root to the leaders over the bridge, then every part from its leader"),
     {NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -265,22 +342,27 @@ static int alltoallw_linear(hcp_plan_t *p, const hc_call_t *c)
 
 static const hc_algo_t allgather_algos[] = {
     {"linear", "every rank sends its block to every other", allgather_linear, NULL, NULL},
+    DECOMP("part gather, bridge allgatherv, part bcast"),
     {NULL, NULL, NULL, NULL, NULL},
 };
 static const hc_algo_t allgatherv_algos[] = {
     {"linear", "every rank sends its block to every other", allgatherv_linear, NULL, NULL},
+    DECOMP("part gather, bridge allgatherv, part bcast"),
     {NULL, NULL, NULL, NULL, NULL},
 };
 static const hc_algo_t alltoall_algos[] = {
     {"linear", "all pairs at once, staggered", alltoall_linear, NULL, NULL},
+    DECOMP("leaders gather what leaves the part, parts exchange inside, leaders alltoallv, leaders scatter"),
     {NULL, NULL, NULL, NULL, NULL},
 };
 static const hc_algo_t alltoallv_algos[] = {
     {"linear", "all pairs at once, staggered", alltoallv_linear, NULL, NULL},
+    DECOMP("leaders gather what leaves the part, parts exchange inside, leaders alltoallv, leaders scatter"),
     {NULL, NULL, NULL, NULL, NULL},
 };
 static const hc_algo_t alltoallw_algos[] = {
     {"linear", "all pairs at once, staggered", alltoallw_linear, NULL, NULL},
+    DECOMP("leaders gather what leaves the part, parts exchange inside, leaders alltoallv, leaders scatter"),
     {NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -314,30 +396,33 @@ static int reduce_scatter_block_basic(hcp_plan_t *p, const hc_call_t *c)
 
 static const hc_algo_t scan_algos[] = {
     {"linear", "a chain in rank order", scan_linear, NULL, NULL},
+    DECOMP("inputs to every leader (part gather, bridge allgatherv), folded in rank order, part scatterv"),
     {NULL, NULL, NULL, NULL, NULL},
 };
 static const hc_algo_t exscan_algos[] = {
     {"linear", "a chain in rank order", exscan_linear, NULL, NULL},
+    DECOMP("inputs to every leader (part gather, bridge allgatherv), folded in rank order, part scatterv"),
     {NULL, NULL, NULL, NULL, NULL},
 };
 static const hc_algo_t reduce_scatter_algos[] = {
     {"basic", "ordered binomial reduce to rank 0, then scatterv", reduce_scatter_basic, NULL,
      NULL},
+    DECOMP("part reduce, bridge reduce_scatter (allreduce when parts interleave), part scatterv"),
     {NULL, NULL, NULL, NULL, NULL},
 };
 static const hc_algo_t reduce_scatter_block_algos[] = {
     {"basic", "ordered binomial reduce to rank 0, then scatter", reduce_scatter_block_basic,
      NULL, NULL},
+    DECOMP("part reduce, bridge reduce_scatter (allreduce when parts interleave), part scatterv"),
     {NULL, NULL, NULL, NULL, NULL},
 };
 
-/* auto for collectives where hiercoll has nothing better than the layer
- * below: fall back (the executor still runs the linear plan when there is
- * no layer below). */
+/* auto for collectives where hiercoll's only better answer is
+ * decomposition: else fall back (the executor still runs the linear plan
+ * when there is no layer below). */
 static const hc_algo_t *prefer_fallback(const hc_call_t *c)
 {
-    (void) c;
-    return NULL;
+    return decomp_first(c);
 }
 
 #define FALLBACK_RULE "the previous component; hiercoll's plan only when there is none"
