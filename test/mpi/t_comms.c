@@ -4,9 +4,9 @@
  *
  * Communicators: 1,000 create/use/free cycles (dup and split, blocking,
  * nonblocking and persistent collectives on each), per-communicator info
- * keys that choose an algorithm or the fallback (and a bad one, which must
- * be reported and ignored), and a communicator freed while a nonblocking
- * collective on it is still in flight.
+ * keys that choose an algorithm, the fallback or a decomposition criterion
+ * (and bad ones, which must be reported and ignored), and a communicator
+ * freed while a nonblocking collective on it is still in flight.
  *
  * Usage: t_comms [cycles] [--no-free-in-flight]
  * (Open MPI 4.1.4's libnbc does not keep a freed communicator alive for its
@@ -70,8 +70,10 @@ int main(int argc, char **argv)
         {"hiercoll_allreduce_algorithm", "fallback"},
         {"hiercoll_barrier_algorithm", "linear"},
         {"hiercoll_bcast_algorithm", "no_such_algorithm"},
+        {"hiercoll_decomp_criterion", "block:2"},
+        {"hiercoll_decomp_criterion", "block:0"},
     };
-    for (int k = 0; k < 4; ++k) {
+    for (int k = 0; k < (int) (sizeof(keys) / sizeof(keys[0])); ++k) {
         tc_at("info %s=%s", keys[k][0], keys[k][1]);
         MPI_Info info;
         MPI_Info_create(&info);

@@ -284,7 +284,7 @@ void mca_coll_hiercoll_decomp_free(mca_coll_hiercoll_module_t *m)
                          mca_coll_hiercoll_colls[k].name, (unsigned long long) d->calls[k]);
             }
         }
-        opal_output(0, "hiercoll: decomp comm %s rank %d/%d: part %d of %d (%d processes%s); "
+        opal_output(0, "hiercoll: decomp comm %s rank %d/%d: part %d of %d (size %d%s); "
                     "decomposed:%s",
                     m->comm->c_name, ompi_comm_rank(m->comm), ompi_comm_size(m->comm), d->p,
                     d->lay.nparts, d->np, NULL != d->bridge ? ", leader" : "", per);
