@@ -1,2 +1,505 @@
+/*
+ * Copyright (c) 2026 The hiercoll authors.
+ * $COPYRIGHT$
+ *
+ * hc_bench: OSU-style latency of one collective, hiercoll against other
+ * coll components, side by side in ONE job.
+ *
+ * Every contender gets its own duplicate of MPI_COMM_WORLD whose info key
+ * "ompi_comm_coll_preference" puts that component on top (hiercoll for the
+ * first, e.g. "tuned" for the second), so they run on the same processes,
+ * the same placement and the same moment.  Sizes are swept; for each size
+ * the contenders are timed in alternating trials (A B C A B C ...) to cancel
+ * drift, each trial runs `iters` calls after a warm-up, and the latency of
+ * a trial is the slowest rank's average per call.  The median trial is
+ * reported with the ratio t(other)/t(hiercoll): above 1, hiercoll is faster.
+ * Before timing, each contender's result is compared byte for byte with
+ * hiercoll's.
+ *
+ *   mpirun -np 8 hc_bench --coll allreduce --against tuned,basic \
+ *          --min 8 --max 1M --csv out.csv --png out.png
+ *
+ * Options:
+ *   --coll NAME        bcast reduce allreduce barrier gather gatherv scatter
+ *                      scatterv allgather allgatherv alltoall alltoallv
+ *                      reduce_scatter reduce_scatter_block scan exscan
+ *   --against LIST     components to compare with (tuned, basic, han, libnbc,
+ *                      ...; "linear" means basic); each gets tuned below it
+ *                      and hiercoll excluded from its communicator
+ *   --min B --max B    bytes per rank (powers of two between; default 8..1M)
+ *   --iters N          calls per trial (default: scaled with the size)
+ *   --trials N         trials per contender and size (default 7)
+ *   --root R           root of rooted collectives (default 0)
+ *   --nonblocking      the i-form followed by MPI_Wait
+ *   --info K=V         an info key for hiercoll's communicator (repeatable),
+ *                      e.g. hiercoll_allreduce_algorithm=rhrd
+ *   --csv FILE         size,contender,latency_us,ratio rows
+ *   --png FILE         a plot of the latencies (gnuplot)
+ *   --traffic K        no timing: make K calls of the collective at --min
+ *                      bytes on the communicator of the LAST contender only
+ *                      (hiercoll's when there is no --against) and print the
+ *                      rank -> host map; contrib/hc_traffic.sh runs this under
+ *                      Open MPI's pml monitoring with K calls and with none,
+ *                      and subtracts, to count exactly what the calls sent.
+ */
+#include <math.h>
 #include <mpi.h>
-int main(int c, char **v){MPI_Init(&c,&v);MPI_Finalize();return 0;}
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAXC 8
+
+typedef struct contender {
+    char name[32];
+    MPI_Comm comm;
+    double lat[64]; /* per size, microseconds */
+    int ok[64];     /* result equal to hiercoll's */
+} contender_t;
+
+typedef struct bench {
+    const char *coll;
+    int nonblocking, root, trials, iters_fixed, traffic;
+    long min, max;
+    int rank, size;
+    /* buffers */
+    char *sbuf, *rbuf, *check;
+    int *counts, *displs;
+    size_t cap;
+} bench_t;
+
+static void die(const char *msg)
+{
+    fprintf(stderr, "hc_bench: %s\n", msg);
+    MPI_Abort(MPI_COMM_WORLD, 2);
+}
+
+static int is_reduction(const char *c)
+{
+    return !strcmp(c, "reduce") || !strcmp(c, "allreduce") || !strcmp(c, "reduce_scatter")
+           || !strcmp(c, "reduce_scatter_block") || !strcmp(c, "scan") || !strcmp(c, "exscan");
+}
+
+/* Elements per rank for `bytes`: doubles for reductions, bytes otherwise. */
+static int elems(const bench_t *b, long bytes)
+{
+    return is_reduction(b->coll) ? (int) (bytes / 8) : (int) bytes;
+}
+
+/* One call of the collective on comm. */
+static void call(bench_t *b, MPI_Comm comm, long bytes)
+{
+    int n = elems(b, bytes), p = b->size;
+    MPI_Request rq = MPI_REQUEST_NULL;
+    MPI_Request *q = b->nonblocking ? &rq : NULL;
+    const char *c = b->coll;
+    char *s = b->sbuf, *r = b->rbuf;
+#define GO(blocking, nonblocking) ((void) (q ? (nonblocking) : (blocking)))
+    if (!strcmp(c, "bcast")) {
+        GO(MPI_Bcast(r, n, MPI_BYTE, b->root, comm), MPI_Ibcast(r, n, MPI_BYTE, b->root, comm, q));
+    } else if (!strcmp(c, "barrier")) {
+        GO(MPI_Barrier(comm), MPI_Ibarrier(comm, q));
+    } else if (!strcmp(c, "reduce")) {
+        GO(MPI_Reduce(s, r, n, MPI_DOUBLE, MPI_SUM, b->root, comm),
+           MPI_Ireduce(s, r, n, MPI_DOUBLE, MPI_SUM, b->root, comm, q));
+    } else if (!strcmp(c, "allreduce")) {
+        GO(MPI_Allreduce(s, r, n, MPI_DOUBLE, MPI_SUM, comm),
+           MPI_Iallreduce(s, r, n, MPI_DOUBLE, MPI_SUM, comm, q));
+    } else if (!strcmp(c, "scan")) {
+        GO(MPI_Scan(s, r, n, MPI_DOUBLE, MPI_SUM, comm),
+           MPI_Iscan(s, r, n, MPI_DOUBLE, MPI_SUM, comm, q));
+    } else if (!strcmp(c, "exscan")) {
+        GO(MPI_Exscan(s, r, n, MPI_DOUBLE, MPI_SUM, comm),
+           MPI_Iexscan(s, r, n, MPI_DOUBLE, MPI_SUM, comm, q));
+    } else if (!strcmp(c, "reduce_scatter_block")) {
+        GO(MPI_Reduce_scatter_block(s, r, n, MPI_DOUBLE, MPI_SUM, comm),
+           MPI_Ireduce_scatter_block(s, r, n, MPI_DOUBLE, MPI_SUM, comm, q));
+    } else if (!strcmp(c, "reduce_scatter")) {
+        for (int i = 0; i < p; ++i) {
+            b->counts[i] = n;
+        }
+        GO(MPI_Reduce_scatter(s, r, b->counts, MPI_DOUBLE, MPI_SUM, comm),
+           MPI_Ireduce_scatter(s, r, b->counts, MPI_DOUBLE, MPI_SUM, comm, q));
+    } else if (!strcmp(c, "gather")) {
+        GO(MPI_Gather(s, n, MPI_BYTE, r, n, MPI_BYTE, b->root, comm),
+           MPI_Igather(s, n, MPI_BYTE, r, n, MPI_BYTE, b->root, comm, q));
+    } else if (!strcmp(c, "scatter")) {
+        GO(MPI_Scatter(s, n, MPI_BYTE, r, n, MPI_BYTE, b->root, comm),
+           MPI_Iscatter(s, n, MPI_BYTE, r, n, MPI_BYTE, b->root, comm, q));
+    } else if (!strcmp(c, "allgather")) {
+        GO(MPI_Allgather(s, n, MPI_BYTE, r, n, MPI_BYTE, comm),
+           MPI_Iallgather(s, n, MPI_BYTE, r, n, MPI_BYTE, comm, q));
+    } else if (!strcmp(c, "alltoall")) {
+        GO(MPI_Alltoall(s, n, MPI_BYTE, r, n, MPI_BYTE, comm),
+           MPI_Ialltoall(s, n, MPI_BYTE, r, n, MPI_BYTE, comm, q));
+    } else if (!strcmp(c, "gatherv") || !strcmp(c, "scatterv") || !strcmp(c, "allgatherv")
+               || !strcmp(c, "alltoallv")) {
+        for (int i = 0; i < p; ++i) {
+            b->counts[i] = n;
+            b->displs[i] = i * n;
+        }
+        if (!strcmp(c, "gatherv")) {
+            GO(MPI_Gatherv(s, n, MPI_BYTE, r, b->counts, b->displs, MPI_BYTE, b->root, comm),
+               MPI_Igatherv(s, n, MPI_BYTE, r, b->counts, b->displs, MPI_BYTE, b->root, comm, q));
+        } else if (!strcmp(c, "scatterv")) {
+            GO(MPI_Scatterv(s, b->counts, b->displs, MPI_BYTE, r, n, MPI_BYTE, b->root, comm),
+               MPI_Iscatterv(s, b->counts, b->displs, MPI_BYTE, r, n, MPI_BYTE, b->root, comm, q));
+        } else if (!strcmp(c, "allgatherv")) {
+            GO(MPI_Allgatherv(s, n, MPI_BYTE, r, b->counts, b->displs, MPI_BYTE, comm),
+               MPI_Iallgatherv(s, n, MPI_BYTE, r, b->counts, b->displs, MPI_BYTE, comm, q));
+        } else {
+            GO(MPI_Alltoallv(s, b->counts, b->displs, MPI_BYTE, r, b->counts, b->displs, MPI_BYTE,
+                             comm),
+               MPI_Ialltoallv(s, b->counts, b->displs, MPI_BYTE, r, b->counts, b->displs,
+                              MPI_BYTE, comm, q));
+        }
+    } else {
+        die("unknown --coll");
+    }
+#undef GO
+    if (q) {
+        MPI_Wait(q, MPI_STATUS_IGNORE);
+    }
+}
+
+/* Bytes of the receive buffer a rank's result occupies. */
+static size_t result_bytes(const bench_t *b, long bytes)
+{
+    const char *c = b->coll;
+    size_t p = (size_t) b->size, n = (size_t) bytes;
+    if (!strcmp(c, "barrier")) {
+        return 0;
+    }
+    if ((!strcmp(c, "gather") || !strcmp(c, "gatherv") || !strcmp(c, "reduce"))
+        && b->rank != b->root) {
+        return 0;
+    }
+    if (!strcmp(c, "gather") || !strcmp(c, "gatherv") || !strcmp(c, "allgather")
+        || !strcmp(c, "allgatherv") || !strcmp(c, "alltoall") || !strcmp(c, "alltoallv")) {
+        return p * n;
+    }
+    if (!strcmp(c, "reduce_scatter") || !strcmp(c, "reduce_scatter_block")) {
+        return n / 8 * 8;
+    }
+    if (!strcmp(c, "exscan") && 0 == b->rank) {
+        return 0;
+    }
+    return is_reduction(c) ? n / 8 * 8 : n;
+}
+
+static void fill(bench_t *b, long bytes)
+{
+    size_t total = (size_t) bytes * (size_t) b->size;
+    double *d = (double *) b->sbuf;
+    if (is_reduction(b->coll)) {
+        for (size_t i = 0; i < total / 8; ++i) {
+            d[i] = (double) ((b->rank * 31 + (int) i) % 97);
+        }
+    } else {
+        for (size_t i = 0; i < total; ++i) {
+            b->sbuf[i] = (char) (b->rank * 13 + (int) i);
+        }
+    }
+    memset(b->rbuf, 0, total);
+    if (!strcmp(b->coll, "bcast") && b->rank == b->root) {
+        memcpy(b->rbuf, b->sbuf, (size_t) bytes);
+    }
+}
+
+static double trial(bench_t *b, MPI_Comm comm, long bytes, int iters)
+{
+    for (int i = 0; i < 2; ++i) {
+        call(b, comm, bytes); /* warm up */
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t = MPI_Wtime();
+    for (int i = 0; i < iters; ++i) {
+        call(b, comm, bytes);
+    }
+    t = (MPI_Wtime() - t) / iters;
+    double tmax;
+    MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return tmax * 1e6;
+}
+
+static int cmp_double(const void *x, const void *y)
+{
+    double a = *(const double *) x, c = *(const double *) y;
+    return a < c ? -1 : a > c;
+}
+
+static long parse_size(const char *s)
+{
+    char *end;
+    double v = strtod(s, &end);
+    switch (*end) {
+    case 'k': case 'K': v *= 1024; break;
+    case 'm': case 'M': v *= 1024 * 1024; break;
+    case 'g': case 'G': v *= 1024.0 * 1024 * 1024; break;
+    default: break;
+    }
+    return (long) v;
+}
+
+static MPI_Comm contender_comm(const char *pref, char **infos, int ninfo)
+{
+    MPI_Info info;
+    MPI_Comm c;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "ompi_comm_coll_preference", pref);
+    for (int i = 0; i < ninfo; ++i) {
+        char kv[512];
+        snprintf(kv, sizeof(kv), "%s", infos[i]);
+        char *eq = strchr(kv, '=');
+        if (NULL == eq) {
+            die("--info wants KEY=VALUE");
+        }
+        *eq = 0;
+        MPI_Info_set(info, kv, eq + 1);
+    }
+    MPI_Comm_dup_with_info(MPI_COMM_WORLD, info, &c);
+    MPI_Info_free(&info);
+    return c;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    bench_t b = {.coll = "allreduce", .root = 0, .trials = 7, .min = 8, .max = 1 << 20,
+                 .traffic = -1};
+    MPI_Comm_rank(MPI_COMM_WORLD, &b.rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &b.size);
+    const char *against = NULL, *csv = NULL, *png = NULL;
+    char *infos[16];
+    int ninfo = 0;
+    for (int i = 1; i < argc; ++i) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : "";
+        if (!strcmp(a, "--coll")) {
+            b.coll = v, ++i;
+        } else if (!strcmp(a, "--against")) {
+            against = v, ++i;
+        } else if (!strcmp(a, "--min")) {
+            b.min = parse_size(v), ++i;
+        } else if (!strcmp(a, "--max")) {
+            b.max = parse_size(v), ++i;
+        } else if (!strcmp(a, "--iters")) {
+            b.iters_fixed = atoi(v), ++i;
+        } else if (!strcmp(a, "--trials")) {
+            b.trials = atoi(v), ++i;
+        } else if (!strcmp(a, "--root")) {
+            b.root = atoi(v), ++i;
+        } else if (!strcmp(a, "--nonblocking")) {
+            b.nonblocking = 1;
+        } else if (!strcmp(a, "--traffic")) {
+            b.traffic = atoi(v), ++i;
+        } else if (!strcmp(a, "--info") && ninfo < 16) {
+            infos[ninfo++] = argv[++i];
+        } else if (!strcmp(a, "--csv")) {
+            csv = v, ++i;
+        } else if (!strcmp(a, "--png")) {
+            png = v, ++i;
+        } else {
+            if (0 == b.rank) {
+                fprintf(stderr, "hc_bench: unknown option %s (see the source's header)\n", a);
+            }
+            MPI_Finalize();
+            return 2;
+        }
+    }
+    if (b.traffic >= 0) {
+        b.max = b.min; /* one size */
+    }
+    if (!strcmp(b.coll, "barrier")) {
+        b.min = b.max = 0;
+    } else if (is_reduction(b.coll) && b.min < 8) {
+        b.min = 8;
+    }
+    if (b.root < 0 || b.root >= b.size) {
+        die("--root out of range");
+    }
+
+    /* contenders: hiercoll first */
+    contender_t *cs = calloc(MAXC, sizeof(contender_t));
+    int nc = 0;
+    snprintf(cs[nc].name, sizeof(cs[nc].name), "hiercoll");
+    cs[nc].comm = contender_comm("hiercoll", infos, ninfo);
+    ++nc;
+    char list[256];
+    snprintf(list, sizeof(list), "%s", against ? against : (b.traffic >= 0 ? "" : "tuned"));
+    char *save = NULL;
+    for (char *t = strtok_r(list, ",", &save); t && nc < MAXC; t = strtok_r(NULL, ",", &save)) {
+        const char *comp = !strcmp(t, "linear") ? "basic" : t;
+        char pref[96];
+        /* that component on top, tuned below it for what it lacks, and no
+         * hiercoll anywhere (it would fill the slots the others leave) */
+        snprintf(pref, sizeof(pref), "%s%s,^hiercoll", comp,
+                 strcmp(comp, "tuned") && strcmp(comp, "basic") ? ",tuned" : "");
+        snprintf(cs[nc].name, sizeof(cs[nc].name), "%s", t);
+        cs[nc].comm = contender_comm(pref, NULL, 0);
+        ++nc;
+    }
+
+    b.cap = (size_t) (b.max > 8 ? b.max : 8) * (size_t) b.size;
+    b.sbuf = malloc(b.cap);
+    b.rbuf = malloc(b.cap);
+    b.check = malloc(b.cap);
+    b.counts = malloc(sizeof(int) * (size_t) b.size);
+    b.displs = malloc(sizeof(int) * (size_t) b.size);
+    if (!b.sbuf || !b.rbuf || !b.check || !b.counts || !b.displs) {
+        die("out of memory");
+    }
+
+    long sizes[64];
+    int ns = 0;
+    for (long s = b.min; s <= b.max && ns < 64; s = s ? s * 2 : 1) {
+        sizes[ns++] = s;
+        if (0 == s && b.max == 0) {
+            break;
+        }
+    }
+
+    if (b.traffic >= 0) {
+        /* K calls on one communicator, nothing else that differs between
+         * K and 0: the rest of the job's traffic cancels in the difference */
+        char host[MPI_MAX_PROCESSOR_NAME] = "", *all = NULL;
+        int len;
+        MPI_Get_processor_name(host, &len);
+        if (0 == b.rank) {
+            all = malloc((size_t) b.size * MPI_MAX_PROCESSOR_NAME);
+        }
+        MPI_Gather(host, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all, MPI_MAX_PROCESSOR_NAME, MPI_CHAR,
+                   0, MPI_COMM_WORLD);
+        if (0 == b.rank) {
+            for (int i = 0; i < b.size; ++i) {
+                printf("# host %d %s\n", i, all + (size_t) i * MPI_MAX_PROCESSOR_NAME);
+            }
+            free(all);
+        }
+        fill(&b, sizes[0]);
+        MPI_Barrier(MPI_COMM_WORLD);
+        for (int i = 0; i < b.traffic; ++i) {
+            call(&b, cs[nc - 1].comm, sizes[0]);
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+        for (int c = 0; c < nc; ++c) {
+            MPI_Comm_free(&cs[c].comm);
+        }
+        MPI_Finalize();
+        return 0;
+    }
+
+    if (0 == b.rank) {
+        printf("# hc_bench %s%s, np %d, %d trials (median), latency in us (slowest rank's "
+               "average); ratio = t(other) / t(hiercoll)\n",
+               b.coll, b.nonblocking ? " (nonblocking)" : "", b.size, b.trials);
+        printf("%10s", "bytes");
+        for (int c = 0; c < nc; ++c) {
+            printf(" %12s", cs[c].name);
+        }
+        for (int c = 1; c < nc; ++c) {
+            char h[48];
+            snprintf(h, sizeof(h), "%s/hc", cs[c].name);
+            printf(" %12s", h);
+        }
+        printf("\n");
+    }
+
+    int all_ok = 1;
+    for (int si = 0; si < ns; ++si) {
+        long bytes = sizes[si];
+        size_t rb = result_bytes(&b, bytes);
+        /* correctness first: every contender's result equals hiercoll's */
+        for (int c = 0; c < nc; ++c) {
+            fill(&b, bytes);
+            call(&b, cs[c].comm, bytes);
+            if (0 == c) {
+                memcpy(b.check, b.rbuf, rb);
+            }
+            int ok = 0 == memcmp(b.check, b.rbuf, rb), all;
+            MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+            cs[c].ok[si] = all;
+            all_ok &= all;
+        }
+        int iters = b.iters_fixed > 0
+                        ? b.iters_fixed
+                        : (int) fmax(5, fmin(1000, 2e7 / (double) ((bytes + 64) * b.size)));
+        double t[MAXC][64];
+        for (int k = 0; k < b.trials; ++k) {
+            for (int c = 0; c < nc; ++c) {
+                t[c][k] = trial(&b, cs[c].comm, bytes, iters);
+            }
+        }
+        for (int c = 0; c < nc; ++c) {
+            qsort(t[c], (size_t) b.trials, sizeof(double), cmp_double);
+            cs[c].lat[si] = t[c][b.trials / 2];
+        }
+        if (0 == b.rank) {
+            printf("%10ld", bytes);
+            for (int c = 0; c < nc; ++c) {
+                printf(" %12.2f", cs[c].lat[si]);
+            }
+            for (int c = 1; c < nc; ++c) {
+                printf(" %11.2fx", cs[c].lat[si] / cs[0].lat[si]);
+            }
+            for (int c = 1; c < nc; ++c) {
+                if (!cs[c].ok[si]) {
+                    printf("  RESULT DIFFERS from %s", cs[c].name);
+                }
+            }
+            printf("\n");
+            fflush(stdout);
+        }
+    }
+
+    if (0 == b.rank && csv) {
+        FILE *f = fopen(csv, "w");
+        if (f) {
+            fprintf(f, "coll,np,bytes,contender,latency_us,ratio_vs_hiercoll,same_result\n");
+            for (int si = 0; si < ns; ++si) {
+                for (int c = 0; c < nc; ++c) {
+                    fprintf(f, "%s%s,%d,%ld,%s,%.3f,%.4f,%d\n", b.coll,
+                            b.nonblocking ? "-nb" : "", b.size, sizes[si], cs[c].name,
+                            cs[c].lat[si], cs[c].lat[si] / cs[0].lat[si], cs[c].ok[si]);
+                }
+            }
+            fclose(f);
+        }
+    }
+    if (0 == b.rank && png && ns > 1) {
+        /* gnuplot reads the data inline */
+        FILE *g = popen("gnuplot", "w");
+        if (NULL == g) {
+            fprintf(stderr, "hc_bench: gnuplot not found, no PNG\n");
+        } else {
+            fprintf(g, "set terminal png size 900,600\nset output '%s'\n", png);
+            fprintf(g, "set title 'MPI_%s%s, %d processes'\n", b.coll,
+                    b.nonblocking ? " (nonblocking)" : "", b.size);
+            fprintf(g, "set logscale xy 2\nset xlabel 'bytes per rank'\n"
+                       "set ylabel 'latency (us)'\nset key left top\nset grid\n");
+            fprintf(g, "plot");
+            for (int c = 0; c < nc; ++c) {
+                fprintf(g, "%s '-' using 1:2 with linespoints title '%s'", c ? "," : "",
+                        cs[c].name);
+            }
+            fprintf(g, "\n");
+            for (int c = 0; c < nc; ++c) {
+                for (int si = 0; si < ns; ++si) {
+                    fprintf(g, "%ld %f\n", sizes[si] ? sizes[si] : 1, cs[c].lat[si]);
+                }
+                fprintf(g, "e\n");
+            }
+            pclose(g);
+        }
+    }
+    for (int c = 0; c < nc; ++c) {
+        MPI_Comm_free(&cs[c].comm);
+    }
+    free(cs);
+    free(b.sbuf);
+    free(b.rbuf);
+    free(b.check);
+    free(b.counts);
+    free(b.displs);
+    MPI_Finalize();
+    return all_ok ? 0 : 1;
+}

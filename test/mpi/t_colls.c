@@ -386,6 +386,22 @@ static int lcm_ints(const ttype_t *a, const ttype_t *b)
     return a->ints == b->ints ? a->ints : a->ints * b->ints;
 }
 
+/* Blocks of L signature ints per rank, regular (rank order, no gaps) or
+ * irregular (layout()); returns the span in receive elements. */
+static long blocks(int n, long L, int irregular, const ttype_t *s, const ttype_t *r, int *sigs,
+                   int *cnts, int *displs, int seed)
+{
+    if (irregular) {
+        return layout(n, L, lcm_ints(s, r), r, sigs, cnts, displs, seed);
+    }
+    for (int i = 0; i < n; ++i) {
+        sigs[i] = (int) L;
+        cnts[i] = (int) (L / r->ints);
+        displs[i] = (int) (i * (L / r->ints));
+    }
+    return n * (L / r->ints);
+}
+
 static void test_gather_scatter(MPI_Comm comm, const char *cname)
 {
     int rank, n;
@@ -405,17 +421,7 @@ static void test_gather_scatter(MPI_Comm comm, const char *cname)
                 }
                 for (int v = 0; v < 2; ++v) { /* regular, irregular */
                     for (int ip = 0; ip < 2; ++ip) {
-                        long span;
-                        if (v) {
-                            span = layout(n, L, lcm_ints(s, r), r, sigs, cnts, ds, root + 1);
-                        } else {
-                            for (int i = 0; i < n; ++i) {
-                                sigs[i] = (int) L;
-                                cnts[i] = (int) (L / r->ints);
-                                ds[i] = (int) (i * (L / r->ints));
-                            }
-                            span = n * (L / r->ints);
-                        }
+                        long span = blocks(n, L, v, s, r, sigs, cnts, ds, root + 1);
                         long myc = sigs[rank] / s->ints;
                         int *sb = tc_alloc(tc_span(s, myc));
                         int *rb = tc_alloc(tc_span(r, span)), *exp = tc_alloc(tc_span(r, span));
@@ -522,17 +528,7 @@ static void test_allgather(MPI_Comm comm, const char *cname)
                     continue;
                 }
                 for (int ip = 0; ip < 2; ++ip) {
-                    long span;
-                    if (v) {
-                        span = layout(n, L, lcm_ints(s, r), r, sigs, cnts, ds, 3);
-                    } else {
-                        for (int i = 0; i < n; ++i) {
-                            sigs[i] = (int) L;
-                            cnts[i] = (int) (L / r->ints);
-                            ds[i] = (int) (i * (L / r->ints));
-                        }
-                        span = n * (L / r->ints);
-                    }
+                    long span = blocks(n, L, v, s, r, sigs, cnts, ds, 3);
                     long myc = sigs[rank] / s->ints;
                     int *sb = tc_alloc(tc_span(s, myc)), *rb = tc_alloc(tc_span(r, span)),
                         *exp = tc_alloc(tc_span(r, span));

@@ -172,6 +172,22 @@ typedef struct hc_stats {
 /* Module                                                               */
 /* ------------------------------------------------------------------ */
 
+/* The inputs that determine a plan of a call with regular arguments (no
+ * per-rank count or displacement arrays): planners are pure functions of
+ * them, so a plan built for one call serves every call with the same key. */
+typedef struct hc_plan_key {
+    const hc_algo_t *algo;
+    int root, scount, rcount;
+    size_t ssize, rsize;
+    bool in_place, commutative;
+} hc_plan_key_t;
+
+typedef struct hc_plan_cache {
+    hc_plan_key_t key;
+    bool valid;
+    hcp_plan_t plan;
+} hc_plan_cache_t;
+
 struct mca_coll_hiercoll_module_t {
     mca_coll_base_module_t super;
     ompi_communicator_t *comm;
@@ -185,6 +201,9 @@ struct mca_coll_hiercoll_module_t {
      * 1 aggressive, per communicator */
     int gatherv_level;
     hcp_plan_t plan;   /* reused by blocking calls */
+    hc_plan_cache_t cache[HC_NCOLL]; /* last plan of each collective (blocking) */
+    void *scratch;     /* reused by blocking calls */
+    size_t scratch_size;
     hc_stats_t stats;
     bool enabled;
     struct hc_decomp *decomp; /* decomposition state, created lazily */

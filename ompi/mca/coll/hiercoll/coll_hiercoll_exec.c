@@ -82,13 +82,15 @@ static inline size_t bytes_of(const hc_bind_t *b, int buf, int peer, int64_t cou
     return b->size[buf] * (size_t) count;
 }
 
-/* Allocate the plan's scratch buffers in one block; returns it (NULL when
- * the plan needs none or on failure, told apart by *ok). */
-static void *alloc_scratch(const hcp_plan_t *p, hc_bind_t *b, bool *ok)
+/* Lay the plan's scratch buffers out in one block, growing *mem (of *cap
+ * bytes) when it is too small, and bind them. */
+static int place_scratch(const hcp_plan_t *p, hc_bind_t *b, void **mem, size_t *cap)
 {
+    if (0 == (p->tmp_units[HCP_TMP0] | p->tmp_units[HCP_TMP1] | p->tmp_units[HCP_TMP2])) {
+        return OMPI_SUCCESS;
+    }
     size_t off[HCP_NBUF] = {0}, total = 0;
     ptrdiff_t tlb[HCP_NBUF] = {0};
-    *ok = true;
     for (int buf = HCP_TMP0; buf < HCP_NBUF; ++buf) {
         if (p->tmp_units[buf] <= 0) {
             continue;
@@ -107,52 +109,78 @@ static void *alloc_scratch(const hcp_plan_t *p, hc_bind_t *b, bool *ok)
         off[buf] = total;
         total += (span + 63) & ~(size_t) 63;
     }
-    if (0 == total) {
-        return NULL;
-    }
-    char *mem = malloc(total);
-    if (NULL == mem) {
-        *ok = false;
-        return NULL;
+    if (total > *cap) {
+        void *grown = realloc(*mem, total);
+        if (NULL == grown) {
+            return OMPI_ERR_OUT_OF_RESOURCE;
+        }
+        *mem = grown;
+        *cap = total;
     }
     for (int buf = HCP_TMP0; buf < HCP_NBUF; ++buf) {
         if (p->tmp_units[buf] > 0) {
-            b->base[buf] = mem + off[buf] - tlb[buf];
+            b->base[buf] = (char *) *mem + off[buf] - tlb[buf];
         }
     }
-    return mem;
+    return OMPI_SUCCESS;
 }
 
 /* ------------------------------------------------------------------ */
 /* Rounds                                                               */
 /* ------------------------------------------------------------------ */
 
-/* Post the sends and receives of round r; *nreq counts the requests. */
+/* Post round r: its receives first (so that no message of the round
+ * arrives unexpected), then its sends; *nreq counts the requests.  With
+ * block_last the last send is a blocking send instead (one request fewer:
+ * a sendrecv when the round is an exchange), and a round that only
+ * receives one message receives it blocking. */
 static int post_round(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm,
                       const hcp_plan_t *p, const hc_bind_t *b, int r, int tag,
-                      ompi_request_t **reqs, int *nreq)
+                      ompi_request_t **reqs, int *nreq, bool block_last)
 {
-    int rc = OMPI_SUCCESS;
+    int rc = OMPI_SUCCESS, begin = hcp_round_begin(p, r), end = p->round_end[r];
+    int last_send = -1, nrecv = 0;
+    for (int i = begin; i < end; ++i) {
+        if (HCP_SEND == p->ops[i].kind) {
+            last_send = i;
+        }
+        nrecv += HCP_RECV == p->ops[i].kind;
+    }
+    bool block_recv = block_last && last_send < 0 && 1 == nrecv;
     *nreq = 0;
-    for (int i = hcp_round_begin(p, r); i < p->round_end[r]; ++i) {
+    for (int i = begin; i < end && OMPI_SUCCESS == rc; ++i) {
         const hcp_op_t *op = &p->ops[i];
-        if (HCP_SEND == op->kind) {
-            rc = mca_pml.pml_isend(addr_of(b, op->buf, op->off), (size_t) op->count,
-                                   type_of(b, op->buf, op->peer), op->peer, tag,
-                                   MCA_PML_BASE_SEND_STANDARD, comm, &reqs[*nreq]);
-            m->stats.msgs++;
-            m->stats.bytes_sent += bytes_of(b, op->buf, op->peer, op->count);
-        } else if (HCP_RECV == op->kind) {
-            rc = mca_pml.pml_irecv(addr_of(b, op->buf, op->off), (size_t) op->count,
-                                   type_of(b, op->buf, op->peer), op->peer, tag, comm,
-                                   &reqs[*nreq]);
-        } else {
+        if (HCP_RECV != op->kind) {
             continue;
         }
-        if (OMPI_SUCCESS != rc) {
-            break;
+        void *addr = addr_of(b, op->buf, op->off);
+        ompi_datatype_t *t = type_of(b, op->buf, op->peer);
+        if (block_recv) {
+            rc = mca_pml.pml_recv(addr, (size_t) op->count, t, op->peer, tag, comm,
+                                  MPI_STATUS_IGNORE);
+        } else {
+            rc = mca_pml.pml_irecv(addr, (size_t) op->count, t, op->peer, tag, comm,
+                                   &reqs[*nreq]);
+            *nreq += OMPI_SUCCESS == rc;
         }
-        ++*nreq;
+    }
+    for (int i = begin; i < end && OMPI_SUCCESS == rc; ++i) {
+        const hcp_op_t *op = &p->ops[i];
+        if (HCP_SEND != op->kind) {
+            continue;
+        }
+        void *addr = addr_of(b, op->buf, op->off);
+        ompi_datatype_t *t = type_of(b, op->buf, op->peer);
+        if (block_last && i == last_send) {
+            rc = mca_pml.pml_send(addr, (size_t) op->count, t, op->peer, tag,
+                                  MCA_PML_BASE_SEND_STANDARD, comm);
+        } else {
+            rc = mca_pml.pml_isend(addr, (size_t) op->count, t, op->peer, tag,
+                                   MCA_PML_BASE_SEND_STANDARD, comm, &reqs[*nreq]);
+            *nreq += OMPI_SUCCESS == rc;
+        }
+        m->stats.msgs++;
+        m->stats.bytes_sent += bytes_of(b, op->buf, op->peer, op->count);
     }
     return rc;
 }
@@ -198,23 +226,22 @@ static int local_ops(mca_coll_hiercoll_module_t *m, const hcp_plan_t *p,
 static int run_blocking(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm,
                         const hcp_plan_t *p, hc_bind_t *b, int tag)
 {
-    bool ok;
-    void *scratch = alloc_scratch(p, b, &ok);
-    if (!ok) {
-        return OMPI_ERR_OUT_OF_RESOURCE;
+    /* blocking calls reuse the module's scratch (collectives on one
+     * communicator never run concurrently in blocking form) */
+    int rc = place_scratch(p, b, &m->scratch, &m->scratch_size);
+    if (OMPI_SUCCESS != rc) {
+        return rc;
     }
     ompi_request_t *stack[16], **reqs = stack;
     if (p->max_comm > 16) {
         reqs = malloc(sizeof(*reqs) * (size_t) p->max_comm);
         if (NULL == reqs) {
-            free(scratch);
             return OMPI_ERR_OUT_OF_RESOURCE;
         }
     }
-    int rc = OMPI_SUCCESS;
     for (int r = 0; r < p->nrounds && OMPI_SUCCESS == rc; ++r) {
         int nreq = 0;
-        rc = post_round(m, comm, p, b, r, tag, reqs, &nreq);
+        rc = post_round(m, comm, p, b, r, tag, reqs, &nreq, true);
         if (nreq > 0) {
             int wrc = ompi_request_wait_all(nreq, reqs, MPI_STATUSES_IGNORE);
             if (OMPI_SUCCESS == rc) {
@@ -228,7 +255,6 @@ static int run_blocking(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm
     if (reqs != stack) {
         free(reqs);
     }
-    free(scratch);
     return rc;
 }
 
@@ -249,6 +275,7 @@ typedef struct mca_coll_hiercoll_request_t {
     hcp_plan_t plan;
     hc_bind_t bind;      /* of the current plan */
     void *scratch;
+    size_t scratch_size;
     ompi_request_t **reqs;
     int reqs_cap;
     int nreqs;
@@ -276,6 +303,7 @@ static void request_construct(mca_coll_hiercoll_request_t *req)
     req->comm = NULL;
     hcp_init(&req->plan);
     req->scratch = NULL;
+    req->scratch_size = 0;
     req->reqs = NULL;
     req->reqs_cap = 0;
     req->nreqs = 0;
@@ -320,11 +348,9 @@ static int request_cancel(ompi_request_t *req, int complete)
 /* Scratch and request slots for the current plan. */
 static int prepare_plan(mca_coll_hiercoll_request_t *req)
 {
-    bool ok;
-    free(req->scratch);
-    req->scratch = alloc_scratch(&req->plan, &req->bind, &ok);
-    if (!ok) {
-        return OMPI_ERR_OUT_OF_RESOURCE;
+    int rc = place_scratch(&req->plan, &req->bind, &req->scratch, &req->scratch_size);
+    if (OMPI_SUCCESS != rc) {
+        return rc;
     }
     if (req->plan.max_comm > req->reqs_cap) {
         ompi_request_t **r = realloc(req->reqs, sizeof(*r) * (size_t) req->plan.max_comm);
@@ -393,7 +419,7 @@ static bool advance(mca_coll_hiercoll_request_t *req)
         }
         req->error = post_round(req->module, req->comm, &req->plan, &req->bind, req->round,
                                 req->tag - (req->staged ? req->stage : 0), req->reqs,
-                                &req->nreqs);
+                                &req->nreqs, false);
         if (OMPI_SUCCESS != req->error && 0 == req->nreqs) {
             return true;
         }
@@ -405,6 +431,7 @@ static void complete(mca_coll_hiercoll_request_t *req)
     if (!req->super.super.req_persistent) {
         free(req->scratch);
         req->scratch = NULL;
+        req->scratch_size = 0;
     }
     req->super.super.req_status.MPI_ERROR = req->error;
     ompi_request_complete(&req->super.super, true);
@@ -425,14 +452,6 @@ static void begin(mca_coll_hiercoll_request_t *req)
         int rc = build_stage(req, 0);
         if (OMPI_SUCCESS != rc) {
             req->error = HC_NO_MORE_STAGES == rc ? OMPI_SUCCESS : rc;
-            complete(req);
-            return;
-        }
-    } else if (req->super.super.req_persistent && NULL == req->scratch) {
-        bool ok;
-        req->scratch = alloc_scratch(&req->plan, &req->bind, &ok);
-        if (!ok) {
-            req->error = OMPI_ERR_OUT_OF_RESOURCE;
             complete(req);
             return;
         }

@@ -27,7 +27,13 @@ static void module_construct(mca_coll_hiercoll_module_t *m)
     m->gatherv_level = 0;
     m->enabled = false;
     m->decomp = NULL;
+    m->scratch = NULL;
+    m->scratch_size = 0;
     hcp_init(&m->plan);
+    for (int k = 0; k < HC_NCOLL; ++k) {
+        m->cache[k].valid = false;
+        hcp_init(&m->cache[k].plan);
+    }
 }
 
 static void print_stats(mca_coll_hiercoll_module_t *m)
@@ -61,6 +67,10 @@ static void module_destruct(mca_coll_hiercoll_module_t *m)
     mca_coll_hiercoll_decomp_free(m);
     mca_coll_hiercoll_release_prev(m);
     hcp_fini(&m->plan);
+    for (int k = 0; k < HC_NCOLL; ++k) {
+        hcp_fini(&m->cache[k].plan);
+    }
+    free(m->scratch);
 }
 
 OBJ_CLASS_INSTANCE(mca_coll_hiercoll_module_t, mca_coll_base_module_t, module_construct,

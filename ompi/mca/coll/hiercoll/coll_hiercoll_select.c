@@ -272,6 +272,39 @@ const hc_algo_t *mca_coll_hiercoll_select(const hc_call_t *c)
 
 static const char *mode_name[HC_NMODE] = {"blocking", "nonblocking", "persistent"};
 
+/* The plan of a blocking call: from the cache when the call has regular
+ * arguments and the same key as the last one of its collective. */
+static int blocking_plan(const hc_algo_t *a, const hc_call_t *c, hcp_plan_t **plan)
+{
+    mca_coll_hiercoll_module_t *m = c->module;
+    if (NULL != c->scounts || NULL != c->rcounts || NULL != c->sdispls || NULL != c->rdispls) {
+        *plan = &m->plan;
+        return a->plan(&m->plan, c);
+    }
+    hc_plan_cache_t *e = &m->cache[c->coll];
+    hc_plan_key_t key;
+    memset(&key, 0, sizeof(key)); /* the key is compared bytewise */
+    key.algo = a;
+    key.root = c->root;
+    key.scount = c->scount;
+    key.rcount = c->rcount;
+    key.ssize = c->ssize;
+    key.rsize = c->rsize;
+    key.in_place = c->in_place;
+    key.commutative = NULL != c->op && ompi_op_is_commute(c->op);
+    *plan = &e->plan;
+    if (e->valid && 0 == memcmp(&key, &e->key, sizeof(key))) {
+        return OMPI_SUCCESS;
+    }
+    e->valid = false;
+    int rc = a->plan(&e->plan, c);
+    if (OMPI_SUCCESS == rc) {
+        e->key = key;
+        e->valid = true;
+    }
+    return rc;
+}
+
 int mca_coll_hiercoll_dispatch(hc_call_t *c, ompi_request_t **request, struct ompi_info_t *info)
 {
     mca_coll_hiercoll_module_t *m = c->module;
@@ -310,11 +343,12 @@ int mca_coll_hiercoll_dispatch(hc_call_t *c, ompi_request_t **request, struct om
         return mca_coll_hiercoll_exec_staged(m, c->comm, &st, &b, c->mode, request);
     }
     if (HC_BLOCKING == c->mode) {
-        rc = a->plan(&m->plan, c);
+        hcp_plan_t *plan;
+        rc = blocking_plan(a, c, &plan);
         if (OMPI_SUCCESS != rc) {
             return rc;
         }
-        return mca_coll_hiercoll_exec_blocking(m, c->comm, &m->plan, &b);
+        return mca_coll_hiercoll_exec_blocking(m, c->comm, plan, &b);
     }
     hcp_plan_t plan;
     hcp_init(&plan);

@@ -1,0 +1,11 @@
+#!/bin/sh
+# Install what hiercoll needs on Debian 12 (bookworm), from Debian's archive.
+set -e
+SUDO=
+[ "$(id -u)" = 0 ] || SUDO=sudo
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q
+$SUDO apt-get install -y -q --no-install-recommends \
+    build-essential autoconf automake libtool pkg-config \
+    libopenmpi-dev openmpi-bin libucx-dev ucx-utils libhwloc-dev hwloc \
+    check gnuplot-nox util-linux procps
