@@ -500,6 +500,27 @@ static void member_blocks(const hc_decomp_t *d, const blocks_t *b, int *counts, 
     }
 }
 
+/* Is the user's buffer already the packed layout of these blocks, so
+ * that pieces can land in it or leave from it directly?  Parts must be
+ * runs of ranks (decomposition order is then rank order) and the blocks
+ * back to back in rank order, of a type whose packed form is its memory. */
+static bool packed_view(const hc_decomp_t *d, const blocks_t *b)
+{
+    ptrdiff_t tlb, text;
+    if (!d->lay.contiguous || NULL != b->types
+        || !ompi_datatype_is_contiguous_memory_layout(b->type, 2)) {
+        return false;
+    }
+    ompi_datatype_get_true_extent(b->type, &tlb, &text);
+    for (int r = 0, at = 0; r < d->lay.n && NULL != b->displs; ++r) {
+        if (b->displs[r] != at) {
+            return false;
+        }
+        at += b->counts[r];
+    }
+    return 0 == tlb;
+}
+
 /* The leader learns its members' byte counts (for their packed blocks). */
 static int gather_bytes(const hc_decomp_t *d, int64_t mine, int *counts, int *displs)
 {
@@ -553,7 +574,12 @@ static int run_scatter(hc_call_t *c, hc_decomp_t *d)
     }
     /* what each part gets over the bridge; the other parts' leaders learn
      * their members' shares */
-    if (root) {
+    if (root && 0 == rk && packed_view(d, &sblocks)) {
+        /* the bridge scatters straight from the send buffer */
+        hcp_pack_layout(&d->lay, sblocks.counts, c->scount, c->ssize, -1, NULL, pc, pc + nq);
+        pc[rp] = 0;
+        x = (char *) c->sbuf;
+    } else if (root) {
         xbytes = hcp_pack_layout(&d->lay, sblocks.counts, c->scount, c->ssize, rp, NULL, pc,
                                  pc + nq);
         x = scratch(PACKED, xbytes, &xmem);
@@ -671,8 +697,13 @@ static int run_gather(hc_call_t *c, hc_decomp_t *d)
         rc = OMPI_ERR_OUT_OF_RESOURCE;
         goto out;
     }
-    /* the parts' shares at the root's leader (from the root when v) */
-    if (root) {
+    /* the parts' shares at the root's leader (from the root when v), or
+     * straight into the root's buffer when it leads and can take them */
+    const bool direct = root && 0 == rk && packed_view(d, &rblocks);
+    if (direct) {
+        hcp_pack_layout(&d->lay, rblocks.counts, c->rcount, c->rsize, -1, NULL, pc, pc + nq);
+        pc[rp] = 0;
+    } else if (root) {
         xbytes = hcp_pack_layout(&d->lay, rblocks.counts, c->rcount, c->rsize, rp, NULL, pc,
                                  pc + nq);
     } else if (!v && d->p == rp && leads(d)) {
@@ -712,7 +743,9 @@ static int run_gather(hc_call_t *c, hc_decomp_t *d)
                                  PACKED, 0);
         }
     }
-    if (OMPI_SUCCESS == rc && (leads(d) || (root && 0 != rk))) {
+    if (OMPI_SUCCESS == rc && direct) {
+        x = c->rbuf;
+    } else if (OMPI_SUCCESS == rc && (leads(d) || (root && 0 != rk))) {
         x = scratch(PACKED, xbytes, &xmem);
         rc = NULL == x ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
     }
@@ -726,7 +759,7 @@ static int run_gather(hc_call_t *c, hc_decomp_t *d)
     } else if (OMPI_SUCCESS == rc && root && 0 != rk) {
         rc = part_recv(d, 0, x, (size_t) xbytes, PACKED, tag);
     }
-    if (OMPI_SUCCESS == rc && root) {
+    if (OMPI_SUCCESS == rc && root && !direct) {
         rc = pack_blocks(d, &rblocks, rp, -1, x, true);
     }
 out:
@@ -835,15 +868,20 @@ static int run_allgather(hc_call_t *c, hc_decomp_t *d)
     }
     const int64_t total = hcp_pack_layout(&d->lay, rblocks.counts, c->rcount, c->rsize, -1, off,
                                           pc, pc + nq);
-    if (NULL == (all = scratch(PACKED, total, &mem))) {
+    /* the receive buffer is the packed result itself when it can be */
+    const bool direct = packed_view(d, &rblocks);
+    if (NULL == (all = direct ? c->rbuf : scratch(PACKED, total, &mem))) {
         rc = OMPI_ERR_OUT_OF_RESOURCE;
         goto out;
     }
-    /* my block: in my receive buffer when in place */
+    /* my block: in my receive buffer when in place (where a leader's
+     * already is in a direct result) */
     char *at = (char *) c->sbuf;
     int count = c->scount;
     ompi_datatype_t *type = c->stype;
-    if (c->in_place) {
+    if (c->in_place && direct && leads(d)) {
+        at = MPI_IN_PLACE;
+    } else if (c->in_place) {
         block_of(&rblocks, c->rank, &at, &count, &type);
     }
     for (int k = 0; k < d->np; ++k) {
@@ -857,7 +895,7 @@ static int run_allgather(hc_call_t *c, hc_decomp_t *d)
     if (OMPI_SUCCESS == rc) {
         rc = SUB(d->part, bcast, all, (int) total, PACKED, 0);
     }
-    if (OMPI_SUCCESS == rc) {
+    if (OMPI_SUCCESS == rc && !direct) {
         rc = pack_blocks(d, &rblocks, -1, c->in_place ? c->rank : -1, all, true);
     }
 out:
