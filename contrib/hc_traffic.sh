@@ -15,28 +15,36 @@
 # in all, the receive partners of the root and of the busiest rank, and the
 # messages and bytes that crossed nodes (ranks on different hosts).
 #
-#   contrib/hc_traffic.sh -n 8 [-k 4] [-b path/to/hc_bench] \
+#   contrib/hc_traffic.sh -n 8 [-k 4] [-w 1] [-b path/to/hc_bench] \
 #       [-m "--mca coll_hiercoll_allreduce_algorithm rhrd ..."] \
+#       [-l "test/fake-nodes.sh --slots 4,4"] \
 #       -- --coll allreduce --min 8M --against tuned [--root R] [--info K=V]
 #
 # Arguments after "--" go to hc_bench (sizes: --min only; one size a run).
-# -m adds mpirun arguments (MCA parameters, --hostfile, ...).  Keep
+# -m adds mpirun arguments (MCA parameters, --hostfile, ...); -l runs the
+# jobs with another launcher than mpirun (e.g. over fake nodes); -w W
+# makes both jobs W calls longer, so that what a contender does once, at
+# its first call (building sub-communicators), cancels out too.  Keep
 # "monitoring" in any --mca coll list (Open MPI 4.1.4 crashes at finalize
 # otherwise).  Prints one table row per contender; -c FILE appends CSV.
 
 set -u
 np=4
 calls=4
+warm=0
 bench=$(dirname "$0")/hc_bench
 [ -x "$bench" ] || bench=$(command -v hc_bench || echo hc_bench)
 margs=""
+launcher=mpirun
 csv=""
 while [ $# -gt 0 ]; do
     case "$1" in
     -n) np=$2; shift 2 ;;
     -k) calls=$2; shift 2 ;;
+    -w) warm=$2; shift 2 ;;
     -b) bench=$2; shift 2 ;;
     -m) margs=$2; shift 2 ;;
+    -l) launcher=$2; shift 2 ;;
     -c) csv=$2; shift 2 ;;
     --) shift; break ;;
     *) echo "hc_traffic.sh: unknown option $1" >&2; exit 2 ;;
@@ -75,7 +83,7 @@ run() { # run CONTENDER K PREFIX
     local c=$1 k=$2 prefix=$3 pick=()
     [ "$c" != hiercoll ] && pick=(--against "$c")
     # shellcheck disable=SC2086
-    mpirun --oversubscribe -np "$np" $margs \
+    $launcher --oversubscribe -np "$np" $margs \
         --mca pml_monitoring_enable 2 --mca pml_monitoring_enable_output 3 \
         --mca pml_monitoring_filename "$prefix" \
         "$bench" "${rest[@]}" "${pick[@]}" --traffic "$k" >"$prefix.out" 2>&1 || {
@@ -85,16 +93,16 @@ run() { # run CONTENDER K PREFIX
     }
 }
 
-printf '# %s, %s bytes per rank, np %d, root %d: per call (%d calls minus none)\n' \
-    "$coll" "$bytes" "$np" "$root" "$calls"
+printf '# %s, %s bytes per rank, np %d, root %d: per call (%d calls minus none, after %d)\n' \
+    "$coll" "$bytes" "$np" "$root" "$calls" "$warm"
 printf '%-10s %10s %14s %14s %14s %9s %9s %11s %14s\n' contender msgs bytes max_bytes_rank \
     max_msgs_rank root_prt max_prt xnode_msgs xnode_bytes
 [ -n "$csv" ] && [ ! -s "$csv" ] &&
     echo "coll,np,bytes,contender,msgs,bytes_total,max_bytes_sent,max_msgs_sent,root_recv_partners,max_recv_partners,msgs_crossing_nodes,bytes_crossing_nodes" >"$csv"
 
 for c in $contenders; do
-    run "$c" "$calls" "$work/$c.k"
-    run "$c" 0 "$work/$c.0"
+    run "$c" $((warm + calls)) "$work/$c.k"
+    run "$c" "$warm" "$work/$c.0"
     # internal (collective) lines: I <src> <dst> <bytes> bytes <msgs> msgs sent
     awk -v k="$calls" -v root="$root" -v name="$c" -v np="$np" -v csv="$csv" \
         -v coll="$coll" -v size="$bytes" '

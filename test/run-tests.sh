@@ -137,9 +137,11 @@ comms=$testdir/mpi/t_comms
 OK='t_colls: np [0-9]+: [0-9]+ checks, 0 failed'
 ALL_COLLS="allgather allgatherv allreduce alltoall alltoallv alltoallw barrier bcast exscan
            gather gatherv reduce reduce_scatter_block reduce_scatter scan scatter scatterv"
-# the collectives whose auto decomposes (coll_hiercoll_algos.c)
-DECOMP_AUTO="allgather allgatherv allreduce alltoall alltoallv alltoallw barrier bcast exscan
-             gather gatherv reduce reduce_scatter_block reduce_scatter scan scatter scatterv"
+# the collectives whose auto decomposes small calls on interleaved parts,
+# and those it never decomposes (coll_hiercoll_algos.c)
+DECOMP_AUTO="allgather allgatherv allreduce alltoall barrier bcast gather reduce
+             reduce_scatter_block reduce_scatter scatter"
+DECOMP_NEVER="alltoallv|alltoallw|exscan|gatherv|scan|scatterv"
 
 # Every collective forced to a hiercoll algorithm (args: bcast reduce
 # barrier allreduce choices; the others take their first algorithm).
@@ -250,11 +252,21 @@ else
     expect_decomposed 3 $ALL_COLLS
     run "decomp-fakenodes-onepernode-np3" 600 "${fake[@]}" --slots 1,1,1 -np 3 "${FAKE[@]}" \
         --mca coll hiercoll,tuned,basic,libnbc "${decomp[@]}" "${DSTATS[@]}" "$colls" --quick
+    # communicators come and go (their parts and bridges with them), one is
+    # left to MPI_Finalize; the world's own parts are built inside the
+    # first MPI_Comm_split's allgather
+    EXPECT=("t_comms: np 6: [0-9]+ checks, 0 failed"
+            "hiercoll: decomp comm .*DUP FROM 0 rank 0/6: part 0 of 2 .*decomposed: allreduce:1"
+            "hiercoll: decomp comm .*SPLIT FROM 0 rank 0/3: part 0 of 2 .*decomposed: allreduce:1"
+            "hiercoll: decomp comm MPI_COMM_WORLD rank 0/6: part 0 of 2 .*decomposed: allgather:")
+    run "decomp-fakenodes-comms-np6" 600 "${fake[@]}" --slots 3,3 -np 6 "${FAKE[@]}" --mca coll hiercoll,tuned,basic,libnbc --mca coll_hiercoll_stats 1 \
+        "$comms" 300
     # auto decomposes where it pays
-    EXPECT=("$OK" "decomposition by node: 2 parts \(sizes 4,4; leaders 0,4\)")
+    EXPECT=("$OK" "decomposition by node: 2 parts \(sizes 4,4; leaders 0,1\), interleaved")
     expect_decomposed 8 $DECOMP_AUTO
-    run "decomp-fakenodes-auto-np8" 600 "${fake[@]}" --slots 4,4 -np 8 "${FAKE[@]}" \
-        --mca coll hiercoll,tuned,basic,libnbc "${DSTATS[@]}" "$colls" --quick
+    REJECT=("decomp comm MPI_COMM_WORLD .*decomposed:.* ($DECOMP_NEVER):")
+    run "decomp-fakenodes-auto-np8" 600 "${fake[@]}" --slots 4,4 -np 8 --map-by node \
+        "${FAKE[@]}" --mca coll hiercoll,tuned,basic,libnbc "${DSTATS[@]}" "$colls" --quick
 fi
 
 # ---------------------------------------------------------------------------

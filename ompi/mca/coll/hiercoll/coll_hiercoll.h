@@ -332,8 +332,9 @@ void mca_coll_hiercoll_decomp_free(mca_coll_hiercoll_module_t *m);
  * must be runs of ranks for reductions whose order matters, and the
  * counts passed on must fit an int. */
 bool mca_coll_hiercoll_decomp_usable(const hc_call_t *c);
-/* ... and does it pay: some part has more than one process? */
-bool mca_coll_hiercoll_decomp_worthwhile(const hc_call_t *c);
+/* The parts of the call's communicator, for auto's rules (created as by
+ * mca_coll_hiercoll_decomp_usable), or NULL when it is not decomposed. */
+const hcp_decomp_t *mca_coll_hiercoll_decomp_layout(const hc_call_t *c);
 /* The criterion that would split this communicator, for verbose output
  * ("node", "block:4"...), or NULL when it surely stays whole. */
 const char *mca_coll_hiercoll_decomp_criterion(const mca_coll_hiercoll_module_t *m, char *buf,

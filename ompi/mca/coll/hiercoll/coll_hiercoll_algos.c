@@ -25,12 +25,75 @@
             mca_coll_hiercoll_decomp_run, mca_coll_hiercoll_decomp_usable, NULL                    \
     }
 
-/* The collectives whose auto decomposes blocking calls on communicators
- * that split into several parts, some of more than one process. */
+/*
+ * Where auto decomposes: blocking calls on a communicator that splits into
+ * several parts, some of more than one process.  Measured with
+ * contrib/hc_bench against tuned and han on 4 fake nodes x 4 processes
+ * (test/fake-nodes.sh: TCP between the nodes, 16 processes on 2 cores),
+ * placed by slot and round-robin:
+ *   bcast, reduce, allreduce, barrier, reduce_scatter(_block): any size;
+ *   allgather(v): any size when the parts are runs of ranks (the result
+ *     then needs no unpacking), else up to DECOMP_ALLGATHER_MAX in all;
+ *   alltoall: blocks up to DECOMP_ALLTOALL_MAX (beyond, the copies through
+ *     the leaders cost more than the messages saved);
+ *   gather: blocks up to DECOMP_ROOTED_MAX; scatter: the same when the
+ *     parts interleave ranks (by slot, flat trees already keep to nodes);
+ *   never gatherv and scatterv (a count exchange comes first), alltoallv
+ *     and alltoallw (no rank knows every size), scan and exscan (the flat
+ *     chain pipelines where the leaders' allgather cannot).
+ */
+#define DECOMP_ALLGATHER_MAX (64 * 1024)
+#define DECOMP_ALLTOALL_MAX 1024
+#define DECOMP_ROOTED_MAX 256
+
 static bool decomp_in_auto(hc_coll_t coll)
 {
-    (void) coll;
-    return true;
+    switch (coll) {
+    case HC_GATHERV:
+    case HC_SCATTERV:
+    case HC_ALLTOALLV:
+    case HC_ALLTOALLW:
+    case HC_SCAN:
+    case HC_EXSCAN:
+        return false;
+    default:
+        return true;
+    }
+}
+
+static size_t allgather_bytes(const hc_call_t *c)
+{
+    size_t total = 0;
+    for (int r = 0; r < c->size; ++r) {
+        total += (size_t) (HC_ALLGATHERV == c->coll ? c->rcounts[r] : c->rcount) * c->rsize;
+    }
+    return total;
+}
+
+/* (what the rules above ask about is known alike on every rank: in-place
+ * roots' counts are set from their other side by call_init) */
+static bool decomp_pays(const hc_call_t *c)
+{
+    if (HC_BLOCKING != c->mode || !decomp_in_auto(c->coll)) {
+        return false;
+    }
+    const hcp_decomp_t *lay = mca_coll_hiercoll_decomp_layout(c);
+    if (NULL == lay || lay->nparts == c->size || !mca_coll_hiercoll_decomp_usable(c)) {
+        return false;
+    }
+    switch (c->coll) {
+    case HC_ALLGATHER:
+    case HC_ALLGATHERV:
+        return lay->contiguous || allgather_bytes(c) <= DECOMP_ALLGATHER_MAX;
+    case HC_ALLTOALL:
+        return (size_t) c->rcount * c->rsize <= DECOMP_ALLTOALL_MAX;
+    case HC_GATHER:
+        return (size_t) c->scount * c->ssize <= DECOMP_ROOTED_MAX;
+    case HC_SCATTER:
+        return !lay->contiguous && (size_t) c->rcount * c->rsize <= DECOMP_ROOTED_MAX;
+    default:
+        return true;
+    }
 }
 
 static const hc_algo_t *decomp_algo(hc_coll_t coll)
@@ -46,23 +109,28 @@ static const hc_algo_t *decomp_algo(hc_coll_t coll)
 /* auto's first question: decomposition, or NULL to go on */
 static const hc_algo_t *decomp_first(const hc_call_t *c)
 {
-    if (HC_BLOCKING == c->mode && decomp_in_auto(c->coll) && mca_coll_hiercoll_decomp_worthwhile(c)) {
-        return decomp_algo(c->coll);
-    }
-    return NULL;
+    return decomp_pays(c) ? decomp_algo(c->coll) : NULL;
 }
 
-/* Verbose: "=decomp[criterion]," ahead of what auto does when the
- * communicator stays whole; returns the characters written. */
+/* Verbose: "=decomp[criterion]<rule>," ahead of what auto does otherwise,
+ * when the communicator may split; returns the characters written. */
 static size_t describe_decomp(const mca_coll_hiercoll_module_t *m, hc_coll_t k, hc_mode_t md,
                               char *buf, size_t len)
 {
-    char crit[64];
+    char crit[64], rule[64] = "";
     if (HC_BLOCKING != md || !decomp_in_auto(k)
         || NULL == mca_coll_hiercoll_decomp_criterion(m, crit, sizeof(crit))) {
         return 0;
     }
-    int w = snprintf(buf, len, "=decomp[%s],", crit);
+    if (HC_ALLGATHER == k || HC_ALLGATHERV == k) {
+        snprintf(rule, sizeof(rule), "(runs of ranks|<=%dB)", DECOMP_ALLGATHER_MAX);
+    } else if (HC_ALLTOALL == k || HC_GATHER == k) {
+        snprintf(rule, sizeof(rule), "<=%dB", HC_ALLTOALL == k ? DECOMP_ALLTOALL_MAX
+                                                               : DECOMP_ROOTED_MAX);
+    } else if (HC_SCATTER == k) {
+        snprintf(rule, sizeof(rule), "(interleaved,<=%dB)", DECOMP_ROOTED_MAX);
+    }
+    int w = snprintf(buf, len, "=decomp[%s]%s,", crit, rule);
     return w > 0 && (size_t) w < len ? (size_t) w : 0;
 }
 

@@ -48,11 +48,9 @@
 #include "opal/util/info.h"
 
 #include "coll_hiercoll.h"
-#include "coll_hiercoll_plan_decomp.h"
 
 struct hc_decomp {
-    bool ready;    /* parts and bridge exist: decomposition serves calls */
-    bool building; /* being created: calls on the parent go elsewhere */
+    bool ready; /* parts and bridge exist: decomposition serves calls */
     hcp_decomp_t lay;
     ompi_communicator_t *part;   /* my part */
     ompi_communicator_t *bridge; /* the leaders; NULL on the others */
@@ -215,7 +213,9 @@ static void release(ompi_communicator_t **c)
 
 /* Build the parts and the bridge (collective over comm: every rank gets
  * here at the same call, since the question comes from the selection of
- * the same collective, which asks it the same way everywhere). */
+ * the same collective, which asks it the same way everywhere).  The
+ * module holds the state, not ready, from the start: the collectives on
+ * comm that building needs see no decomposition and go elsewhere. */
 static void create(mca_coll_hiercoll_module_t *m)
 {
     ompi_communicator_t *comm = m->comm;
@@ -225,12 +225,7 @@ static void create(mca_coll_hiercoll_module_t *m)
     hc_decomp_t *d = calloc(1, sizeof(*d));
     int *keys = malloc(sizeof(int) * (size_t) n);
     m->decomp = d;
-    if (NULL == d || NULL == keys) {
-        goto done;
-    }
-    d->building = true;
-
-    if (stays_whole(crit, comm)) {
+    if (NULL == d || NULL == keys || stays_whole(crit, comm)) {
         goto done;
     }
     int decided = hcp_criterion_keys(crit, n, keys);
@@ -263,9 +258,6 @@ static void create(mca_coll_hiercoll_module_t *m)
 done:
     free(keys);
     hcp_criterion_fini(&own);
-    if (NULL != d) {
-        d->building = false;
-    }
 }
 
 /* Called by the module's destructor, i.e. from inside the parent's coll
@@ -297,8 +289,7 @@ void mca_coll_hiercoll_decomp_free(mca_coll_hiercoll_module_t *m)
 }
 
 /* The decomposition of the call's communicator, created at the first call
- * that asks; NULL when it does not apply (or while it is being built,
- * which keeps the collectives that build it off the decomposition). */
+ * that asks; NULL when it does not apply, or while it is being built. */
 static hc_decomp_t *decomp_of(const hc_call_t *c)
 {
     if (NULL == c->module->decomp) {
@@ -366,10 +357,10 @@ bool mca_coll_hiercoll_decomp_usable(const hc_call_t *c)
     return fits_int(c, d);
 }
 
-bool mca_coll_hiercoll_decomp_worthwhile(const hc_call_t *c)
+const hcp_decomp_t *mca_coll_hiercoll_decomp_layout(const hc_call_t *c)
 {
     const hc_decomp_t *d = decomp_of(c);
-    return NULL != d && d->lay.nparts < c->size && mca_coll_hiercoll_decomp_usable(c);
+    return NULL != d ? &d->lay : NULL;
 }
 
 /* ------------------------------------------------------------------ */
