@@ -7,8 +7,8 @@
 # the components it is compared with, from Open MPI's pml monitoring.
 #
 # For every contender it runs hc_bench twice under the monitoring
-# (--mca pml_monitoring_enable 2: collective traffic, on negative tags, is
-# filed as "internal"): once with K calls of the collective, once with none.
+# (--mca pml_monitoring_enable 2): once with K calls of the collective,
+# once with none.
 # Everything else in the two jobs is the same, so the difference, divided
 # by K, is the traffic of one call: messages and bytes each rank sent to
 # each peer.  From it: the largest number of bytes any rank sent, messages
@@ -103,12 +103,15 @@ printf '%-10s %10s %14s %14s %14s %9s %9s %11s %14s\n' contender msgs bytes max_
 for c in $contenders; do
     run "$c" $((warm + calls)) "$work/$c.k"
     run "$c" "$warm" "$work/$c.0"
-    # internal (collective) lines: I <src> <dst> <bytes> bytes <msgs> msgs sent
+    # lines "I|E <src> <dst> <bytes> bytes <msgs> msgs sent": internal
+    # (collective) and external, for the monitoring files persistent sends
+    # (coll/basic's linear alltoallv, under hiercoll's decomposition) as
+    # external; the difference of the two runs cancels everything else
     awk -v k="$calls" -v root="$root" -v name="$c" -v np="$np" -v csv="$csv" \
         -v coll="$coll" -v size="$bytes" '
         FNR == 1 { run = (FILENAME ~ /\.k\./) ? 1 : (FILENAME ~ /\.0\./ ? -1 : 0) }
         /^# host / && FILENAME ~ /\.k\.out$/ { host[$3] = $4; next }
-        $1 == "I" && run != 0 { b[$2, $3] += run * $4; m[$2, $3] += run * $6 }
+        ($1 == "I" || $1 == "E") && run != 0 { b[$2, $3] += run * $4; m[$2, $3] += run * $6 }
         END {
             for (i = 0; i < np; ++i) {
                 rb = 0; rm = 0

@@ -512,13 +512,49 @@ static bool packed_view(const hc_decomp_t *d, const blocks_t *b)
     return 0 == tlb;
 }
 
-/* The leader learns its members' byte counts (for their packed blocks). */
-static int gather_bytes(const hc_decomp_t *d, int64_t mine, int *counts, int *displs)
+/* A leader's view of its members' packed blocks: counts and
+ * displacements (mc[part size] each), and the total.  Regular blocks are
+ * `mine` bytes everywhere; v forms gather each member's own. */
+static int member_shares(const hc_decomp_t *d, bool v, int64_t mine, int *mc, int64_t *total)
 {
-    int b = (int) mine;
-    int rc = SUB(d->part, gather, &b, 1, MPI_INT, counts, 1, MPI_INT, 0);
-    if (OMPI_SUCCESS == rc && leads(d) && hcp_prefix(d->np, counts, displs) < 0) {
+    int b = (int) mine, rc = OMPI_SUCCESS;
+    for (int k = 0; k < d->np && !v; ++k) {
+        mc[k] = b;
+    }
+    if (v) {
+        rc = SUB(d->part, gather, &b, 1, MPI_INT, mc, 1, MPI_INT, 0);
+    }
+    if (OMPI_SUCCESS == rc && leads(d) && (*total = hcp_prefix(d->np, mc, mc + d->np)) < 0) {
         rc = OMPI_ERR_VALUE_OUT_OF_BOUNDS;
+    }
+    return rc;
+}
+
+/* Rooted collectives: what each part moves over the bridge (pc[nparts]
+ * bytes, then displacements; the root's part moves nothing), at the root
+ * and at its leader.  The root knows its blocks; a leader computes
+ * regular blocks of `mine` bytes itself, and hears v forms' shares from
+ * a root that does not lead.  `direct`: the displacements are the blocks'
+ * own in the root's buffer.  *total: the packed bytes, when not direct. */
+static int bridge_shares(const hc_call_t *c, const hc_decomp_t *d, const blocks_t *b,
+                         size_t unit, bool v, bool direct, int64_t mine, int *pc, int64_t *total)
+{
+    const int rp = d->lay.part[c->root], rk = local(d, c->root), nq = d->lay.nparts;
+    int rc = OMPI_SUCCESS;
+    if (c->rank == c->root) {
+        *total = hcp_pack_layout(&d->lay, b->counts, b->count, unit, direct ? -1 : rp, NULL, pc,
+                                 pc + nq);
+        pc[rp] = 0;
+        if (v && 0 != rk) {
+            rc = part_send(d, 0, pc, (size_t) 2 * nq, MPI_INT, MCA_COLL_BASE_TAG_GATHERV);
+        }
+    } else if (d->p == rp && leads(d)) {
+        if (v) {
+            rc = part_recv(d, rk, pc, (size_t) 2 * nq, MPI_INT, MCA_COLL_BASE_TAG_GATHERV);
+        } else {
+            hcp_pack_layout(&d->lay, NULL, 1, (size_t) mine, rp, NULL, pc, pc + nq);
+        }
+        *total = (int64_t) pc[nq - 1] + pc[2 * nq - 1];
     }
     return rc;
 }
@@ -552,60 +588,37 @@ static int run_bcast(hc_call_t *c, hc_decomp_t *d)
 static int run_scatter(hc_call_t *c, hc_decomp_t *d)
 {
     const bool v = HC_SCATTERV == c->coll, root = c->rank == c->root;
-    const int rp = d->lay.part[c->root], rk = local(d, c->root), tag = MCA_COLL_BASE_TAG_SCATTERV;
-    const int nq = d->lay.nparts;
+    const int rp = d->lay.part[c->root], rk = local(d, c->root), nq = d->lay.nparts;
+    const int tag = MCA_COLL_BASE_TAG_GATHERV;
     const blocks_t sblocks = {(char *) c->sbuf, v ? c->scounts : NULL, v ? c->sdispls : NULL,
                               c->scount, c->stype, NULL};
-    int *pc = ints(2 * nq), *mc = ints(2 * d->np), rc = OMPI_SUCCESS;
-    char *xmem = NULL, *ymem = NULL, *x = NULL, *y = NULL;
+    /* a leading root scatters over the bridge straight from its buffer */
+    const bool direct = root && 0 == rk && packed_view(d, &sblocks);
+    void *mine = c->in_place ? MPI_IN_PLACE : c->rbuf;
+    int *pc = ints(2 * nq), *mc = ints(2 * d->np), rc = OMPI_ERR_OUT_OF_RESOURCE;
+    char *xmem = NULL, *ymem = NULL, *x = direct ? (char *) c->sbuf : NULL, *y = NULL;
     int64_t xbytes = 0, ybytes = 0;
     if (NULL == pc || NULL == mc) {
-        rc = OMPI_ERR_OUT_OF_RESOURCE;
         goto out;
     }
-    /* what each part gets over the bridge; the other parts' leaders learn
-     * their members' shares */
-    if (root && 0 == rk && packed_view(d, &sblocks)) {
-        /* the bridge scatters straight from the send buffer */
-        hcp_pack_layout(&d->lay, sblocks.counts, c->scount, c->ssize, -1, NULL, pc, pc + nq);
-        pc[rp] = 0;
-        x = (char *) c->sbuf;
-    } else if (root) {
-        xbytes = hcp_pack_layout(&d->lay, sblocks.counts, c->scount, c->ssize, rp, NULL, pc,
-                                 pc + nq);
-        x = scratch(PACKED, xbytes, &xmem);
-        rc = NULL == x ? OMPI_ERR_OUT_OF_RESOURCE : pack_blocks(d, &sblocks, rp, -1, x, false);
-    } else if (!v && d->p == rp && leads(d)) {
-        xbytes = hcp_pack_layout(&d->lay, NULL, c->rcount, c->rsize, rp, NULL, pc, pc + nq);
-    }
+    rc = bridge_shares(c, d, &sblocks, c->ssize, v, direct, (int64_t) c->rcount * c->rsize, pc,
+                       &xbytes);
     if (OMPI_SUCCESS == rc && d->p != rp) {
-        if (v) {
-            rc = gather_bytes(d, (int64_t) c->rcount * c->rsize, mc, mc + d->np);
-        } else {
-            for (int k = 0; k < d->np; ++k) {
-                mc[k] = c->rcount * (int) c->rsize;
-            }
-            hcp_prefix(d->np, mc, mc + d->np);
-        }
-        if (leads(d)) {
-            ybytes = (int64_t) mc[d->np - 1] + mc[2 * d->np - 1];
-        }
+        rc = member_shares(d, v, (int64_t) c->rcount * c->rsize, mc, &ybytes);
     }
-    /* a root that does not lead hands its leader the part sizes and data */
-    if (OMPI_SUCCESS == rc && d->p == rp && 0 != rk && (root || leads(d))) {
-        if (v && root) {
-            rc = part_send(d, 0, pc, (size_t) 2 * nq, MPI_INT, tag);
-        } else if (v) {
-            rc = part_recv(d, rk, pc, (size_t) 2 * nq, MPI_INT, tag);
-            xbytes = (int64_t) pc[nq - 1] + pc[2 * nq - 1];
-        }
-        if (OMPI_SUCCESS == rc && root) {
-            rc = part_send(d, 0, x, (size_t) xbytes, PACKED, tag);
-        } else if (OMPI_SUCCESS == rc) {
-            x = scratch(PACKED, xbytes, &xmem);
-            rc = NULL == x ? OMPI_ERR_OUT_OF_RESOURCE
-                           : part_recv(d, rk, x, (size_t) xbytes, PACKED, tag);
-        }
+    /* the root packs the other parts' blocks, for its leader when it does
+     * not lead */
+    if (OMPI_SUCCESS == rc && !direct && (root || (d->p == rp && leads(d)))) {
+        x = scratch(PACKED, xbytes, &xmem);
+        rc = NULL == x ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
+    }
+    if (OMPI_SUCCESS == rc && root && !direct) {
+        rc = pack_blocks(d, &sblocks, rp, -1, x, false);
+    }
+    if (OMPI_SUCCESS == rc && 0 != rk && root) {
+        rc = part_send(d, 0, x, (size_t) xbytes, PACKED, tag);
+    } else if (OMPI_SUCCESS == rc && 0 != rk && d->p == rp && leads(d)) {
+        rc = part_recv(d, rk, x, (size_t) xbytes, PACKED, tag);
     }
     if (OMPI_SUCCESS == rc && leads(d)) {
         y = scratch(PACKED, ybytes, &ymem);
@@ -616,7 +629,6 @@ static int run_scatter(hc_call_t *c, hc_decomp_t *d)
     if (OMPI_SUCCESS != rc) {
         goto out;
     }
-    void *mine = c->in_place ? MPI_IN_PLACE : c->rbuf;
     if (d->p != rp) {
         rc = SUB(d->part, scatterv, y, mc, mc + d->np, PACKED, mine, c->rcount, c->rtype, 0);
     } else {
@@ -675,68 +687,37 @@ static int run_reduce(hc_call_t *c, hc_decomp_t *d)
 static int run_gather(hc_call_t *c, hc_decomp_t *d)
 {
     const bool v = HC_GATHERV == c->coll, root = c->rank == c->root;
-    const int rp = d->lay.part[c->root], rk = local(d, c->root), tag = MCA_COLL_BASE_TAG_GATHERV;
-    const int nq = d->lay.nparts;
+    const int rp = d->lay.part[c->root], rk = local(d, c->root), nq = d->lay.nparts;
+    const int tag = MCA_COLL_BASE_TAG_GATHERV;
     const blocks_t rblocks = {c->rbuf, v ? c->rcounts : NULL, v ? c->rdispls : NULL, c->rcount,
                               c->rtype, NULL};
+    /* a leading root takes the bridge's blocks straight into its buffer */
+    const bool direct = root && 0 == rk && packed_view(d, &rblocks);
     const void *mine = c->in_place ? MPI_IN_PLACE : c->sbuf;
     const int64_t my_bytes = (int64_t) c->scount * (int64_t) c->ssize;
-    int *pc = ints(2 * nq), *mc = ints(2 * d->np), rc = OMPI_SUCCESS;
-    char *xmem = NULL, *ymem = NULL, *x = NULL, *y = NULL;
+    int *pc = ints(2 * nq), *mc = ints(2 * d->np), rc = OMPI_ERR_OUT_OF_RESOURCE;
+    char *xmem = NULL, *ymem = NULL, *x = direct ? c->rbuf : NULL, *y = NULL;
     int64_t xbytes = 0, ybytes = 0;
     if (NULL == pc || NULL == mc) {
-        rc = OMPI_ERR_OUT_OF_RESOURCE;
         goto out;
     }
-    /* the parts' shares at the root's leader (from the root when v), or
-     * straight into the root's buffer when it leads and can take them */
-    const bool direct = root && 0 == rk && packed_view(d, &rblocks);
-    if (direct) {
-        hcp_pack_layout(&d->lay, rblocks.counts, c->rcount, c->rsize, -1, NULL, pc, pc + nq);
-        pc[rp] = 0;
-    } else if (root) {
-        xbytes = hcp_pack_layout(&d->lay, rblocks.counts, c->rcount, c->rsize, rp, NULL, pc,
-                                 pc + nq);
-    } else if (!v && d->p == rp && leads(d)) {
-        xbytes = hcp_pack_layout(&d->lay, NULL, 1, (size_t) my_bytes, rp, NULL, pc, pc + nq);
-    }
-    if (v && d->p == rp && 0 != rk && root) {
-        rc = part_send(d, 0, pc, (size_t) 2 * nq, MPI_INT, tag);
-    } else if (v && d->p == rp && 0 != rk && leads(d)) {
-        rc = part_recv(d, rk, pc, (size_t) 2 * nq, MPI_INT, tag);
-        xbytes = (int64_t) pc[nq - 1] + pc[2 * nq - 1];
-    }
-    if (OMPI_SUCCESS != rc) {
-        goto out;
-    }
-    if (d->p == rp) {
+    rc = bridge_shares(c, d, &rblocks, c->rsize, v, direct, my_bytes, pc, &xbytes);
+    if (OMPI_SUCCESS == rc && d->p == rp) {
         if (root) {
             member_blocks(d, &rblocks, mc, mc + d->np);
         }
         rc = SUB(d->part, gatherv, mine, c->scount, c->stype, c->rbuf, mc, mc + d->np, c->rtype,
                  rk);
-    } else {
-        if (v) {
-            rc = gather_bytes(d, my_bytes, mc, mc + d->np);
-        } else {
-            for (int k = 0; k < d->np; ++k) {
-                mc[k] = (int) my_bytes;
-            }
-            hcp_prefix(d->np, mc, mc + d->np);
-        }
-        if (leads(d)) {
-            ybytes = (int64_t) mc[d->np - 1] + mc[2 * d->np - 1];
-        }
-        y = scratch(PACKED, ybytes, &ymem);
+    } else if (OMPI_SUCCESS == rc) {
+        rc = member_shares(d, v, my_bytes, mc, &ybytes);
         if (OMPI_SUCCESS == rc) {
+            y = scratch(PACKED, ybytes, &ymem);
             rc = NULL == y ? OMPI_ERR_OUT_OF_RESOURCE
                            : SUB(d->part, gatherv, mine, c->scount, c->stype, y, mc, mc + d->np,
                                  PACKED, 0);
         }
     }
-    if (OMPI_SUCCESS == rc && direct) {
-        x = c->rbuf;
-    } else if (OMPI_SUCCESS == rc && (leads(d) || (root && 0 != rk))) {
+    if (OMPI_SUCCESS == rc && NULL == x && (leads(d) || root)) {
         x = scratch(PACKED, xbytes, &xmem);
         rc = NULL == x ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
     }
@@ -745,9 +726,9 @@ static int run_gather(hc_call_t *c, hc_decomp_t *d)
                  pc, pc + nq, PACKED, rp);
     }
     /* the root's leader hands the other parts' blocks to the root */
-    if (OMPI_SUCCESS == rc && d->p == rp && 0 != rk && leads(d)) {
+    if (OMPI_SUCCESS == rc && 0 != rk && d->p == rp && leads(d)) {
         rc = part_send(d, rk, x, (size_t) xbytes, PACKED, tag);
-    } else if (OMPI_SUCCESS == rc && root && 0 != rk) {
+    } else if (OMPI_SUCCESS == rc && 0 != rk && root) {
         rc = part_recv(d, 0, x, (size_t) xbytes, PACKED, tag);
     }
     if (OMPI_SUCCESS == rc && root && !direct) {
@@ -1137,39 +1118,30 @@ out:
 /* Entry                                                                */
 /* ------------------------------------------------------------------ */
 
+/* The pieces of every collective (v forms and their regular twins share). */
+static int (*const runs[HC_NCOLL])(hc_call_t *c, hc_decomp_t *d) = {
+    [HC_BCAST] = run_bcast,
+    [HC_SCATTER] = run_scatter,
+    [HC_SCATTERV] = run_scatter,
+    [HC_REDUCE] = run_reduce,
+    [HC_GATHER] = run_gather,
+    [HC_GATHERV] = run_gather,
+    [HC_ALLREDUCE] = run_allreduce,
+    [HC_REDUCE_SCATTER] = run_reduce_scatter,
+    [HC_REDUCE_SCATTER_BLOCK] = run_reduce_scatter,
+    [HC_ALLGATHER] = run_allgather,
+    [HC_ALLGATHERV] = run_allgather,
+    [HC_ALLTOALL] = run_alltoall,
+    [HC_ALLTOALLV] = run_alltoall,
+    [HC_ALLTOALLW] = run_alltoall,
+    [HC_BARRIER] = run_barrier,
+    [HC_SCAN] = run_scan,
+    [HC_EXSCAN] = run_scan,
+};
+
 int mca_coll_hiercoll_decomp_run(hc_call_t *c)
 {
     hc_decomp_t *d = c->module->decomp; /* made by usable() */
     d->calls[c->coll]++;
-    switch (c->coll) {
-    case HC_BCAST:
-        return run_bcast(c, d);
-    case HC_SCATTER:
-    case HC_SCATTERV:
-        return run_scatter(c, d);
-    case HC_REDUCE:
-        return run_reduce(c, d);
-    case HC_GATHER:
-    case HC_GATHERV:
-        return run_gather(c, d);
-    case HC_ALLREDUCE:
-        return run_allreduce(c, d);
-    case HC_REDUCE_SCATTER:
-    case HC_REDUCE_SCATTER_BLOCK:
-        return run_reduce_scatter(c, d);
-    case HC_ALLGATHER:
-    case HC_ALLGATHERV:
-        return run_allgather(c, d);
-    case HC_ALLTOALL:
-    case HC_ALLTOALLV:
-    case HC_ALLTOALLW:
-        return run_alltoall(c, d);
-    case HC_BARRIER:
-        return run_barrier(c, d);
-    case HC_SCAN:
-    case HC_EXSCAN:
-        return run_scan(c, d);
-    default:
-        return OMPI_ERR_NOT_SUPPORTED;
-    }
+    return runs[c->coll](c, d);
 }

@@ -262,6 +262,18 @@ void hcp_decomp_fini(hcp_decomp_t *d)
 /* Packed layouts                                                       */
 /* ------------------------------------------------------------------ */
 
+/* The count and displacement of the range [begin, end) of a buffer, if
+ * both fit an int (the MPI calls that move them take ints). */
+static bool int_range(int64_t begin, int64_t end, int *count, int *displ)
+{
+    if (end - begin > INT_MAX || begin > INT_MAX) {
+        return false;
+    }
+    *count = (int) (end - begin);
+    *displ = (int) begin;
+    return true;
+}
+
 int64_t hcp_pack_layout(const hcp_decomp_t *d, const int *counts, int64_t count, size_t unit,
                         int skip, int64_t *off, int *pcount, int *pdispl)
 {
@@ -281,12 +293,13 @@ int64_t hcp_pack_layout(const hcp_decomp_t *d, const int *counts, int64_t count,
             }
             total += (NULL != counts ? counts[r] : count) * (int64_t) unit;
         }
-        if (total - begin > INT_MAX || begin > INT_MAX) {
+        int c, at;
+        if (!int_range(begin, total, &c, &at)) {
             return -1;
         }
         if (NULL != pcount) {
-            pcount[p] = (int) (total - begin);
-            pdispl[p] = (int) begin;
+            pcount[p] = c;
+            pdispl[p] = at;
         }
     }
     return total;
@@ -383,11 +396,9 @@ int hcp_a2a_layout(hcp_a2a_t *a, const hcp_decomp_t *d, int p, hcp_pair_bytes_t 
             }
             at += len;
         }
-        if (at - begin > INT_MAX || begin > INT_MAX) {
+        if (!int_range(begin, at, &a->scount[q], &a->sdispl[q])) {
             goto done;
         }
-        a->scount[q] = (int) (at - begin);
-        a->sdispl[q] = (int) begin;
     }
     a->sbytes = at;
     /* R: from each other part, its members' slices for my members */
@@ -403,11 +414,9 @@ int hcp_a2a_layout(hcp_a2a_t *a, const hcp_decomp_t *d, int p, hcp_pair_bytes_t 
             slice[y] = at;
             at += col[np];
         }
-        if (at - begin > INT_MAX || begin > INT_MAX) {
+        if (!int_range(begin, at, &a->rcount[q], &a->rdispl[q])) {
             goto done;
         }
-        a->rcount[q] = (int) (at - begin);
-        a->rdispl[q] = (int) begin;
     }
     a->rbytes = at;
     /* O: for each member, its blocks from outside in decomposition order */
