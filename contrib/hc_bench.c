@@ -30,6 +30,9 @@
  *   --iters N          calls per trial (default: scaled with the size)
  *   --trials N         trials per contender and size (default 7)
  *   --root R           root of rooted collectives (default 0)
+ *   --layout L         blocks of the v-collectives: "contiguous" (rank order,
+ *                      back to back: the default) or "reversed" (descending
+ *                      rank order: no two neighbours' blocks adjacent)
  *   --nonblocking      the i-form followed by MPI_Wait
  *   --info K=V         an info key for hiercoll's communicator (repeatable),
  *                      e.g. hiercoll_allreduce_algorithm=rhrd
@@ -60,6 +63,7 @@ typedef struct contender {
 typedef struct bench {
     const char *coll;
     int nonblocking, root, trials, iters_fixed, traffic;
+    int reversed; /* --layout reversed */
     long min, max;
     int rank, size;
     /* buffers */
@@ -136,7 +140,7 @@ static void call(bench_t *b, MPI_Comm comm, long bytes)
                || !strcmp(c, "alltoallv")) {
         for (int i = 0; i < p; ++i) {
             b->counts[i] = n;
-            b->displs[i] = i * n;
+            b->displs[i] = (b->reversed ? p - 1 - i : i) * n;
         }
         if (!strcmp(c, "gatherv")) {
             GO(MPI_Gatherv(s, n, MPI_BYTE, r, b->counts, b->displs, MPI_BYTE, b->root, comm),
@@ -288,6 +292,8 @@ int main(int argc, char **argv)
             b.trials = atoi(v), ++i;
         } else if (!strcmp(a, "--root")) {
             b.root = atoi(v), ++i;
+        } else if (!strcmp(a, "--layout") && (!strcmp(v, "contiguous") || !strcmp(v, "reversed"))) {
+            b.reversed = !strcmp(v, "reversed"), ++i;
         } else if (!strcmp(a, "--nonblocking")) {
             b.nonblocking = 1;
         } else if (!strcmp(a, "--traffic")) {

@@ -151,6 +151,7 @@ typedef struct cmd {
 
 static const cmd_t cmds[] = {
     {"basic", "the foundation's plans (bcast, reduce, allreduce, barrier, linear)", cost_basic},
+    {"gatherv", "tree gatherv/scatterv with message chains against linear", hc_cost_gatherv},
     /* capabilities add their subcommands here */
     {NULL, NULL, NULL},
 };

@@ -33,4 +33,7 @@ sim_t *hc_cost_run(int n, sim_planner_fn fn, void *arg, const sim_model_t *model
 void hc_cost_header(const char *what);
 void hc_cost_row(const char *what, int n, const sim_t *s);
 
+/* Subcommands (argc, argv after the subcommand's name). */
+int hc_cost_gatherv(int argc, char **argv);
+
 #endif

@@ -144,12 +144,14 @@ DECOMP_AUTO="allgather allgatherv allreduce alltoall barrier bcast gather reduce
 DECOMP_NEVER="alltoallv|alltoallw|exscan|gatherv|scan|scatterv"
 
 # Every collective forced to a hiercoll algorithm (args: bcast reduce
-# barrier allreduce choices; the others take their first algorithm).
+# barrier allreduce [gatherv/scatterv] choices; the others take their
+# first algorithm).
 forced() {
     local args=() c a
     for c in $ALL_COLLS; do
         case $c in
         bcast) a=$1 ;; reduce) a=$2 ;; barrier) a=$3 ;; allreduce) a=$4 ;;
+        gatherv|scatterv) a=${5:-linear} ;;
         reduce_scatter|reduce_scatter_block) a=basic ;;
         *) a=linear ;;
         esac
@@ -184,6 +186,32 @@ for np in 3 4 7; do
     run "colls-forced-linear-np$np" 600 "${MPI[@]}" -np $np --mca coll hiercoll,basic,libnbc \
         --mca coll_hiercoll_stats 1 $(forced linear linear linear recursive_doubling) "$colls"
 done
+# Tree gatherv and scatterv at both levels, every other collective forced
+# too (nothing may be passed on).  At the conservative level non-roots pass
+# NULL and MPI_DATATYPE_NULL for what MPI reads at the root only.
+for level in conservative aggressive; do
+    bare=()
+    [ $level = conservative ] && bare=(--root-only-args)
+    for np in 1 2 3 4 5 6 7 8 16; do
+        EXPECT=("$OK" "hiercoll: stats comm MPI_COMM_WORLD .*calls [1-9][0-9]* \(passed on 0\).* gatherv:[1-9][0-9]* .*scatterv:[1-9]")
+        REJECT=("passed on [1-9]")
+        run "gatherv-tree-$level-np$np" 600 "${MPI[@]}" -np $np --mca coll hiercoll,basic,libnbc \
+            --mca coll_hiercoll_stats 1 --mca coll_hiercoll_gatherv_level $level \
+            $(forced binomial binomial dissemination recursive_doubling tree) \
+            "$colls" --only gatherv,scatterv "${bare[@]}"
+    done
+done
+# The level per communicator: t_colls' dup takes the info key
+# hiercoll_gatherv_level=aggressive, MPI_COMM_WORLD keeps the MCA default;
+# auto runs the tree from 2 processes here.
+EXPECT=("$OK"
+        "hiercoll: MPI_COMM_WORLD \(cid 0, np 4\).* gatherv=tree\(conservative\) .*scatterv=tree\(conservative\)"
+        "hiercoll: MPI COMMUNICATOR [0-9]+ DUP FROM 0 \(cid [0-9]+, np 4\).* gatherv=tree\(aggressive\) .*scatterv=tree\(aggressive\)"
+        "hiercoll: stats comm MPI COMMUNICATOR [0-9]+ DUP FROM 0 cid [0-9]+ rank 0/4: calls [1-9][0-9]* \(passed on 0\).* gatherv:[1-9][0-9]* .*scatterv:[1-9]")
+run "gatherv-level-info-key-np4" 300 "${MPI[@]}" -np 4 --mca coll hiercoll,basic,libnbc \
+    --mca coll_hiercoll_verbose 1 --mca coll_hiercoll_stats 1 --mca coll_hiercoll_gatherv_tree_min 2 \
+    "$colls" --only gatherv,scatterv --info hiercoll_gatherv_level=aggressive
+
 # Everything forced to the fallback: hiercoll only passes calls on.
 fb=()
 for c in $ALL_COLLS; do fb+=(--mca "coll_hiercoll_${c}_algorithm" fallback); done
@@ -287,10 +315,12 @@ EXPECT_ONCE=('hiercoll: ERROR: coll_hiercoll_bcast_algorithm="bogus" is not an a
              'hiercoll: ERROR: coll_hiercoll_verbose=7 is out of range'
              'hiercoll: ERROR: coll_hiercoll_priority=300 is out of range'
              'hiercoll: ERROR: coll_hiercoll_gatherv_level="silly"'
+             'hiercoll: ERROR: coll_hiercoll_gatherv_tree_min=0 is out of range'
              'info key hiercoll_bcast_algorithm="no_such_algorithm"')
 run "params-bad-values" 120 "${MPI[@]}" -np 3 --mca coll hiercoll,basic,libnbc \
     --mca coll_hiercoll_bcast_algorithm bogus --mca coll_hiercoll_verbose 7 \
-    --mca coll_hiercoll_priority 300 --mca coll_hiercoll_gatherv_level silly "$comms" 20
+    --mca coll_hiercoll_priority 300 --mca coll_hiercoll_gatherv_level silly \
+    --mca coll_hiercoll_gatherv_tree_min 0 "$comms" 20
 
 # A bad decomposition criterion: one line, decomposition off, nothing lost
 for crit in bogus block:0 list:0-1,3; do
@@ -337,7 +367,7 @@ EXPECT=('MCA coll: hiercoll \(MCA v2.1.0, API v2.0.0, Component v')
 run "ompi-info-lists-component" 60 "$ompi_info"
 EXPECT=('parameter "coll_hiercoll_priority"' 'parameter "coll_hiercoll_verbose"'
         'parameter "coll_hiercoll_stats"' 'parameter "coll_hiercoll_allreduce_algorithm"'
-        'parameter "coll_hiercoll_scatterv_algorithm"'
+        'parameter "coll_hiercoll_scatterv_algorithm"' 'parameter "coll_hiercoll_gatherv_tree_min"'
         'Algorithm of bcast and its nonblocking and persistent forms')
 run "ompi-info-parameters" 60 "$ompi_info" --param coll hiercoll --level 9
 

@@ -11,16 +11,32 @@
  * commutative, non-commutative and user-defined ops.  Every result is
  * compared byte for byte with a serial reference computed here.
  *
- * Usage: t_colls [--quick] [--only NAME]
+ * Usage: t_colls [--quick] [--only NAME[,NAME...]] [--info KEY=VALUE]
+ *                [--root-only-args]
+ *   --info: the dup communicator is created with this info key
+ *   --root-only-args: in gather(v) and scatter(v), non-roots pass NULL
+ *       and MPI_DATATYPE_NULL for what MPI reads at the root only
  */
 #include "t_common.h"
 
 static int quick;
 static const char *only;
+static char *info_key, *info_val;
+static int root_only_args;
 
 static int want(const char *name)
 {
-    return NULL == only || 0 == strcmp(only, name);
+    if (NULL == only) {
+        return 1;
+    }
+    size_t len = strlen(name);
+    for (const char *p = only; NULL != p; p = strchr(p, ',')) {
+        p += ',' == *p;
+        if (0 == strncmp(p, name, len) && (',' == p[len] || '\0' == p[len])) {
+            return 1;
+        }
+    }
+    return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -445,12 +461,16 @@ static void test_gather_scatter(MPI_Comm comm, const char *cname)
                                     tc_fill(rb, r, ds[rank], cnts[rank], rank, 0, salt);
                                 }
                                 const void *sptr = inplace ? MPI_IN_PLACE : sb;
+                                int bare = root_only_args && rank != root;
                                 if (v) {
-                                    c_gatherv(m, 0 == rep, &rq, sptr, (int) myc, s->t, rb, cnts,
-                                              ds, r->t, root, comm);
+                                    c_gatherv(m, 0 == rep, &rq, sptr, (int) myc, s->t,
+                                              bare ? NULL : rb, bare ? NULL : cnts,
+                                              bare ? NULL : ds, bare ? MPI_DATATYPE_NULL : r->t,
+                                              root, comm);
                                 } else {
-                                    c_gather(m, 0 == rep, &rq, sptr, (int) myc, s->t, rb, cnts[0],
-                                             r->t, root, comm);
+                                    c_gather(m, 0 == rep, &rq, sptr, (int) myc, s->t,
+                                             bare ? NULL : rb, bare ? 0 : cnts[0],
+                                             bare ? MPI_DATATYPE_NULL : r->t, root, comm);
                                 }
                                 if (rank == root) {
                                     tc_expect_ints(rb, exp, tc_span(r, span), "recvbuf");
@@ -482,12 +502,16 @@ static void test_gather_scatter(MPI_Comm comm, const char *cname)
                                 int inplace = ip && rank == root;
                                 tc_fill(rexp, rr, 0, myr, rank, 0, salt);
                                 void *rptr = inplace ? MPI_IN_PLACE : rbuf;
+                                int bare = root_only_args && rank != root;
+                                MPI_Datatype st = bare ? MPI_DATATYPE_NULL : ss->t;
                                 if (v) {
-                                    c_scatterv(m, 0 == rep, &rq, rb, cnts, ds, ss->t, rptr,
+                                    c_scatterv(m, 0 == rep, &rq, bare ? NULL : rb,
+                                               bare ? NULL : cnts, bare ? NULL : ds, st, rptr,
                                                (int) myr, rr->t, root, comm);
                                 } else {
-                                    c_scatter(m, 0 == rep, &rq, rb, cnts[0], ss->t, rptr,
-                                              (int) myr, rr->t, root, comm);
+                                    c_scatter(m, 0 == rep, &rq, bare ? NULL : rb,
+                                              bare ? 0 : cnts[0], st, rptr, (int) myr, rr->t,
+                                              root, comm);
                                 }
                                 if (!inplace) {
                                     tc_expect_ints(rbuf, rexp, tc_span(rr, myr), "recvbuf");
@@ -1093,6 +1117,12 @@ int main(int argc, char **argv)
             quick = 1;
         } else if (0 == strcmp(argv[i], "--only") && i + 1 < argc) {
             only = argv[++i];
+        } else if (0 == strcmp(argv[i], "--info") && i + 1 < argc && strchr(argv[i + 1], '=')) {
+            info_key = argv[++i];
+            info_val = strchr(info_key, '=');
+            *info_val++ = '\0';
+        } else if (0 == strcmp(argv[i], "--root-only-args")) {
+            root_only_args = 1;
         }
     }
     tc_types_init();
@@ -1107,7 +1137,15 @@ int main(int argc, char **argv)
     test_comm(MPI_COMM_WORLD, "world");
 
     MPI_Comm dup, split;
-    MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+    MPI_Info info = MPI_INFO_NULL;
+    if (NULL != info_key) {
+        MPI_Info_create(&info);
+        MPI_Info_set(info, info_key, info_val);
+    }
+    MPI_Comm_dup_with_info(MPI_COMM_WORLD, info, &dup);
+    if (MPI_INFO_NULL != info) {
+        MPI_Info_free(&info);
+    }
     test_comm(dup, "dup");
     MPI_Comm_split(MPI_COMM_WORLD, rank % 2, -rank, &split); /* reversed order */
     test_comm(split, "split");

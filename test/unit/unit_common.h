@@ -58,4 +58,14 @@ static const int unit_big_sizes[] = {1023, 1024, 1025, 2047, 3000, 4096, 5000, 8
                                      12345, 16384, 20000, 32767, 32768};
 #define UNIT_NBIG ((int) (sizeof(unit_big_sizes) / sizeof(unit_big_sizes[0])))
 
+/* Run a suite; the exit status of a test program. */
+static inline int unit_run(Suite *s)
+{
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
 #endif /* HIERCOLL_UNIT_COMMON_H */

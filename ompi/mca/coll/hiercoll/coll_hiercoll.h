@@ -135,6 +135,9 @@ typedef struct hc_algo {
     /* Staged algorithms (instead of plan): describe the stages of this
      * call; the context must copy what it needs from the call. */
     int (*stages)(const hc_call_t *call, hc_stages_t *out);
+    /* Algorithms with both a plan and stages: does this call take the
+     * stages?  NULL: always.  Same answer on every rank. */
+    bool (*staged)(const hc_call_t *call);
 } hc_algo_t;
 
 typedef struct hc_coll_desc {
@@ -240,6 +243,7 @@ typedef struct mca_coll_hiercoll_component_t {
     size_t bcast_binomial_max;   /* bytes up to which auto uses binomial bcast */
     char *gatherv_level_param;
     int gatherv_level;
+    int gatherv_tree_min;        /* processes from which auto uses the tree */
     char *decomp_criterion;
     hcp_criterion_t decomp;      /* decomp_criterion, parsed */
 } mca_coll_hiercoll_component_t;
@@ -319,6 +323,17 @@ int mca_coll_hiercoll_exec_staged(mca_coll_hiercoll_module_t *m,
                                   const hc_stages_t *stages, const hc_bind_t *b,
                                   hc_mode_t mode, ompi_request_t **request);
 int mca_coll_hiercoll_progress(void);
+
+/* ------------------------------------------------------------------ */
+/* Tree gatherv and scatterv (coll_hiercoll_gatherv.c)                  */
+/* ------------------------------------------------------------------ */
+
+/* The aggressive level: one plan from the rank's own arguments. */
+int mca_coll_hiercoll_vtree_plan(hcp_plan_t *plan, const hc_call_t *call);
+/* The conservative level: stage 0 brings every rank the root's header
+ * and its subtree's part of the layout, stage 1 is the tree. */
+int mca_coll_hiercoll_vtree_stages(const hc_call_t *call, hc_stages_t *out);
+bool mca_coll_hiercoll_vtree_staged(const hc_call_t *call);
 
 /* ------------------------------------------------------------------ */
 /* Decomposition (coll_hiercoll_decomp.c)                               */

@@ -343,8 +343,15 @@ static const hc_algo_t gather_algos[] = {
     DECOMP("every part to its leader, then the leaders to the root over the bridge"),
     {NULL, NULL, NULL, NULL, NULL},
 };
+#define VTREE_ALGO(what)                                                                           \
+    {"tree",                                                                                       \
+     "binomial tree with message chains, " what " (level: coll_hiercoll_gatherv_level)",          \
+     mca_coll_hiercoll_vtree_plan, NULL, NULL, mca_coll_hiercoll_vtree_stages,                    \
+     mca_coll_hiercoll_vtree_staged}
+
 static const hc_algo_t gatherv_algos[] = {
     {"linear", "the root receives from every rank", gatherv_linear, NULL, NULL},
+    VTREE_ALGO("the root receives from log2(n) ranks"),
     DECOMP("every part to its leader, then the leaders to the root over the bridge"),
     {NULL, NULL, NULL, NULL, NULL},
 };
@@ -355,9 +362,43 @@ static const hc_algo_t scatter_algos[] = {
 };
 static const hc_algo_t scatterv_algos[] = {
     {"linear", "the root sends to every rank", scatterv_linear, NULL, NULL},
+    VTREE_ALGO("the root sends to log2(n) ranks"),
     DECOMP("root to the leaders over the bridge, then every part from its leader"),
     {NULL, NULL, NULL, NULL, NULL},
 };
+
+/* auto: the tree from coll_hiercoll_gatherv_tree_min processes (every
+ * rank knows the size, none but the root the layout), else the layer
+ * below, whose linear algorithm is faster on small communicators. */
+static const hc_algo_t *vtree_auto(const hc_call_t *c, const hc_algo_t *algos)
+{
+    return c->size >= mca_coll_hiercoll_component.gatherv_tree_min ? &algos[1] : NULL;
+}
+
+static const hc_algo_t *gatherv_auto(const hc_call_t *c)
+{
+    return vtree_auto(c, gatherv_algos);
+}
+
+static const hc_algo_t *scatterv_auto(const hc_call_t *c)
+{
+    return vtree_auto(c, scatterv_algos);
+}
+
+static void describe_vtree(const mca_coll_hiercoll_module_t *m, hc_coll_t k, hc_mode_t md,
+                           char *buf, size_t len)
+{
+    int n = ompi_comm_size(m->comm);
+    if (n > 1 && n >= mca_coll_hiercoll_component.gatherv_tree_min) {
+        snprintf(buf, len, "=tree(%s)", m->gatherv_level ? "aggressive" : "conservative");
+    } else {
+        describe_fallback(m, k, md, buf, len);
+    }
+}
+
+#define VTREE_RULE                                                                                 \
+    "tree from coll_hiercoll_gatherv_tree_min processes, at the communicator's "                   \
+    "coll_hiercoll_gatherv_level; below, the previous component"
 
 /* ------------------------------------------------------------------ */
 /* allgather(v), alltoall(v,w)                                          */
@@ -510,12 +551,12 @@ const hc_coll_desc_t mca_coll_hiercoll_colls[HC_NCOLL] = {
                   describe_bcast},
     [HC_EXSCAN] = {"exscan", exscan_algos, prefer_fallback, FALLBACK_RULE, describe_fallback},
     [HC_GATHER] = {"gather", gather_algos, prefer_fallback, FALLBACK_RULE, describe_fallback},
-    [HC_GATHERV] = {"gatherv", gatherv_algos, prefer_fallback, FALLBACK_RULE, describe_fallback},
+    [HC_GATHERV] = {"gatherv", gatherv_algos, gatherv_auto, VTREE_RULE, describe_vtree},
     [HC_REDUCE] = {"reduce", reduce_algos, reduce_auto, "binomial", describe_reduce},
     [HC_REDUCE_SCATTER_BLOCK] = {"reduce_scatter_block", reduce_scatter_block_algos,
                                  prefer_fallback, FALLBACK_RULE, describe_fallback},
     [HC_REDUCE_SCATTER] = {"reduce_scatter", reduce_scatter_algos, prefer_fallback, FALLBACK_RULE, describe_fallback},
     [HC_SCAN] = {"scan", scan_algos, prefer_fallback, FALLBACK_RULE, describe_fallback},
     [HC_SCATTER] = {"scatter", scatter_algos, prefer_fallback, FALLBACK_RULE, describe_fallback},
-    [HC_SCATTERV] = {"scatterv", scatterv_algos, prefer_fallback, FALLBACK_RULE, describe_fallback},
+    [HC_SCATTERV] = {"scatterv", scatterv_algos, scatterv_auto, VTREE_RULE, describe_vtree},
 };

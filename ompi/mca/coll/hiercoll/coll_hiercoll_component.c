@@ -7,6 +7,7 @@
  */
 #include "ompi_config.h"
 
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -213,6 +214,16 @@ static int hiercoll_register(void)
                "\"hiercoll_gatherv_level\" overrides it per communicator",
                OPAL_INFO_LVL_5, &c->gatherv_level_param);
 
+    c->gatherv_tree_min = 128;
+    reg_int("gatherv_tree_min",
+            "auto gatherv/scatterv: the smallest communicator (processes) on which hiercoll "
+            "runs its binomial tree with message chains; smaller ones go to the previous "
+            "component (its linear algorithm), or to hiercoll's linear one when there is none. "
+            "The default is a little past where the cost model (hc_cost gatherv) has the "
+            "conservative level overtake linear for small blocks (about 80); the aggressive "
+            "level overtakes it from about 32",
+            OPAL_INFO_LVL_6, &c->gatherv_tree_min);
+
     c->decomp_criterion = "node";
     reg_string("decomp_criterion",
                "How the decomposition algorithms (\"decomp\") split a communicator into parts "
@@ -227,6 +238,7 @@ static int hiercoll_register(void)
 
     check_range("priority", &c->priority, -1, 100, 40);
     check_range("verbose", &c->verbose, 0, 2, 0);
+    check_range("gatherv_tree_min", &c->gatherv_tree_min, 1, INT_MAX, 128);
     parse_algorithms();
     c->gatherv_level = mca_coll_hiercoll_gatherv_level_of(c->gatherv_level_param);
     if (c->gatherv_level < 0) {

@@ -185,11 +185,55 @@ void hcp_op_str(const hcp_op_t *op, char *out, size_t len)
     }
 }
 
-/* Byte range [lo, hi) of signature that a range touches, for overlap
- * checks: the units of one buffer are all the same size. */
-static bool overlap(int64_t a, int64_t an, int64_t b, int64_t bn)
+/* A transfer's range, for the overlap check of one round. */
+typedef struct span {
+    int64_t off, end;
+    int buf;
+    bool recv;
+} span_t;
+
+static int cmp_span(const void *x, const void *y)
 {
-    return an > 0 && bn > 0 && a < b + bn && b < a + an;
+    const span_t *a = x, *b = y;
+    if (a->buf != b->buf) {
+        return a->buf - b->buf;
+    }
+    return a->off < b->off ? -1 : a->off > b->off;
+}
+
+/* Does a receive of round [b, e) overlap another transfer of it (the data
+ * would race)?  Sorted by buffer and offset, a range overlaps an earlier
+ * one exactly when it starts before the furthest end seen so far. */
+static const char *round_races(const hcp_plan_t *p, int b, int e)
+{
+    span_t *v = malloc(sizeof(*v) * (size_t) (e - b + 1));
+    int k = 0;
+    const char *why = NULL;
+    if (NULL == v) {
+        return "out of memory while validating";
+    }
+    for (int i = b; i < e; ++i) {
+        const hcp_op_t *op = &p->ops[i];
+        if (hcp_is_comm(op) && op->count > 0) {
+            v[k++] = (span_t){op->off, op->off + op->count, op->buf, HCP_RECV == op->kind};
+        }
+    }
+    qsort(v, (size_t) k, sizeof(*v), cmp_span);
+    int64_t end_any = INT64_MIN, end_recv = INT64_MIN; /* furthest ends in this buffer */
+    for (int i = 0; i < k && NULL == why; ++i) {
+        if (i > 0 && v[i].buf != v[i - 1].buf) {
+            end_any = end_recv = INT64_MIN;
+        }
+        if (v[i].off < end_recv || (v[i].recv && v[i].off < end_any)) {
+            why = "a receive overlaps another transfer of its round";
+        }
+        end_any = v[i].end > end_any ? v[i].end : end_any;
+        if (v[i].recv && v[i].end > end_recv) {
+            end_recv = v[i].end;
+        }
+    }
+    free(v);
+    return why;
 }
 
 static int64_t bound_of(const hcp_plan_t *p, int buf, int64_t sbuf_units,
@@ -276,22 +320,9 @@ const char *hcp_validate(const hcp_plan_t *p, int n, int64_t sbuf_units,
                 return "reduce between ranges of different sizes";
             }
         }
-        /* A receive may not touch anything another comm op of its round
-         * touches (the data would race). */
-        for (int i = b; i < e; ++i) {
-            const hcp_op_t *x = &p->ops[i];
-            if (HCP_RECV != x->kind) {
-                continue;
-            }
-            for (int j = b; j < e; ++j) {
-                const hcp_op_t *y = &p->ops[j];
-                if (i == j || !hcp_is_comm(y) || x->buf != y->buf) {
-                    continue;
-                }
-                if (overlap(x->off, x->count, y->off, y->count)) {
-                    return "a receive overlaps another transfer of its round";
-                }
-            }
+        const char *why = round_races(p, b, e);
+        if (NULL != why) {
+            return why;
         }
     }
     return NULL;

@@ -223,6 +223,77 @@ int hcp_reduce_scatter_basic(hcp_plan_t *p, int n, int rank,
                              const int *rcounts, int64_t rcount,
                              size_t esize, bool commutative, bool in_place);
 
+/* ------------------------------------------------------------------ */
+/* Tree gatherv and scatterv with message chains                        */
+/* (coll_hiercoll_plan_gatherv.c)                                       */
+/*                                                                      */
+/* A binomial tree on relative ranks v = (rank - root) mod n.  Every    */
+/* node works from its SRC_LIST: the blocks of its subtree, relative    */
+/* ranks v .. v + hcp_binomial_subtree(n, v) - 1 in order, which is     */
+/* also the order of the subtree's data packed in a non-root's scratch. */
+/* Between the root and each of its children the data travels as       */
+/* MESSAGE CHAINS: continuous chains land in (leave) the root's buffer  */
+/* directly, the others travel packed and the root copies each block.   */
+/* ------------------------------------------------------------------ */
+
+/* One rank's block in the root's buffer: `count` units of the root's
+ * datatype at displacement `displ` (in units of its extent). */
+typedef struct hcp_vblock {
+    int32_t count, displ;
+} hcp_vblock_t;
+
+/* A message chain: blocks [first, end) of a src_list (blocks[first] is
+ * non-empty; empty blocks carry nothing and never join or split a chain).
+ * `direct`: the root's buffer takes or gives it as it is (a continuous
+ * chain, or a chain of one block); otherwise it travels packed. */
+typedef struct hcp_vchain {
+    int first, end;
+    bool direct;
+} hcp_vchain_t;
+
+/* The src_list of relative rank v from the root's per-rank arrays (the
+ * user's recvcounts/displs, indexed by rank): blk[k] is the block of
+ * relative rank v + k, for k < hcp_binomial_subtree(n, v). */
+void hcp_vtree_src_list(int n, int root, int v, const int *counts,
+                        const int *displs, hcp_vblock_t *blk);
+/* Split the blocks blk[0, k) into message chains, walking them in order
+ * with the paper's four rules (pre: the previous non-empty block, cur:
+ * this one, continuous when displ[pre] + count[pre] == displ[cur]):
+ *   continuous,     pre's chain continuous: extend it;
+ *   continuous,     pre's chain not:        close it before pre, start a
+ *                                           continuous chain at pre;
+ *   not continuous, pre's chain not:        extend it;
+ *   not continuous, pre's chain continuous: close it after pre, start a
+ *                                           new chain at cur.
+ * A fresh chain of one block counts as not continuous.  `out` has room
+ * for k chains; returns how many there are. */
+int hcp_vchains(const hcp_vblock_t *blk, int k, hcp_vchain_t *out);
+
+/* Gatherv on the tree.  blk: this rank's src_list; usize: signature
+ * bytes per unit of the root's receive type (blocks are usize * count
+ * bytes).  SBUF holds scount elements of ssize bytes; the root's RBUF is
+ * the user's receive buffer (with in_place its own block is already
+ * there).  Non-roots forward packed bytes in TMP0; the root receives
+ * continuous chains straight into RBUF and the others into TMP0, copying
+ * them out in the same round. */
+int hcp_gatherv_tree(hcp_plan_t *p, int n, int rank, int root,
+                     const hcp_vblock_t *blk, size_t usize, int64_t scount,
+                     size_t ssize, bool in_place);
+/* Scatterv on the tree, the mirror image: the root's SBUF holds the
+ * blocks (usize bytes per unit), every rank receives rcount elements of
+ * rsize bytes into RBUF (not the root with in_place). */
+int hcp_scatterv_tree(hcp_plan_t *p, int n, int rank, int root,
+                      const hcp_vblock_t *blk, size_t usize, int64_t rcount,
+                      size_t rsize, bool in_place);
+/* Stage 0 of the conservative level: the root's header and src_list
+ * sent down the same tree.  RBUF (esize bytes per unit) holds hdr units
+ * of header, then rec units per block of the src_list; every inner node
+ * receives the header and its own subtree's records from its parent and
+ * passes its inner children theirs, so no rank holds more than its
+ * subtree.  Leaves take no part: their src_list is their own block. */
+int hcp_vtree_meta(hcp_plan_t *p, int n, int rank, int root, int64_t hdr,
+                   int64_t rec, size_t esize);
+
 #ifdef __cplusplus
 }
 #endif

@@ -334,7 +334,7 @@ int mca_coll_hiercoll_dispatch(hc_call_t *c, ompi_request_t **request, struct om
 
     hc_bind_t b;
     mca_coll_hiercoll_bind(c, &b);
-    if (NULL != a->stages) {
+    if (NULL != a->stages && (NULL == a->staged || a->staged(c))) {
         hc_stages_t st;
         rc = a->stages(c, &st);
         if (OMPI_SUCCESS != rc) {
