@@ -137,6 +137,11 @@ comms=$testdir/mpi/t_comms
 OK='t_colls: np [0-9]+: [0-9]+ checks, 0 failed'
 ALL_COLLS="allgather allgatherv allreduce alltoall alltoallv alltoallw barrier bcast exscan
            gather gatherv reduce reduce_scatter_block reduce_scatter scan scatter scatterv"
+# the collectives whose auto decomposes small calls on interleaved parts,
+# and those it never decomposes (coll_hiercoll_algos.c)
+DECOMP_AUTO="allgather allgatherv allreduce alltoall barrier bcast gather reduce
+             reduce_scatter_block reduce_scatter scatter"
+DECOMP_NEVER="alltoallv|alltoallw|exscan|gatherv|scan|scatterv"
 
 # Every collective forced to a hiercoll algorithm (args: bcast reduce
 # barrier allreduce [gatherv/scatterv] choices; the others take their
@@ -237,6 +242,83 @@ run "colls-fallback-tuned-np4" 600 "${MPI[@]}" -np 4 --mca coll hiercoll,tuned,b
     --mca coll_hiercoll_stats 1 "${fb[@]}" "$colls" --quick
 
 # ---------------------------------------------------------------------------
+# Decomposition: parts and a leaders' bridge
+# ---------------------------------------------------------------------------
+decomp=()
+for c in $ALL_COLLS; do decomp+=(--mca "coll_hiercoll_${c}_algorithm" decomp); done
+# The statistics of MPI_COMM_WORLD's rank 0 list every collective as
+# decomposed (args: np, collectives; nonblocking and persistent calls keep
+# their algorithms).
+expect_decomposed() {
+    local np=$1 c
+    shift
+    for c in "$@"; do
+        EXPECT+=("hiercoll: decomp comm MPI_COMM_WORLD rank 0/$np: .*decomposed:.* $c:[1-9]")
+    done
+}
+DSTATS=(--mca coll_hiercoll_stats 1 --mca coll_hiercoll_verbose 1)
+
+# Explicit parts on this node: contiguous blocks (a part of one process),
+# and interleaved lists (non-commutative reductions then fall back).
+EXPECT=("$OK" "MPI_COMM_WORLD: decomposition by block:4: 2 parts \(sizes 4,3; leaders 0,4\), contiguous")
+expect_decomposed 7 $ALL_COLLS
+run "decomp-block4-np7" 600 "${MPI[@]}" -np 7 --mca coll hiercoll,basic,libnbc \
+    --mca coll_hiercoll_decomp_criterion block:4 "${decomp[@]}" "${DSTATS[@]}" "$colls"
+EXPECT=("$OK" "decomposition by block:2: 3 parts \(sizes 2,2,1; leaders 0,2,4\)")
+expect_decomposed 5 $ALL_COLLS
+run "decomp-block2-tuned-np5" 600 "${MPI[@]}" -np 5 --mca coll hiercoll,tuned,basic,libnbc \
+    --mca coll_hiercoll_decomp_criterion block:2 "${decomp[@]}" "${DSTATS[@]}" "$colls" --quick
+EXPECT=("$OK" "decomposition by list: 3 parts \(sizes 2,3,1; leaders 0,1,2\), interleaved")
+expect_decomposed 6 $ALL_COLLS
+run "decomp-list-np6" 600 "${MPI[@]}" -np 6 --mca coll hiercoll,basic,libnbc \
+    --mca coll_hiercoll_decomp_criterion list:0+3,1+4+5,2 "${decomp[@]}" "${DSTATS[@]}" "$colls"
+# A communicator's info key chooses its own criterion (a bad one is
+# reported and ignored); the parent's default leaves it whole.
+EXPECT=("t_comms: np 3: [0-9]+ checks, 0 failed"
+        "hiercoll: decomp comm .*DUP FROM 0 rank 0/3: part 0 of 2 .*decomposed: allreduce:1"
+        'info key hiercoll_decomp_criterion="block:0" on .*: block:K wants')
+REJECT=("decomp comm MPI_COMM_WORLD")
+run "decomp-info-key-np3" 300 "${MPI[@]}" -np 3 --mca coll hiercoll,tuned,basic,libnbc \
+    --mca coll_hiercoll_stats 1 "$comms" 3
+
+# Separate nodes: Open MPI daemons under fake host names (fake-nodes.sh),
+# TCP between them, shared memory inside; by slot and round-robin.
+fake=("$(dirname "$(readlink -f "$0")")/fake-nodes.sh" --mpirun "$mpirun")
+if [ "$list" = no ] && ! why=$("${fake[@]}" --probe 2>&1); then
+    echo "SKIP: decomp-fakenodes-*: $why (the block: and list: runs above cover the algorithms)"
+else
+    FAKE=(--oversubscribe --mca mpi_yield_when_idle 1)
+    EXPECT=("$OK" "decomposition by node: 3 parts \(sizes 3,1,2; leaders 0,3,4\), contiguous")
+    expect_decomposed 6 $ALL_COLLS
+    run "decomp-fakenodes-byslot-np6" 600 "${fake[@]}" --slots 3,1,2 -np 6 "${FAKE[@]}" \
+        --mca coll hiercoll,basic,libnbc "${decomp[@]}" "${DSTATS[@]}" "$colls"
+    EXPECT=("$OK" "decomposition by node: 4 parts \(sizes 2,3,1,2; leaders 0,1,2,3\), interleaved")
+    expect_decomposed 8 $ALL_COLLS
+    run "decomp-fakenodes-roundrobin-np8" 600 "${fake[@]}" --slots 2,3,1,2 -np 8 --map-by node \
+        "${FAKE[@]}" --mca coll hiercoll,tuned,basic,libnbc "${decomp[@]}" "${DSTATS[@]}" \
+        "$colls" --quick
+    EXPECT=("$OK" "decomposition by node: 3 parts \(sizes 1,1,1; leaders 0,1,2\)")
+    expect_decomposed 3 $ALL_COLLS
+    run "decomp-fakenodes-onepernode-np3" 600 "${fake[@]}" --slots 1,1,1 -np 3 "${FAKE[@]}" \
+        --mca coll hiercoll,tuned,basic,libnbc "${decomp[@]}" "${DSTATS[@]}" "$colls" --quick
+    # communicators come and go (their parts and bridges with them), one is
+    # left to MPI_Finalize; the world's own parts are built inside the
+    # first MPI_Comm_split's allgather
+    EXPECT=("t_comms: np 6: [0-9]+ checks, 0 failed"
+            "hiercoll: decomp comm .*DUP FROM 0 rank 0/6: part 0 of 2 .*decomposed: allreduce:1"
+            "hiercoll: decomp comm .*SPLIT FROM 0 rank 0/3: part 0 of 2 .*decomposed: allreduce:1"
+            "hiercoll: decomp comm MPI_COMM_WORLD rank 0/6: part 0 of 2 .*decomposed: allgather:")
+    run "decomp-fakenodes-comms-np6" 600 "${fake[@]}" --slots 3,3 -np 6 "${FAKE[@]}" --mca coll hiercoll,tuned,basic,libnbc --mca coll_hiercoll_stats 1 \
+        "$comms" 300
+    # auto decomposes where it pays
+    EXPECT=("$OK" "decomposition by node: 2 parts \(sizes 4,4; leaders 0,1\), interleaved")
+    expect_decomposed 8 $DECOMP_AUTO
+    REJECT=("decomp comm MPI_COMM_WORLD .*decomposed:.* ($DECOMP_NEVER):")
+    run "decomp-fakenodes-auto-np8" 600 "${fake[@]}" --slots 4,4 -np 8 --map-by node \
+        "${FAKE[@]}" --mca coll hiercoll,tuned,basic,libnbc "${DSTATS[@]}" "$colls" --quick
+fi
+
+# ---------------------------------------------------------------------------
 # Communicators
 # ---------------------------------------------------------------------------
 for np in 1 4 7; do
@@ -260,6 +342,17 @@ run "params-bad-values" 120 "${MPI[@]}" -np 3 --mca coll hiercoll,basic,libnbc \
     --mca coll_hiercoll_bcast_algorithm bogus --mca coll_hiercoll_verbose 7 \
     --mca coll_hiercoll_priority 300 --mca coll_hiercoll_gatherv_level silly \
     --mca coll_hiercoll_gatherv_tree_min 0 "$comms" 20
+
+# A bad decomposition criterion: one line, decomposition off, nothing lost
+for crit in bogus block:0 list:0-1,3; do
+    EXPECT=("t_comms: np 4: [0-9]+ checks, 0 failed")
+    EXPECT_ONCE=("hiercoll: ERROR: coll_hiercoll_decomp_criterion=\"$crit\": .*; decomposition off")
+    REJECT=("decomp comm MPI_COMM_WORLD" "MPI_COMM_WORLD: decomposition by")
+    run "params-decomp-criterion-${crit//[:,]/_}" 120 "${MPI[@]}" -np 4 \
+        --mca coll hiercoll,basic,libnbc --mca coll_hiercoll_decomp_criterion "$crit" \
+        --mca coll_hiercoll_allreduce_algorithm decomp --mca coll_hiercoll_stats 1 \
+        --mca coll_hiercoll_verbose 1 "$comms" 20
+done
 
 # priority -1 disables hiercoll: the job runs on the other components
 EXPECT=("t_comms: np 2: [0-9]+ checks, 0 failed")

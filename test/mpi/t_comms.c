@@ -4,9 +4,10 @@
  *
  * Communicators: 1,000 create/use/free cycles (dup and split, blocking,
  * nonblocking and persistent collectives on each), per-communicator info
- * keys that choose an algorithm or the fallback (and a bad one, which must
- * be reported and ignored), and a communicator freed while a nonblocking
- * collective on it is still in flight.
+ * keys that choose an algorithm, the fallback or a decomposition criterion
+ * (and bad ones, which must be reported and ignored), a communicator
+ * freed while a nonblocking collective on it is still in flight, and one
+ * left for MPI_Finalize to free.
  *
  * Usage: t_comms [cycles] [--no-free-in-flight]
  * (Open MPI 4.1.4's libnbc does not keep a freed communicator alive for its
@@ -70,8 +71,10 @@ int main(int argc, char **argv)
         {"hiercoll_allreduce_algorithm", "fallback"},
         {"hiercoll_barrier_algorithm", "linear"},
         {"hiercoll_bcast_algorithm", "no_such_algorithm"},
+        {"hiercoll_decomp_criterion", "block:2"},
+        {"hiercoll_decomp_criterion", "block:0"},
     };
-    for (int k = 0; k < 4; ++k) {
+    for (int k = 0; k < (int) (sizeof(keys) / sizeof(keys[0])); ++k) {
         tc_at("info %s=%s", keys[k][0], keys[k][1]);
         MPI_Info info;
         MPI_Info_create(&info);
@@ -95,5 +98,19 @@ int main(int argc, char **argv)
         MPI_Wait(&rq, MPI_STATUS_IGNORE);
         tc_expect(out == n * (n + 1) / 2, "iallreduce on a freed communicator gave %d", out);
     }
+
+    /* left to MPI_Finalize, which releases communicators in cid order:
+     * `kept` is decomposed (by its info key) after `hole` is freed, so its
+     * parts take the lower cid that `hole` left */
+    tc_at("left to finalize");
+    MPI_Comm hole, kept;
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "hiercoll_decomp_criterion", "block:2");
+    MPI_Comm_dup(MPI_COMM_WORLD, &hole);
+    MPI_Comm_dup_with_info(MPI_COMM_WORLD, info, &kept);
+    MPI_Info_free(&info);
+    MPI_Comm_free(&hole);
+    check_comm(kept, 2000);
     return tc_finish("t_comms");
 }

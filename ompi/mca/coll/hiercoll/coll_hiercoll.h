@@ -33,6 +33,7 @@
 #include "opal/threads/mutex.h"
 
 #include "coll_hiercoll_plan.h"
+#include "coll_hiercoll_plan_decomp.h"
 
 BEGIN_C_DECLS
 
@@ -244,6 +245,7 @@ typedef struct mca_coll_hiercoll_component_t {
     int gatherv_level;
     int gatherv_tree_min;        /* processes from which auto uses the tree */
     char *decomp_criterion;
+    hcp_criterion_t decomp;      /* decomp_criterion, parsed */
 } mca_coll_hiercoll_component_t;
 
 OMPI_MODULE_DECLSPEC extern mca_coll_hiercoll_component_t mca_coll_hiercoll_component;
@@ -339,6 +341,21 @@ bool mca_coll_hiercoll_vtree_staged(const hc_call_t *call);
 
 struct hc_decomp;
 void mca_coll_hiercoll_decomp_free(mca_coll_hiercoll_module_t *m);
+/* Can decomposition serve this blocking call?  The communicator must
+ * split into several parts (created at the first call that asks, which
+ * is collective: the selection of a call asks on every rank alike), parts
+ * must be runs of ranks for reductions whose order matters, and the
+ * counts passed on must fit an int. */
+bool mca_coll_hiercoll_decomp_usable(const hc_call_t *c);
+/* The parts of the call's communicator, for auto's rules (created as by
+ * mca_coll_hiercoll_decomp_usable), or NULL when it is not decomposed. */
+const hcp_decomp_t *mca_coll_hiercoll_decomp_layout(const hc_call_t *c);
+/* The criterion that would split this communicator, for verbose output
+ * ("node", "block:4"...), or NULL when it surely stays whole. */
+const char *mca_coll_hiercoll_decomp_criterion(const mca_coll_hiercoll_module_t *m, char *buf,
+                                               size_t len);
+/* Run a blocking call decomposed (the "decomp" algorithms' run). */
+int mca_coll_hiercoll_decomp_run(hc_call_t *c);
 
 /* ------------------------------------------------------------------ */
 /* Entry points (coll_hiercoll_entry.c)                                 */

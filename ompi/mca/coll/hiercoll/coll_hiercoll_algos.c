@@ -14,11 +14,134 @@
 
 #define PLANNED(expr) (0 == (expr) ? OMPI_SUCCESS : OMPI_ERR_OUT_OF_RESOURCE)
 
+/* ------------------------------------------------------------------ */
+/* Decomposition (coll_hiercoll_decomp.c): an algorithm of every        */
+/* collective, run directly (blocking calls only)                       */
+/* ------------------------------------------------------------------ */
+
+#define DECOMP(summary)                                                                            \
+    {                                                                                              \
+        "decomp", "decomposition by coll_hiercoll_decomp_criterion: " summary, NULL,              \
+            mca_coll_hiercoll_decomp_run, mca_coll_hiercoll_decomp_usable, NULL                    \
+    }
+
+/*
+ * Where auto decomposes: blocking calls on a communicator that splits into
+ * several parts, some of more than one process.  Measured with
+ * contrib/hc_bench against tuned and han on 4 fake nodes x 4 processes
+ * (test/fake-nodes.sh: TCP between the nodes, 16 processes on 2 cores),
+ * placed by slot and round-robin:
+ *   bcast, reduce, allreduce, barrier, reduce_scatter(_block): any size;
+ *   allgather(v): any size when the parts are runs of ranks (the result
+ *     then needs no unpacking), else up to DECOMP_ALLGATHER_MAX in all;
+ *   alltoall: blocks up to DECOMP_ALLTOALL_MAX (beyond, the copies through
+ *     the leaders cost more than the messages saved);
+ *   gather: blocks up to DECOMP_ROOTED_MAX; scatter: the same when the
+ *     parts interleave ranks (by slot, flat trees already keep to nodes);
+ *   never gatherv and scatterv (a count exchange comes first), alltoallv
+ *     and alltoallw (no rank knows every size), scan and exscan (the flat
+ *     chain pipelines where the leaders' allgather cannot).
+ */
+#define DECOMP_ALLGATHER_MAX (64 * 1024)
+#define DECOMP_ALLTOALL_MAX 1024
+#define DECOMP_ROOTED_MAX 256
+
+static bool decomp_in_auto(hc_coll_t coll)
+{
+    switch (coll) {
+    case HC_GATHERV:
+    case HC_SCATTERV:
+    case HC_ALLTOALLV:
+    case HC_ALLTOALLW:
+    case HC_SCAN:
+    case HC_EXSCAN:
+        return false;
+    default:
+        return true;
+    }
+}
+
+static size_t allgather_bytes(const hc_call_t *c)
+{
+    size_t total = 0;
+    for (int r = 0; r < c->size; ++r) {
+        total += (size_t) (HC_ALLGATHERV == c->coll ? c->rcounts[r] : c->rcount) * c->rsize;
+    }
+    return total;
+}
+
+/* (what the rules above ask about is known alike on every rank: in-place
+ * roots' counts are set from their other side by call_init) */
+static bool decomp_pays(const hc_call_t *c)
+{
+    if (HC_BLOCKING != c->mode || !decomp_in_auto(c->coll)) {
+        return false;
+    }
+    const hcp_decomp_t *lay = mca_coll_hiercoll_decomp_layout(c);
+    if (NULL == lay || lay->nparts == c->size || !mca_coll_hiercoll_decomp_usable(c)) {
+        return false;
+    }
+    switch (c->coll) {
+    case HC_ALLGATHER:
+    case HC_ALLGATHERV:
+        return lay->contiguous || allgather_bytes(c) <= DECOMP_ALLGATHER_MAX;
+    case HC_ALLTOALL:
+        return (size_t) c->rcount * c->rsize <= DECOMP_ALLTOALL_MAX;
+    case HC_GATHER:
+        return (size_t) c->scount * c->ssize <= DECOMP_ROOTED_MAX;
+    case HC_SCATTER:
+        return !lay->contiguous && (size_t) c->rcount * c->rsize <= DECOMP_ROOTED_MAX;
+    default:
+        return true;
+    }
+}
+
+static const hc_algo_t *decomp_algo(hc_coll_t coll)
+{
+    for (const hc_algo_t *a = mca_coll_hiercoll_colls[coll].algos; a->name; ++a) {
+        if (mca_coll_hiercoll_decomp_run == a->run) {
+            return a;
+        }
+    }
+    return NULL;
+}
+
+/* auto's first question: decomposition, or NULL to go on */
+static const hc_algo_t *decomp_first(const hc_call_t *c)
+{
+    return decomp_pays(c) ? decomp_algo(c->coll) : NULL;
+}
+
+/* Verbose: "=decomp[criterion]<rule>," ahead of what auto does otherwise,
+ * when the communicator may split; returns the characters written. */
+static size_t describe_decomp(const mca_coll_hiercoll_module_t *m, hc_coll_t k, hc_mode_t md,
+                              char *buf, size_t len)
+{
+    char crit[64], rule[64] = "";
+    if (HC_BLOCKING != md || !decomp_in_auto(k)
+        || NULL == mca_coll_hiercoll_decomp_criterion(m, crit, sizeof(crit))) {
+        return 0;
+    }
+    if (HC_ALLGATHER == k || HC_ALLGATHERV == k) {
+        snprintf(rule, sizeof(rule), "(runs of ranks|<=%dB)", DECOMP_ALLGATHER_MAX);
+    } else if (HC_ALLTOALL == k || HC_GATHER == k) {
+        snprintf(rule, sizeof(rule), "<=%dB", HC_ALLTOALL == k ? DECOMP_ALLTOALL_MAX
+                                                               : DECOMP_ROOTED_MAX);
+    } else if (HC_SCATTER == k) {
+        snprintf(rule, sizeof(rule), "(interleaved,<=%dB)", DECOMP_ROOTED_MAX);
+    }
+    int w = snprintf(buf, len, "=decomp[%s]%s,", crit, rule);
+    return w > 0 && (size_t) w < len ? (size_t) w : 0;
+}
+
 /* Verbose descriptions of auto: "=alg" runs hiercoll's algorithm, "->comp"
  * passes the call to the previous component. */
 static void describe_fallback(const mca_coll_hiercoll_module_t *m, hc_coll_t k, hc_mode_t md,
                               char *buf, size_t len)
 {
+    size_t pre = describe_decomp(m, k, md, buf, len);
+    buf += pre;
+    len -= pre;
     if (NULL != m->prev_name[k][md] && ompi_comm_size(m->comm) > 1) {
         snprintf(buf, len, "->%s", m->prev_name[k][md]);
     } else {
@@ -31,10 +154,8 @@ static void describe_fallback(const mca_coll_hiercoll_module_t *m, hc_coll_t k, 
     static void fn(const mca_coll_hiercoll_module_t *m, hc_coll_t k, hc_mode_t md, char *buf,      \
                    size_t len)                                                                     \
     {                                                                                              \
-        (void) m;                                                                                  \
-        (void) k;                                                                                  \
-        (void) md;                                                                                 \
-        snprintf(buf, len, __VA_ARGS__);                                                           \
+        size_t pre = describe_decomp(m, k, md, buf, len);                                          \
+        snprintf(buf + pre, len - pre, __VA_ARGS__);                                               \
     }
 
 /* auto is always the named algorithm */
@@ -67,12 +188,16 @@ static int bcast_linear(hcp_plan_t *p, const hc_call_t *c)
 static const hc_algo_t bcast_algos[] = {
     {"linear", "the root sends to every rank", bcast_linear, NULL, NULL},
     {"binomial", "binomial tree, largest subtree first", bcast_binomial, NULL, NULL},
+    DECOMP("root to the leaders over the bridge, then every part from its leader"),
     {NULL, NULL, NULL, NULL, NULL},
 };
 
 static void describe_bcast(const mca_coll_hiercoll_module_t *m, hc_coll_t k, hc_mode_t md,
                            char *buf, size_t len)
 {
+    size_t pre = describe_decomp(m, k, md, buf, len);
+    buf += pre;
+    len -= pre;
     if (NULL != m->prev_name[k][md]) {
         snprintf(buf, len, "=binomial<=%zuB,->%s", mca_coll_hiercoll_component.bcast_binomial_max,
                  m->prev_name[k][md]);
@@ -83,6 +208,10 @@ static void describe_bcast(const mca_coll_hiercoll_module_t *m, hc_coll_t k, hc_
 
 static const hc_algo_t *bcast_auto(const hc_call_t *c)
 {
+    const hc_algo_t *a = decomp_first(c);
+    if (NULL != a) {
+        return a;
+    }
     size_t bytes = (size_t) c->rcount * c->rsize;
     if (bytes <= mca_coll_hiercoll_component.bcast_binomial_max
         || !mca_coll_hiercoll_has_fallback(c->module, c->coll, c->mode)) {
@@ -145,6 +274,7 @@ static const hc_algo_t reduce_algos[] = {
      "recursive halving and gather after a pairwise pre-step that drops n - 2^k ranks "
      "(the classic scheme); commutative ops",
      reduce_rabenseifner, NULL, rhrd_usable},
+    DECOMP("every part to its leader, then the leaders to the root over the bridge"),
     {NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -152,6 +282,10 @@ DESCRIBE_RHRD(describe_reduce, "binomial", reduce_rhrd_min)
 
 static const hc_algo_t *reduce_auto(const hc_call_t *c)
 {
+    const hc_algo_t *a = decomp_first(c);
+    if (NULL != a) {
+        return a;
+    }
     return rhrd_wanted(c, mca_coll_hiercoll_component.reduce_rhrd_min) ? &reduce_algos[2]
                                                                        : &reduce_algos[1];
 }
@@ -186,6 +320,7 @@ static const hc_algo_t allreduce_algos[] = {
      "which get the result at the end (the classic scheme, Open MPI tuned's algorithm 6); "
      "commutative ops",
      allreduce_rabenseifner, NULL, rhrd_usable},
+    DECOMP("part reduce, bridge allreduce, part bcast"),
     {NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -193,6 +328,10 @@ DESCRIBE_RHRD(describe_allreduce, "recursive_doubling", allreduce_rhrd_min)
 
 static const hc_algo_t *allreduce_auto(const hc_call_t *c)
 {
+    const hc_algo_t *a = decomp_first(c);
+    if (NULL != a) {
+        return a;
+    }
     return rhrd_wanted(c, mca_coll_hiercoll_component.allreduce_rhrd_min) ? &allreduce_algos[1]
                                                                           : &allreduce_algos[0];
 }
@@ -215,6 +354,7 @@ static const hc_algo_t barrier_algos[] = {
     {"linear", "everybody to rank 0, rank 0 to everybody", barrier_linear, NULL, NULL},
     {"dissemination", "ceil(log2 n) rounds of one zero-byte exchange", barrier_dissemination,
      NULL, NULL},
+    DECOMP("part barrier, bridge barrier, part bcast of a token"),
     {NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -222,7 +362,10 @@ DESCRIBE_FIXED(describe_barrier, "dissemination")
 
 static const hc_algo_t *barrier_auto(const hc_call_t *c)
 {
-    (void) c;
+    const hc_algo_t *a = decomp_first(c);
+    if (NULL != a) {
+        return a;
+    }
     return &barrier_algos[1];
 }
 
@@ -260,6 +403,7 @@ static int scatterv_linear(hcp_plan_t *p, const hc_call_t *c)
 
 static const hc_algo_t gather_algos[] = {
     {"linear", "the root receives from every rank", gather_linear, NULL, NULL},
+    DECOMP("every part to its leader, then the leaders to the root over the bridge"),
     {NULL, NULL, NULL, NULL, NULL},
 };
 #define VTREE_ALGO(what)                                                                           \
@@ -271,15 +415,18 @@ static const hc_algo_t gather_algos[] = {
 static const hc_algo_t gatherv_algos[] = {
     {"linear", "the root receives from every rank", gatherv_linear, NULL, NULL},
     VTREE_ALGO("the root receives from log2(n) ranks"),
+    DECOMP("every part to its leader, then the leaders to the root over the bridge"),
     {NULL, NULL, NULL, NULL, NULL},
 };
 static const hc_algo_t scatter_algos[] = {
     {"linear", "the root sends to every rank", scatter_linear, NULL, NULL},
+    DECOMP("root to the leaders over the bridge, then every part from its leader"),
     {NULL, NULL, NULL, NULL, NULL},
 };
 static const hc_algo_t scatterv_algos[] = {
     {"linear", "the root sends to every rank", scatterv_linear, NULL, NULL},
     VTREE_ALGO("the root sends to log2(n) ranks"),
+    DECOMP("root to the leaders over the bridge, then every part from its leader"),
     {NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -367,22 +514,27 @@ static int alltoallw_linear(hcp_plan_t *p, const hc_call_t *c)
 
 static const hc_algo_t allgather_algos[] = {
     {"linear", "every rank sends its block to every other", allgather_linear, NULL, NULL},
+    DECOMP("part gather, bridge allgatherv, part bcast"),
     {NULL, NULL, NULL, NULL, NULL},
 };
 static const hc_algo_t allgatherv_algos[] = {
     {"linear", "every rank sends its block to every other", allgatherv_linear, NULL, NULL},
+    DECOMP("part gather, bridge allgatherv, part bcast"),
     {NULL, NULL, NULL, NULL, NULL},
 };
 static const hc_algo_t alltoall_algos[] = {
     {"linear", "all pairs at once, staggered", alltoall_linear, NULL, NULL},
+    DECOMP("leaders gather what leaves the part, parts exchange inside, leaders alltoallv, leaders scatter"),
     {NULL, NULL, NULL, NULL, NULL},
 };
 static const hc_algo_t alltoallv_algos[] = {
     {"linear", "all pairs at once, staggered", alltoallv_linear, NULL, NULL},
+    DECOMP("leaders gather what leaves the part, parts exchange inside, leaders alltoallv, leaders scatter"),
     {NULL, NULL, NULL, NULL, NULL},
 };
 static const hc_algo_t alltoallw_algos[] = {
     {"linear", "all pairs at once, staggered", alltoallw_linear, NULL, NULL},
+    DECOMP("leaders gather what leaves the part, parts exchange inside, leaders alltoallv, leaders scatter"),
     {NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -416,30 +568,33 @@ static int reduce_scatter_block_basic(hcp_plan_t *p, const hc_call_t *c)
 
 static const hc_algo_t scan_algos[] = {
     {"linear", "a chain in rank order", scan_linear, NULL, NULL},
+    DECOMP("inputs to every leader (part gather, bridge allgatherv), folded in rank order, part scatterv"),
     {NULL, NULL, NULL, NULL, NULL},
 };
 static const hc_algo_t exscan_algos[] = {
     {"linear", "a chain in rank order", exscan_linear, NULL, NULL},
+    DECOMP("inputs to every leader (part gather, bridge allgatherv), folded in rank order, part scatterv"),
     {NULL, NULL, NULL, NULL, NULL},
 };
 static const hc_algo_t reduce_scatter_algos[] = {
     {"basic", "ordered binomial reduce to rank 0, then scatterv", reduce_scatter_basic, NULL,
      NULL},
+    DECOMP("part reduce, bridge reduce_scatter (allreduce when parts interleave), part scatterv"),
     {NULL, NULL, NULL, NULL, NULL},
 };
 static const hc_algo_t reduce_scatter_block_algos[] = {
     {"basic", "ordered binomial reduce to rank 0, then scatter", reduce_scatter_block_basic,
      NULL, NULL},
+    DECOMP("part reduce, bridge reduce_scatter (allreduce when parts interleave), part scatterv"),
     {NULL, NULL, NULL, NULL, NULL},
 };
 
-/* auto for collectives where hiercoll has nothing better than the layer
- * below: fall back (the executor still runs the linear plan when there is
- * no layer below). */
+/* auto for collectives where hiercoll's only better answer is
+ * decomposition: else fall back (the executor still runs the linear plan
+ * when there is no layer below). */
 static const hc_algo_t *prefer_fallback(const hc_call_t *c)
 {
-    (void) c;
-    return NULL;
+    return decomp_first(c);
 }
 
 #define FALLBACK_RULE "the previous component; hiercoll's plan only when there is none"

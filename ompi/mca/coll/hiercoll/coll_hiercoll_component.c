@@ -229,10 +229,14 @@ static int hiercoll_register(void)
 
     c->decomp_criterion = "node";
     reg_string("decomp_criterion",
-               "How the decomposition algorithm splits a communicator into parts: \"node\" "
-               "(shared memory domain), a hardware level (\"socket\", \"numa\", \"l3\", \"l2\", "
-               "\"l1\", \"core\", \"hwthread\", \"board\"), \"block:K\" (consecutive ranks in "
-               "parts of K) or \"list:0-3,4-5,...\" (explicit parts covering every rank)",
+               "How the decomposition algorithms (\"decomp\") split a communicator into parts "
+               "and a bridge of one leader per part: \"node\" (shared memory domain), a hardware "
+               "level (\"board\", \"numa\", \"socket\", \"l3\", \"l2\", \"l1\", \"core\", "
+               "\"hwthread\"), \"block:K\" (consecutive ranks in parts of K), "
+               "\"list:0-3,4-5,...\" (explicit parts covering ranks 0..N-1 of communicators of "
+               "N ranks; ranges within a part joined by '+', e.g. \"list:0+2,1+3\") or \"none\" "
+               "(no decomposition). A communicator info key \"hiercoll_decomp_criterion\" "
+               "overrides it per communicator",
                OPAL_INFO_LVL_5, &c->decomp_criterion);
 
     check_range("priority", &c->priority, -1, 100, 40);
@@ -252,6 +256,11 @@ static int hiercoll_register(void)
 static int hiercoll_open(void)
 {
     mca_coll_hiercoll_component_t *c = &mca_coll_hiercoll_component;
+    char why[256];
+    if (0 != hcp_criterion_parse(c->decomp_criterion, &c->decomp, why, sizeof(why))) {
+        mca_coll_hiercoll_param_error("coll_hiercoll_decomp_criterion=\"%s\": %s; decomposition "
+                                      "off", c->decomp_criterion, why);
+    }
     OBJ_CONSTRUCT(&c->active, opal_list_t);
     OBJ_CONSTRUCT(&c->lock, opal_mutex_t);
     c->nactive = 0;
@@ -269,6 +278,7 @@ static int hiercoll_close(void)
     }
     OBJ_DESTRUCT(&c->active);
     OBJ_DESTRUCT(&c->lock);
+    hcp_criterion_fini(&c->decomp);
     free(c->param_errors);
     c->param_errors = NULL;
     return OMPI_SUCCESS;

@@ -244,14 +244,15 @@ const hc_algo_t *mca_coll_hiercoll_select(const hc_call_t *c)
     if (HC_ALGO_FALLBACK == choice && can_fall_back) {
         return NULL;
     }
-    /* One process: every plan is a local copy at most.  (Passing these on
-     * can also crash: Open MPI 4.1.4's linear exscan, coll/basic's, sends
-     * to rank 1 on a one-process communicator.) */
-    if (1 == c->size && choice < 0) {
-        return last_resort(c);
-    }
     if (choice >= 0 && fits(&d->algos[choice], c)) {
         return &d->algos[choice];
+    }
+    /* One process: every plan is a local copy at most.  (Passing these on
+     * can also crash: Open MPI 4.1.4's linear exscan, coll/basic's, sends
+     * to rank 1 on a one-process communicator.)  This holds as well when
+     * the chosen algorithm declines the call. */
+    if (1 == c->size) {
+        return last_resort(c);
     }
     if (HC_ALGO_AUTO == choice || choice >= 0) {
         a = d->auto_pick(c);

@@ -1,0 +1,81 @@
+#!/bin/bash
+#
+# Copyright (c) 2026 The hiercoll authors.
+# $COPYRIGHT$
+#
+# Run an Open MPI job on this one machine as if it were spread over
+# several nodes: every "node" is an Open MPI daemon started (through
+# plm/rsh, with this script as its rsh agent) under its own host name in
+# a UTS namespace (unshare --uts).  Processes on different fake nodes see
+# one another as remote, so they talk TCP over the loopback interface,
+# while those on one fake node share memory (btl vader), as on a cluster.
+#
+# Usage:
+#   fake-nodes.sh [--mpirun PATH] --slots 3,1,2 [mpirun arguments...]
+#       runs mpirun with nodes fakenode1 (3 slots), fakenode2 (1 slot), ...;
+#       processes fill the nodes by slot unless the arguments say
+#       otherwise (--map-by node: round-robin).
+#   fake-nodes.sh [--mpirun PATH] --probe
+#       exits 0 when fake nodes work here, else says why and exits 1.
+#
+# Needs unshare --uts (root, or user namespaces).  As root, export
+# OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1.
+
+set -u
+self=$(readlink -f "$0")
+
+# As the rsh agent: "fake-nodes.sh --agent [options] HOST COMMAND..." runs
+# COMMAND here, under HOST's name, as ssh would run it there.
+if [ "${1:-}" = --agent ]; then
+    shift
+    while [ $# -gt 0 ] && [ "${1#-}" != "$1" ]; do
+        shift
+    done
+    host=$1
+    shift
+    exec unshare --uts /bin/sh -c 'hostname "$0" && exec /bin/sh -c "$1"' "$host" "$*"
+fi
+
+mpirun=mpirun
+slots=""
+probe=no
+while [ $# -gt 0 ]; do
+    case "$1" in
+    --mpirun) mpirun=$2; shift 2 ;;
+    --slots) slots=$2; shift 2 ;;
+    --probe) probe=yes; slots=1,1; shift ;;
+    *) break ;;
+    esac
+done
+if [ -z "$slots" ]; then
+    echo "fake-nodes.sh: --slots N,N,... is required" >&2
+    exit 2
+fi
+if ! unshare --uts true 2>/dev/null; then
+    echo "fake-nodes.sh: fake nodes unavailable: 'unshare --uts' is not permitted here" >&2
+    exit 1
+fi
+
+dir=$(mktemp -d "${TMPDIR:-/tmp}/fake-nodes.XXXXXX") || exit 1
+trap 'rm -rf "$dir"' EXIT
+i=0
+for s in ${slots//,/ }; do
+    i=$((i + 1))
+    echo "fakenode$i slots=$s" >>"$dir/hosts"
+done
+
+run() {
+    "$mpirun" --hostfile "$dir/hosts" --mca plm rsh --mca plm_rsh_agent "$self --agent" \
+        --mca btl self,vader,tcp --mca btl_tcp_if_include lo --mca oob_tcp_if_include lo "$@"
+}
+
+if [ "$probe" = yes ]; then
+    out=$(run -np 2 hostname 2>&1)
+    if [ "$(echo "$out" | sort -u | tr '\n' ' ')" != "fakenode1 fakenode2 " ]; then
+        echo "fake-nodes.sh: fake nodes unavailable: a two-node probe printed:" >&2
+        echo "$out" | head -n 5 | sed 's/^/    /' >&2
+        exit 1
+    fi
+    exit 0
+fi
+run "$@"
