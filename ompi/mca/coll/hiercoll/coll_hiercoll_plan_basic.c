@@ -101,7 +101,9 @@ static void reduce_tree(hcp_plan_t *p, int n, int rank, int root,
         /* Receive every child at once; the last (largest) child of the
          * root goes straight into the output when that is not the input. */
         bool last_direct = result_here && rank == root && out_buf != in_buf;
-        hcp_scratch(p, HCP_TMP0, HCP_UNIT_RTYPE, (int64_t) k * count);
+        if (k > 1 || !last_direct) {
+            hcp_scratch(p, HCP_TMP0, HCP_UNIT_RTYPE, (int64_t) (k - last_direct) * count);
+        }
         for (int i = 0; i < k; ++i) {
             bool direct = last_direct && i == k - 1;
             hcp_recv(p, absr(children[i], troot, n),
