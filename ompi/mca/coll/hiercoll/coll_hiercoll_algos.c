@@ -19,10 +19,10 @@
 /* collective, run directly (blocking calls only)                       */
 /* ------------------------------------------------------------------ */
 
-#define DECOMP(summary)                                                                            \
+#define DECOMP(text)                                                                               \
     {                                                                                              \
-        "decomp", "decomposition by coll_hiercoll_decomp_criterion: " summary, NULL,              \
-            mca_coll_hiercoll_decomp_run, mca_coll_hiercoll_decomp_usable, NULL                    \
+        .name = "decomp", .summary = "decomposition by coll_hiercoll_decomp_criterion: " text,     \
+        .run = mca_coll_hiercoll_decomp_run, .usable = mca_coll_hiercoll_decomp_usable             \
     }
 
 /*
@@ -125,8 +125,8 @@ static size_t describe_decomp(const mca_coll_hiercoll_module_t *m, hc_coll_t k, 
     if (HC_ALLGATHER == k || HC_ALLGATHERV == k) {
         snprintf(rule, sizeof(rule), "(runs of ranks|<=%dB)", DECOMP_ALLGATHER_MAX);
     } else if (HC_ALLTOALL == k || HC_GATHER == k) {
-        snprintf(rule, sizeof(rule), "<=%dB", HC_ALLTOALL == k ? DECOMP_ALLTOALL_MAX
-                                                               : DECOMP_ROOTED_MAX);
+        snprintf(rule, sizeof(rule), "<=%dB",
+                 HC_ALLTOALL == k ? DECOMP_ALLTOALL_MAX : DECOMP_ROOTED_MAX);
     } else if (HC_SCATTER == k) {
         snprintf(rule, sizeof(rule), "(interleaved,<=%dB)", DECOMP_ROOTED_MAX);
     }
@@ -186,10 +186,10 @@ static int bcast_linear(hcp_plan_t *p, const hc_call_t *c)
 }
 
 static const hc_algo_t bcast_algos[] = {
-    {"linear", "the root sends to every rank", bcast_linear, NULL, NULL},
-    {"binomial", "binomial tree, largest subtree first", bcast_binomial, NULL, NULL},
+    {.name = "linear", .summary = "the root sends to every rank", .plan = bcast_linear},
+    {.name = "binomial", .summary = "binomial tree, largest subtree first", .plan = bcast_binomial},
     DECOMP("root to the leaders over the bridge, then every part from its leader"),
-    {NULL, NULL, NULL, NULL, NULL},
+    {.name = NULL},
 };
 
 static void describe_bcast(const mca_coll_hiercoll_module_t *m, hc_coll_t k, hc_mode_t md,
@@ -232,8 +232,8 @@ static int reduce_binomial(hcp_plan_t *p, const hc_call_t *c)
 
 static int reduce_linear(hcp_plan_t *p, const hc_call_t *c)
 {
-    return PLANNED(hcp_reduce_linear(p, c->size, c->rank, c->root, c->rcount, c->rsize,
-                                     c->in_place));
+    return PLANNED(
+        hcp_reduce_linear(p, c->size, c->rank, c->root, c->rcount, c->rsize, c->in_place));
 }
 
 /* RHRD reorders the reduction: commutative ops only (the others keep
@@ -251,31 +251,34 @@ static bool rhrd_wanted(const hc_call_t *c, size_t min)
 
 static int reduce_rhrd(hcp_plan_t *p, const hc_call_t *c)
 {
-    return PLANNED(hcp_reduce_rhrd(p, c->size, c->rank, c->root, c->rcount, c->rsize,
-                                   c->in_place));
+    return PLANNED(hcp_reduce_rhrd(p, c->size, c->rank, c->root, c->rcount, c->rsize, c->in_place));
 }
 
 static int reduce_rabenseifner(hcp_plan_t *p, const hc_call_t *c)
 {
-    return PLANNED(hcp_reduce_rabenseifner(p, c->size, c->rank, c->root, c->rcount, c->rsize,
-                                           c->in_place));
+    return PLANNED(
+        hcp_reduce_rabenseifner(p, c->size, c->rank, c->root, c->rcount, c->rsize, c->in_place));
 }
 
 static const hc_algo_t reduce_algos[] = {
-    {"linear", "the root receives from every rank and reduces in rank order", reduce_linear,
-     NULL, NULL},
-    {"binomial", "binomial tree; non-commutative ops reduced in rank order at rank 0",
-     reduce_binomial, NULL, NULL},
-    {"rhrd",
-     "recursive halving, then a gather to the root, any process count (patented S0/S1 "
-     "non-power-of-two scheme); commutative ops",
-     reduce_rhrd, NULL, rhrd_usable},
-    {"rabenseifner",
-     "recursive halving and gather after a pairwise pre-step that drops n - 2^k ranks "
-     "(the classic scheme); commutative ops",
-     reduce_rabenseifner, NULL, rhrd_usable},
+    {.name = "linear",
+     .summary = "the root receives from every rank and reduces in rank order",
+     .plan = reduce_linear},
+    {.name = "binomial",
+     .summary = "binomial tree; non-commutative ops reduced in rank order at rank 0",
+     .plan = reduce_binomial},
+    {.name = "rhrd",
+     .summary = "recursive halving, then a gather to the root, any process count (patented S0/S1 "
+                "non-power-of-two scheme); commutative ops",
+     .plan = reduce_rhrd,
+     .usable = rhrd_usable},
+    {.name = "rabenseifner",
+     .summary = "recursive halving and gather after a pairwise pre-step that drops n - 2^k ranks "
+                "(the classic scheme); commutative ops",
+     .plan = reduce_rabenseifner,
+     .usable = rhrd_usable},
     DECOMP("every part to its leader, then the leaders to the root over the bridge"),
-    {NULL, NULL, NULL, NULL, NULL},
+    {.name = NULL},
 };
 
 DESCRIBE_RHRD(describe_reduce, "binomial", reduce_rhrd_min)
@@ -292,8 +295,8 @@ static const hc_algo_t *reduce_auto(const hc_call_t *c)
 
 static int allreduce_recursive_doubling(hcp_plan_t *p, const hc_call_t *c)
 {
-    return PLANNED(hcp_allreduce_recursive_doubling(p, c->size, c->rank, c->rcount,
-                                                    c->rsize, commutative(c), c->in_place));
+    return PLANNED(hcp_allreduce_recursive_doubling(p, c->size, c->rank, c->rcount, c->rsize,
+                                                    commutative(c), c->in_place));
 }
 
 static int allreduce_rhrd(hcp_plan_t *p, const hc_call_t *c)
@@ -303,25 +306,29 @@ static int allreduce_rhrd(hcp_plan_t *p, const hc_call_t *c)
 
 static int allreduce_rabenseifner(hcp_plan_t *p, const hc_call_t *c)
 {
-    return PLANNED(hcp_allreduce_rabenseifner(p, c->size, c->rank, c->rcount, c->rsize,
-                                              c->in_place));
+    return PLANNED(
+        hcp_allreduce_rabenseifner(p, c->size, c->rank, c->rcount, c->rsize, c->in_place));
 }
 
 static const hc_algo_t allreduce_algos[] = {
-    {"recursive_doubling",
-     "recursive doubling, any process count (pairwise pre/post step), exact order",
-     allreduce_recursive_doubling, NULL, NULL},
-    {"rhrd",
-     "recursive halving and doubling, any process count (patented S0/S1 non-power-of-two "
-     "scheme); commutative ops",
-     allreduce_rhrd, NULL, rhrd_usable},
-    {"rabenseifner",
-     "recursive halving and doubling after a pairwise pre-step that drops n - 2^k ranks, "
-     "which get the result at the end (the classic scheme, Open MPI tuned's algorithm 6); "
-     "commutative ops",
-     allreduce_rabenseifner, NULL, rhrd_usable},
+    {.name = "recursive_doubling",
+     .summary = "recursive doubling, any process count (pairwise pre/post step), exact order",
+     .plan = allreduce_recursive_doubling},
+    {.name = "rhrd",
+     .summary =
+         "recursive halving and doubling, any process count (patented S0/S1 non-power-of-two "
+         "scheme); commutative ops",
+     .plan = allreduce_rhrd,
+     .usable = rhrd_usable},
+    {.name = "rabenseifner",
+     .summary =
+         "recursive halving and doubling after a pairwise pre-step that drops n - 2^k ranks, "
+         "which get the result at the end (the classic scheme, Open MPI tuned's algorithm 6); "
+         "commutative ops",
+     .plan = allreduce_rabenseifner,
+     .usable = rhrd_usable},
     DECOMP("part reduce, bridge allreduce, part bcast"),
-    {NULL, NULL, NULL, NULL, NULL},
+    {.name = NULL},
 };
 
 DESCRIBE_RHRD(describe_allreduce, "recursive_doubling", allreduce_rhrd_min)
@@ -351,11 +358,14 @@ static int barrier_linear(hcp_plan_t *p, const hc_call_t *c)
 }
 
 static const hc_algo_t barrier_algos[] = {
-    {"linear", "everybody to rank 0, rank 0 to everybody", barrier_linear, NULL, NULL},
-    {"dissemination", "ceil(log2 n) rounds of one zero-byte exchange", barrier_dissemination,
-     NULL, NULL},
+    {.name = "linear",
+     .summary = "everybody to rank 0, rank 0 to everybody",
+     .plan = barrier_linear},
+    {.name = "dissemination",
+     .summary = "ceil(log2 n) rounds of one zero-byte exchange",
+     .plan = barrier_dissemination},
     DECOMP("part barrier, bridge barrier, part bcast of a token"),
-    {NULL, NULL, NULL, NULL, NULL},
+    {.name = NULL},
 };
 
 DESCRIBE_FIXED(describe_barrier, "dissemination")
@@ -375,8 +385,8 @@ static const hc_algo_t *barrier_auto(const hc_call_t *c)
 
 static int gather_linear(hcp_plan_t *p, const hc_call_t *c)
 {
-    return PLANNED(hcp_gatherv_linear(p, c->size, c->rank, c->root, c->scount, c->ssize, NULL,
-                                      NULL, c->rcount, c->rsize, c->in_place));
+    return PLANNED(hcp_gatherv_linear(p, c->size, c->rank, c->root, c->scount, c->ssize, NULL, NULL,
+                                      c->rcount, c->rsize, c->in_place));
 }
 
 static int gatherv_linear(hcp_plan_t *p, const hc_call_t *c)
@@ -397,37 +407,40 @@ static int scatterv_linear(hcp_plan_t *p, const hc_call_t *c)
 {
     bool root = c->rank == c->root;
     return PLANNED(hcp_scatterv_linear(p, c->size, c->rank, c->root, root ? c->scounts : NULL,
-                                       root ? c->sdispls : NULL, 0, c->ssize, c->rcount,
-                                       c->rsize, c->in_place));
+                                       root ? c->sdispls : NULL, 0, c->ssize, c->rcount, c->rsize,
+                                       c->in_place));
 }
 
 static const hc_algo_t gather_algos[] = {
-    {"linear", "the root receives from every rank", gather_linear, NULL, NULL},
+    {.name = "linear", .summary = "the root receives from every rank", .plan = gather_linear},
     DECOMP("every part to its leader, then the leaders to the root over the bridge"),
-    {NULL, NULL, NULL, NULL, NULL},
+    {.name = NULL},
 };
 #define VTREE_ALGO(what)                                                                           \
-    {"tree",                                                                                       \
-     "binomial tree with message chains, " what " (level: coll_hiercoll_gatherv_level)",          \
-     mca_coll_hiercoll_vtree_plan, NULL, NULL, mca_coll_hiercoll_vtree_stages,                    \
-     mca_coll_hiercoll_vtree_staged}
+    {                                                                                              \
+        .name = "tree",                                                                            \
+        .summary =                                                                                 \
+            "binomial tree with message chains, " what " (level: coll_hiercoll_gatherv_level)",    \
+        .plan = mca_coll_hiercoll_vtree_plan, .stages = mca_coll_hiercoll_vtree_stages,            \
+        .staged = mca_coll_hiercoll_vtree_staged                                                   \
+    }
 
 static const hc_algo_t gatherv_algos[] = {
-    {"linear", "the root receives from every rank", gatherv_linear, NULL, NULL},
+    {.name = "linear", .summary = "the root receives from every rank", .plan = gatherv_linear},
     VTREE_ALGO("the root receives from log2(n) ranks"),
     DECOMP("every part to its leader, then the leaders to the root over the bridge"),
-    {NULL, NULL, NULL, NULL, NULL},
+    {.name = NULL},
 };
 static const hc_algo_t scatter_algos[] = {
-    {"linear", "the root sends to every rank", scatter_linear, NULL, NULL},
+    {.name = "linear", .summary = "the root sends to every rank", .plan = scatter_linear},
     DECOMP("root to the leaders over the bridge, then every part from its leader"),
-    {NULL, NULL, NULL, NULL, NULL},
+    {.name = NULL},
 };
 static const hc_algo_t scatterv_algos[] = {
-    {"linear", "the root sends to every rank", scatterv_linear, NULL, NULL},
+    {.name = "linear", .summary = "the root sends to every rank", .plan = scatterv_linear},
     VTREE_ALGO("the root sends to log2(n) ranks"),
     DECOMP("root to the leaders over the bridge, then every part from its leader"),
-    {NULL, NULL, NULL, NULL, NULL},
+    {.name = NULL},
 };
 
 /* auto: the tree from coll_hiercoll_gatherv_tree_min processes (every
@@ -481,15 +494,14 @@ static int allgatherv_linear(hcp_plan_t *p, const hc_call_t *c)
 
 static int alltoall_linear(hcp_plan_t *p, const hc_call_t *c)
 {
-    return PLANNED(hcp_alltoallv_linear(p, c->size, c->rank, NULL, NULL, c->scount, c->ssize,
-                                        NULL, NULL, c->rcount, c->rsize, c->in_place));
+    return PLANNED(hcp_alltoallv_linear(p, c->size, c->rank, NULL, NULL, c->scount, c->ssize, NULL,
+                                        NULL, c->rcount, c->rsize, c->in_place));
 }
 
 static int alltoallv_linear(hcp_plan_t *p, const hc_call_t *c)
 {
-    return PLANNED(hcp_alltoallv_linear(p, c->size, c->rank, c->scounts, c->sdispls, 0,
-                                        c->ssize, c->rcounts, c->rdispls, 0, c->rsize,
-                                        c->in_place));
+    return PLANNED(hcp_alltoallv_linear(p, c->size, c->rank, c->scounts, c->sdispls, 0, c->ssize,
+                                        c->rcounts, c->rdispls, 0, c->rsize, c->in_place));
 }
 
 static int alltoallw_linear(hcp_plan_t *p, const hc_call_t *c)
@@ -513,29 +525,36 @@ static int alltoallw_linear(hcp_plan_t *p, const hc_call_t *c)
 }
 
 static const hc_algo_t allgather_algos[] = {
-    {"linear", "every rank sends its block to every other", allgather_linear, NULL, NULL},
+    {.name = "linear",
+     .summary = "every rank sends its block to every other",
+     .plan = allgather_linear},
     DECOMP("part gather, bridge allgatherv, part bcast"),
-    {NULL, NULL, NULL, NULL, NULL},
+    {.name = NULL},
 };
 static const hc_algo_t allgatherv_algos[] = {
-    {"linear", "every rank sends its block to every other", allgatherv_linear, NULL, NULL},
+    {.name = "linear",
+     .summary = "every rank sends its block to every other",
+     .plan = allgatherv_linear},
     DECOMP("part gather, bridge allgatherv, part bcast"),
-    {NULL, NULL, NULL, NULL, NULL},
+    {.name = NULL},
 };
 static const hc_algo_t alltoall_algos[] = {
-    {"linear", "all pairs at once, staggered", alltoall_linear, NULL, NULL},
-    DECOMP("leaders gather what leaves the part, parts exchange inside, leaders alltoallv, leaders scatter"),
-    {NULL, NULL, NULL, NULL, NULL},
+    {.name = "linear", .summary = "all pairs at once, staggered", .plan = alltoall_linear},
+    DECOMP("leaders gather what leaves the part, parts exchange inside, leaders alltoallv, leaders "
+           "scatter"),
+    {.name = NULL},
 };
 static const hc_algo_t alltoallv_algos[] = {
-    {"linear", "all pairs at once, staggered", alltoallv_linear, NULL, NULL},
-    DECOMP("leaders gather what leaves the part, parts exchange inside, leaders alltoallv, leaders scatter"),
-    {NULL, NULL, NULL, NULL, NULL},
+    {.name = "linear", .summary = "all pairs at once, staggered", .plan = alltoallv_linear},
+    DECOMP("leaders gather what leaves the part, parts exchange inside, leaders alltoallv, leaders "
+           "scatter"),
+    {.name = NULL},
 };
 static const hc_algo_t alltoallw_algos[] = {
-    {"linear", "all pairs at once, staggered", alltoallw_linear, NULL, NULL},
-    DECOMP("leaders gather what leaves the part, parts exchange inside, leaders alltoallv, leaders scatter"),
-    {NULL, NULL, NULL, NULL, NULL},
+    {.name = "linear", .summary = "all pairs at once, staggered", .plan = alltoallw_linear},
+    DECOMP("leaders gather what leaves the part, parts exchange inside, leaders alltoallv, leaders "
+           "scatter"),
+    {.name = NULL},
 };
 
 /* ------------------------------------------------------------------ */
@@ -544,14 +563,12 @@ static const hc_algo_t alltoallw_algos[] = {
 
 static int scan_linear(hcp_plan_t *p, const hc_call_t *c)
 {
-    return PLANNED(hcp_scan_linear(p, c->size, c->rank, c->rcount, c->rsize, false,
-                                   c->in_place));
+    return PLANNED(hcp_scan_linear(p, c->size, c->rank, c->rcount, c->rsize, false, c->in_place));
 }
 
 static int exscan_linear(hcp_plan_t *p, const hc_call_t *c)
 {
-    return PLANNED(hcp_scan_linear(p, c->size, c->rank, c->rcount, c->rsize, true,
-                                   c->in_place));
+    return PLANNED(hcp_scan_linear(p, c->size, c->rank, c->rcount, c->rsize, true, c->in_place));
 }
 
 static int reduce_scatter_basic(hcp_plan_t *p, const hc_call_t *c)
@@ -567,26 +584,30 @@ static int reduce_scatter_block_basic(hcp_plan_t *p, const hc_call_t *c)
 }
 
 static const hc_algo_t scan_algos[] = {
-    {"linear", "a chain in rank order", scan_linear, NULL, NULL},
-    DECOMP("inputs to every leader (part gather, bridge allgatherv), folded in rank order, part scatterv"),
-    {NULL, NULL, NULL, NULL, NULL},
+    {.name = "linear", .summary = "a chain in rank order", .plan = scan_linear},
+    DECOMP("inputs to every leader (part gather, bridge allgatherv), folded in rank order, part "
+           "scatterv"),
+    {.name = NULL},
 };
 static const hc_algo_t exscan_algos[] = {
-    {"linear", "a chain in rank order", exscan_linear, NULL, NULL},
-    DECOMP("inputs to every leader (part gather, bridge allgatherv), folded in rank order, part scatterv"),
-    {NULL, NULL, NULL, NULL, NULL},
+    {.name = "linear", .summary = "a chain in rank order", .plan = exscan_linear},
+    DECOMP("inputs to every leader (part gather, bridge allgatherv), folded in rank order, part "
+           "scatterv"),
+    {.name = NULL},
 };
 static const hc_algo_t reduce_scatter_algos[] = {
-    {"basic", "ordered binomial reduce to rank 0, then scatterv", reduce_scatter_basic, NULL,
-     NULL},
+    {.name = "basic",
+     .summary = "ordered binomial reduce to rank 0, then scatterv",
+     .plan = reduce_scatter_basic},
     DECOMP("part reduce, bridge reduce_scatter (allreduce when parts interleave), part scatterv"),
-    {NULL, NULL, NULL, NULL, NULL},
+    {.name = NULL},
 };
 static const hc_algo_t reduce_scatter_block_algos[] = {
-    {"basic", "ordered binomial reduce to rank 0, then scatter", reduce_scatter_block_basic,
-     NULL, NULL},
+    {.name = "basic",
+     .summary = "ordered binomial reduce to rank 0, then scatter",
+     .plan = reduce_scatter_block_basic},
     DECOMP("part reduce, bridge reduce_scatter (allreduce when parts interleave), part scatterv"),
-    {NULL, NULL, NULL, NULL, NULL},
+    {.name = NULL},
 };
 
 /* auto for collectives where hiercoll's only better answer is
@@ -600,15 +621,19 @@ static const hc_algo_t *prefer_fallback(const hc_call_t *c)
 #define FALLBACK_RULE "the previous component; hiercoll's plan only when there is none"
 
 const hc_coll_desc_t mca_coll_hiercoll_colls[HC_NCOLL] = {
-    [HC_ALLGATHER] = {"allgather", allgather_algos, prefer_fallback, FALLBACK_RULE, describe_fallback},
-    [HC_ALLGATHERV] = {"allgatherv", allgatherv_algos, prefer_fallback, FALLBACK_RULE, describe_fallback},
+    [HC_ALLGATHER] = {"allgather", allgather_algos, prefer_fallback, FALLBACK_RULE,
+                      describe_fallback},
+    [HC_ALLGATHERV] = {"allgatherv", allgatherv_algos, prefer_fallback, FALLBACK_RULE,
+                       describe_fallback},
     [HC_ALLREDUCE] = {"allreduce", allreduce_algos, allreduce_auto,
                       "rhrd from coll_hiercoll_allreduce_rhrd_min bytes on for commutative ops, "
                       "else recursive_doubling",
                       describe_allreduce},
     [HC_ALLTOALL] = {"alltoall", alltoall_algos, prefer_fallback, FALLBACK_RULE, describe_fallback},
-    [HC_ALLTOALLV] = {"alltoallv", alltoallv_algos, prefer_fallback, FALLBACK_RULE, describe_fallback},
-    [HC_ALLTOALLW] = {"alltoallw", alltoallw_algos, prefer_fallback, FALLBACK_RULE, describe_fallback},
+    [HC_ALLTOALLV] = {"alltoallv", alltoallv_algos, prefer_fallback, FALLBACK_RULE,
+                      describe_fallback},
+    [HC_ALLTOALLW] = {"alltoallw", alltoallw_algos, prefer_fallback, FALLBACK_RULE,
+                      describe_fallback},
     [HC_BARRIER] = {"barrier", barrier_algos, barrier_auto, "dissemination", describe_barrier},
     [HC_BCAST] = {"bcast", bcast_algos, bcast_auto,
                   "binomial up to coll_hiercoll_bcast_binomial_max bytes, then the previous "
@@ -623,7 +648,8 @@ const hc_coll_desc_t mca_coll_hiercoll_colls[HC_NCOLL] = {
                    describe_reduce},
     [HC_REDUCE_SCATTER_BLOCK] = {"reduce_scatter_block", reduce_scatter_block_algos,
                                  prefer_fallback, FALLBACK_RULE, describe_fallback},
-    [HC_REDUCE_SCATTER] = {"reduce_scatter", reduce_scatter_algos, prefer_fallback, FALLBACK_RULE, describe_fallback},
+    [HC_REDUCE_SCATTER] = {"reduce_scatter", reduce_scatter_algos, prefer_fallback, FALLBACK_RULE,
+                           describe_fallback},
     [HC_SCAN] = {"scan", scan_algos, prefer_fallback, FALLBACK_RULE, describe_fallback},
     [HC_SCATTER] = {"scatter", scatter_algos, prefer_fallback, FALLBACK_RULE, describe_fallback},
     [HC_SCATTERV] = {"scatterv", scatterv_algos, scatterv_auto, VTREE_RULE, describe_vtree},

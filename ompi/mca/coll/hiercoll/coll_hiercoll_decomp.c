@@ -430,7 +430,7 @@ typedef struct blocks {
 
 static void block_of(const blocks_t *b, int r, char **at, int *count, ompi_datatype_t **type)
 {
-    ptrdiff_t lb, ext;
+    ptrdiff_t lb = 0, ext = 0;
     *count = NULL != b->counts ? b->counts[r] : b->count;
     if (NULL != b->types) {
         *type = b->types[r];
@@ -447,7 +447,7 @@ static int64_t block_bytes(const blocks_t *b, int r)
     char *at;
     int count;
     ompi_datatype_t *type;
-    size_t size;
+    size_t size = 0;
     block_of(b, r, &at, &count, &type);
     ompi_datatype_type_size(type, &size);
     return (int64_t) count * (int64_t) size;
