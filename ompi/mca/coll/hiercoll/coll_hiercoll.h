@@ -354,6 +354,14 @@ const hcp_decomp_t *mca_coll_hiercoll_decomp_layout(const hc_call_t *c);
  * ("node", "block:4"...), or NULL when it surely stays whole. */
 const char *mca_coll_hiercoll_decomp_criterion(const mca_coll_hiercoll_module_t *m, char *buf,
                                                size_t len);
+/* auto's first question, before each collective's own policy: the
+ * collective's "decomp" algorithm when decomposition pays for this call,
+ * else NULL (coll_hiercoll_algos.c, with the measured thresholds). */
+const hc_algo_t *mca_coll_hiercoll_decomp_auto(const hc_call_t *c);
+/* Verbose: "=decomp[criterion]<rule>," ahead of what auto does otherwise,
+ * when the communicator may split; returns the characters written. */
+size_t mca_coll_hiercoll_decomp_describe(const mca_coll_hiercoll_module_t *m, hc_coll_t k,
+                                         hc_mode_t md, char *buf, size_t len);
 /* Run a blocking call decomposed (the "decomp" algorithms' run). */
 int mca_coll_hiercoll_decomp_run(hc_call_t *c);
 

@@ -106,16 +106,13 @@ static const hc_algo_t *decomp_algo(hc_coll_t coll)
     return NULL;
 }
 
-/* auto's first question: decomposition, or NULL to go on */
-static const hc_algo_t *decomp_first(const hc_call_t *c)
+const hc_algo_t *mca_coll_hiercoll_decomp_auto(const hc_call_t *c)
 {
     return decomp_pays(c) ? decomp_algo(c->coll) : NULL;
 }
 
-/* Verbose: "=decomp[criterion]<rule>," ahead of what auto does otherwise,
- * when the communicator may split; returns the characters written. */
-static size_t describe_decomp(const mca_coll_hiercoll_module_t *m, hc_coll_t k, hc_mode_t md,
-                              char *buf, size_t len)
+size_t mca_coll_hiercoll_decomp_describe(const mca_coll_hiercoll_module_t *m, hc_coll_t k,
+                                         hc_mode_t md, char *buf, size_t len)
 {
     char crit[64], rule[64] = "";
     if (HC_BLOCKING != md || !decomp_in_auto(k)
@@ -139,10 +136,7 @@ static size_t describe_decomp(const mca_coll_hiercoll_module_t *m, hc_coll_t k, 
 static void describe_fallback(const mca_coll_hiercoll_module_t *m, hc_coll_t k, hc_mode_t md,
                               char *buf, size_t len)
 {
-    size_t pre = describe_decomp(m, k, md, buf, len);
-    buf += pre;
-    len -= pre;
-    if (NULL != m->prev_name[k][md] && ompi_comm_size(m->comm) > 1) {
+    if (NULL != m->prev_name[k][md]) {
         snprintf(buf, len, "->%s", m->prev_name[k][md]);
     } else {
         snprintf(buf, len, "=%s", mca_coll_hiercoll_colls[k].algos[0].name);
@@ -154,8 +148,10 @@ static void describe_fallback(const mca_coll_hiercoll_module_t *m, hc_coll_t k, 
     static void fn(const mca_coll_hiercoll_module_t *m, hc_coll_t k, hc_mode_t md, char *buf,      \
                    size_t len)                                                                     \
     {                                                                                              \
-        size_t pre = describe_decomp(m, k, md, buf, len);                                          \
-        snprintf(buf + pre, len - pre, __VA_ARGS__);                                               \
+        (void) m;                                                                                  \
+        (void) k;                                                                                  \
+        (void) md;                                                                                 \
+        snprintf(buf, len, __VA_ARGS__);                                                           \
     }
 
 /* auto is always the named algorithm */
@@ -195,9 +191,6 @@ static const hc_algo_t bcast_algos[] = {
 static void describe_bcast(const mca_coll_hiercoll_module_t *m, hc_coll_t k, hc_mode_t md,
                            char *buf, size_t len)
 {
-    size_t pre = describe_decomp(m, k, md, buf, len);
-    buf += pre;
-    len -= pre;
     if (NULL != m->prev_name[k][md]) {
         snprintf(buf, len, "=binomial<=%zuB,->%s", mca_coll_hiercoll_component.bcast_binomial_max,
                  m->prev_name[k][md]);
@@ -208,10 +201,6 @@ static void describe_bcast(const mca_coll_hiercoll_module_t *m, hc_coll_t k, hc_
 
 static const hc_algo_t *bcast_auto(const hc_call_t *c)
 {
-    const hc_algo_t *a = decomp_first(c);
-    if (NULL != a) {
-        return a;
-    }
     size_t bytes = (size_t) c->rcount * c->rsize;
     if (bytes <= mca_coll_hiercoll_component.bcast_binomial_max
         || !mca_coll_hiercoll_has_fallback(c->module, c->coll, c->mode)) {
@@ -285,10 +274,6 @@ DESCRIBE_RHRD(describe_reduce, "binomial", reduce_rhrd_min)
 
 static const hc_algo_t *reduce_auto(const hc_call_t *c)
 {
-    const hc_algo_t *a = decomp_first(c);
-    if (NULL != a) {
-        return a;
-    }
     return rhrd_wanted(c, mca_coll_hiercoll_component.reduce_rhrd_min) ? &reduce_algos[2]
                                                                        : &reduce_algos[1];
 }
@@ -335,10 +320,6 @@ DESCRIBE_RHRD(describe_allreduce, "recursive_doubling", allreduce_rhrd_min)
 
 static const hc_algo_t *allreduce_auto(const hc_call_t *c)
 {
-    const hc_algo_t *a = decomp_first(c);
-    if (NULL != a) {
-        return a;
-    }
     return rhrd_wanted(c, mca_coll_hiercoll_component.allreduce_rhrd_min) ? &allreduce_algos[1]
                                                                           : &allreduce_algos[0];
 }
@@ -372,10 +353,6 @@ DESCRIBE_FIXED(describe_barrier, "dissemination")
 
 static const hc_algo_t *barrier_auto(const hc_call_t *c)
 {
-    const hc_algo_t *a = decomp_first(c);
-    if (NULL != a) {
-        return a;
-    }
     return &barrier_algos[1];
 }
 
@@ -464,8 +441,7 @@ static const hc_algo_t *scatterv_auto(const hc_call_t *c)
 static void describe_vtree(const mca_coll_hiercoll_module_t *m, hc_coll_t k, hc_mode_t md,
                            char *buf, size_t len)
 {
-    int n = ompi_comm_size(m->comm);
-    if (n > 1 && n >= mca_coll_hiercoll_component.gatherv_tree_min) {
+    if (ompi_comm_size(m->comm) >= mca_coll_hiercoll_component.gatherv_tree_min) {
         snprintf(buf, len, "=tree(%s)", m->gatherv_level ? "aggressive" : "conservative");
     } else {
         describe_fallback(m, k, md, buf, len);
@@ -611,11 +587,13 @@ static const hc_algo_t reduce_scatter_block_algos[] = {
 };
 
 /* auto for collectives where hiercoll's only better answer is
- * decomposition: else fall back (the executor still runs the linear plan
- * when there is no layer below). */
+ * decomposition (asked before every auto policy, by the selection): fall
+ * back (the executor still runs the linear plan when there is no layer
+ * below). */
 static const hc_algo_t *prefer_fallback(const hc_call_t *c)
 {
-    return decomp_first(c);
+    (void) c;
+    return NULL;
 }
 
 #define FALLBACK_RULE "the previous component; hiercoll's plan only when there is none"

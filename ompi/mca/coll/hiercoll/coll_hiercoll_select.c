@@ -22,12 +22,15 @@ typedef struct slot {
     size_t fn, module;
 } slot_t;
 
-#define SLOT(f)                                                                   \
-    {                                                                             \
-        offsetof(mca_coll_base_comm_coll_t, coll_##f),                            \
-            offsetof(mca_coll_base_comm_coll_t, coll_##f##_module)                \
+#define SLOT(f)                                                                                    \
+    {                                                                                              \
+        offsetof(mca_coll_base_comm_coll_t, coll_##f),                                             \
+            offsetof(mca_coll_base_comm_coll_t, coll_##f##_module)                                 \
     }
-#define SLOTS(f) {SLOT(f), SLOT(i##f), SLOT(f##_init)}
+#define SLOTS(f)                                                                                   \
+    {                                                                                              \
+        SLOT(f), SLOT(i##f), SLOT(f##_init)                                                        \
+    }
 
 static const slot_t slots[HC_NCOLL][HC_NMODE] = {
     [HC_ALLGATHER] = SLOTS(allgather),
@@ -77,7 +80,7 @@ static const char *component_of(ompi_communicator_t *comm, mca_coll_base_module_
     if (NULL == comm->c_coll->module_list) {
         return "?";
     }
-    OPAL_LIST_FOREACH (item, comm->c_coll->module_list, mca_coll_base_avail_coll_t) {
+    OPAL_LIST_FOREACH(item, comm->c_coll->module_list, mca_coll_base_avail_coll_t) {
         if (item->ac_module == module) {
             return item->ac_component_name;
         }
@@ -199,8 +202,9 @@ void mca_coll_hiercoll_call_init(hc_call_t *c, ompi_communicator_t *comm,
         c->rtype = c->stype;
         c->rcount = HC_SCATTER == c->coll ? c->scount : c->scounts[c->rank];
     }
-    if (c->in_place && (HC_ALLGATHER == c->coll || HC_ALLGATHERV == c->coll
-                        || HC_ALLTOALL == c->coll || HC_ALLTOALLV == c->coll)) {
+    if (c->in_place
+        && (HC_ALLGATHER == c->coll || HC_ALLGATHERV == c->coll || HC_ALLTOALL == c->coll
+            || HC_ALLTOALLV == c->coll)) {
         c->stype = c->rtype;
     }
     if (is_reduction(c->coll)) {
@@ -223,11 +227,12 @@ static bool fits(const hc_algo_t *a, const hc_call_t *c)
 }
 
 /* What hiercoll runs when it must (no fallback): the first algorithm of
- * the collective that fits, normally its linear plan. */
-static const hc_algo_t *last_resort(const hc_call_t *c)
+ * the collective that fits (c NULL: that is not a direct one), normally
+ * its linear plan. */
+static const hc_algo_t *last_resort(hc_coll_t coll, const hc_call_t *c)
 {
-    for (const hc_algo_t *a = mca_coll_hiercoll_colls[c->coll].algos; a->name; ++a) {
-        if (NULL == a->run && (NULL == a->usable || a->usable(c))) {
+    for (const hc_algo_t *a = mca_coll_hiercoll_colls[coll].algos; a->name; ++a) {
+        if (NULL == a->run && (NULL == c || NULL == a->usable || a->usable(c))) {
             return a;
         }
     }
@@ -252,16 +257,19 @@ const hc_algo_t *mca_coll_hiercoll_select(const hc_call_t *c)
      * to rank 1 on a one-process communicator.)  This holds as well when
      * the chosen algorithm declines the call. */
     if (1 == c->size) {
-        return last_resort(c);
+        return last_resort(c->coll, c);
     }
     if (HC_ALGO_AUTO == choice || choice >= 0) {
-        a = d->auto_pick(c);
+        a = mca_coll_hiercoll_decomp_auto(c);
+        if (NULL == a) {
+            a = d->auto_pick(c);
+        }
         if (NULL != a && !fits(a, c)) {
             a = NULL;
         }
     }
     if (NULL == a && !can_fall_back) {
-        a = last_resort(c);
+        a = last_resort(c->coll, c);
     }
     return a;
 }
@@ -371,29 +379,28 @@ int mca_coll_hiercoll_fallback(hc_call_t *c, ompi_request_t **req, struct ompi_i
     ompi_communicator_t *comm = c->comm;
     mca_coll_base_module_t *mod = *slot_module(p, c->coll, c->mode);
 
-#define CALL3(name, ...)                                                            \
-    switch (c->mode) {                                                              \
-    case HC_BLOCKING:                                                               \
-        return p->coll_##name(__VA_ARGS__, comm, mod);                              \
-    case HC_NONBLOCKING:                                                            \
-        return p->coll_i##name(__VA_ARGS__, comm, req, mod);                        \
-    default:                                                                        \
-        return p->coll_##name##_init(__VA_ARGS__, comm, info, req, mod);            \
+#define CALL3(name, ...)                                                                           \
+    switch (c->mode) {                                                                             \
+    case HC_BLOCKING:                                                                              \
+        return p->coll_##name(__VA_ARGS__, comm, mod);                                             \
+    case HC_NONBLOCKING:                                                                           \
+        return p->coll_i##name(__VA_ARGS__, comm, req, mod);                                       \
+    default:                                                                                       \
+        return p->coll_##name##_init(__VA_ARGS__, comm, info, req, mod);                           \
     }
 
     switch (c->coll) {
     case HC_ALLGATHER:
         CALL3(allgather, c->sbuf, c->scount, c->stype, c->rbuf, c->rcount, c->rtype);
     case HC_ALLGATHERV:
-        CALL3(allgatherv, c->sbuf, c->scount, c->stype, c->rbuf, c->rcounts, c->rdispls,
-              c->rtype);
+        CALL3(allgatherv, c->sbuf, c->scount, c->stype, c->rbuf, c->rcounts, c->rdispls, c->rtype);
     case HC_ALLREDUCE:
         CALL3(allreduce, c->sbuf, c->rbuf, c->rcount, c->rtype, c->op);
     case HC_ALLTOALL:
         CALL3(alltoall, c->sbuf, c->scount, c->stype, c->rbuf, c->rcount, c->rtype);
     case HC_ALLTOALLV:
-        CALL3(alltoallv, c->sbuf, c->scounts, c->sdispls, c->stype, c->rbuf, c->rcounts,
-              c->rdispls, c->rtype);
+        CALL3(alltoallv, c->sbuf, c->scounts, c->sdispls, c->stype, c->rbuf, c->rcounts, c->rdispls,
+              c->rtype);
     case HC_ALLTOALLW:
         CALL3(alltoallw, c->sbuf, c->scounts, c->sdispls, c->stypes, c->rbuf, c->rcounts,
               c->rdispls, c->rtypes);
@@ -413,8 +420,8 @@ int mca_coll_hiercoll_fallback(hc_call_t *c, ompi_request_t **req, struct ompi_i
     case HC_GATHER:
         CALL3(gather, c->sbuf, c->scount, c->stype, c->rbuf, c->rcount, c->rtype, c->root);
     case HC_GATHERV:
-        CALL3(gatherv, c->sbuf, c->scount, c->stype, c->rbuf, c->rcounts, c->rdispls,
-              c->rtype, c->root);
+        CALL3(gatherv, c->sbuf, c->scount, c->stype, c->rbuf, c->rcounts, c->rdispls, c->rtype,
+              c->root);
     case HC_REDUCE:
         CALL3(reduce, c->sbuf, c->rbuf, c->rcount, c->rtype, c->op, c->root);
     case HC_REDUCE_SCATTER_BLOCK:
@@ -426,8 +433,8 @@ int mca_coll_hiercoll_fallback(hc_call_t *c, ompi_request_t **req, struct ompi_i
     case HC_SCATTER:
         CALL3(scatter, c->sbuf, c->scount, c->stype, c->rbuf, c->rcount, c->rtype, c->root);
     case HC_SCATTERV:
-        CALL3(scatterv, c->sbuf, c->scounts, c->sdispls, c->stype, c->rbuf, c->rcount,
-              c->rtype, c->root);
+        CALL3(scatterv, c->sbuf, c->scounts, c->sdispls, c->stype, c->rbuf, c->rcount, c->rtype,
+              c->root);
     default:
         return OMPI_ERR_NOT_SUPPORTED;
     }
@@ -456,8 +463,13 @@ void mca_coll_hiercoll_describe(mca_coll_hiercoll_module_t *m)
                 snprintf(what[md], sizeof(what[md]), "->%s", fb);
             } else if (choice >= 0 && (NULL == d->algos[choice].run || HC_BLOCKING == md)) {
                 snprintf(what[md], sizeof(what[md]), "=%s", d->algos[choice].name);
+            } else if (1 == ompi_comm_size(m->comm)) { /* as mca_coll_hiercoll_select() */
+                snprintf(what[md], sizeof(what[md]), "=%s", last_resort((hc_coll_t) k, NULL)->name);
             } else {
-                d->describe(m, (hc_coll_t) k, (hc_mode_t) md, what[md], sizeof(what[md]));
+                size_t pre = mca_coll_hiercoll_decomp_describe(m, (hc_coll_t) k, (hc_mode_t) md,
+                                                               what[md], sizeof(what[md]));
+                d->describe(m, (hc_coll_t) k, (hc_mode_t) md, what[md] + pre,
+                            sizeof(what[md]) - pre);
             }
         }
         if (0 == strcmp(what[0], what[1]) && 0 == strcmp(what[1], what[2])) {
