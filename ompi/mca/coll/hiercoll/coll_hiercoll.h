@@ -210,6 +210,10 @@ struct mca_coll_hiercoll_module_t {
     hc_stats_t stats;
     bool enabled;
     struct hc_decomp *decomp; /* decomposition state, created lazily */
+    /* the decomposition criterion: the component's, or decomp_own from
+     * the info key hiercoll_decomp_criterion */
+    const hcp_criterion_t *decomp_crit;
+    hcp_criterion_t decomp_own;
 };
 OBJ_CLASS_DECLARATION(mca_coll_hiercoll_module_t);
 

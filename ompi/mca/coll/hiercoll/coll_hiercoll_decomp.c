@@ -71,31 +71,6 @@ static const int split_type[HCP_NLEVELS] = {
     [HCP_LEVEL_HWTHREAD] = OMPI_COMM_TYPE_HWTHREAD,
 };
 
-/* The criterion of this communicator: the info key
- * "hiercoll_decomp_criterion" when it is valid (a bad one is reported by
- * the communicator's rank 0 unless quiet, and ignored), else the MCA
- * parameter's.  Fills *own when the info key gave one (to be freed). */
-static const hcp_criterion_t *criterion_of(ompi_communicator_t *comm, hcp_criterion_t *own,
-                                           bool quiet)
-{
-    char val[OPAL_MAX_INFO_VAL + 1], why[256];
-    int flag = 0;
-    if (NULL == comm->super.s_info
-        || OPAL_SUCCESS != opal_info_get(comm->super.s_info, "hiercoll_decomp_criterion",
-                                         sizeof(val) - 1, val, &flag)
-        || !flag) {
-        return &mca_coll_hiercoll_component.decomp;
-    }
-    if (0 == hcp_criterion_parse(val, own, why, sizeof(why))) {
-        return own;
-    }
-    if (!quiet && 0 == ompi_comm_rank(comm)) {
-        opal_output(0, "hiercoll: info key hiercoll_decomp_criterion=\"%s\" on %s: %s; keeping "
-                    "the MCA choice", val, comm->c_name, why);
-    }
-    return &mca_coll_hiercoll_component.decomp;
-}
-
 /* Does the criterion leave comm whole, as far as this rank can tell
  * without communicating?  (The answer is the same on every rank.) */
 static bool stays_whole(const hcp_criterion_t *crit, ompi_communicator_t *comm)
@@ -129,11 +104,8 @@ static const char *crit_name(const hcp_criterion_t *crit, char *buf, size_t len)
 const char *mca_coll_hiercoll_decomp_criterion(const mca_coll_hiercoll_module_t *m, char *buf,
                                                size_t len)
 {
-    hcp_criterion_t own = {.kind = HCP_CRIT_NONE};
-    const hcp_criterion_t *crit = criterion_of(m->comm, &own, true);
-    const char *name = stays_whole(crit, m->comm) ? NULL : crit_name(crit, buf, len);
-    hcp_criterion_fini(&own);
-    return name;
+    const hcp_criterion_t *crit = m->decomp_crit;
+    return stays_whole(crit, m->comm) ? NULL : crit_name(crit, buf, len);
 }
 
 /* A sub-communicator of comm, with hiercoll excluded from it (its
@@ -220,8 +192,7 @@ static void create(mca_coll_hiercoll_module_t *m)
 {
     ompi_communicator_t *comm = m->comm;
     int n = ompi_comm_size(comm), rank = ompi_comm_rank(comm);
-    hcp_criterion_t own = {.kind = HCP_CRIT_NONE};
-    const hcp_criterion_t *crit = criterion_of(comm, &own, false);
+    const hcp_criterion_t *crit = m->decomp_crit;
     hc_decomp_t *d = calloc(1, sizeof(*d));
     int *keys = malloc(sizeof(int) * (size_t) n);
     m->decomp = d;
@@ -257,7 +228,6 @@ static void create(mca_coll_hiercoll_module_t *m)
     describe_parts(d, comm, name);
 done:
     free(keys);
-    hcp_criterion_fini(&own);
 }
 
 /* Called by the module's destructor, i.e. from inside the parent's coll

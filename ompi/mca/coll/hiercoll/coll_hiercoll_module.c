@@ -27,6 +27,9 @@ static void module_construct(mca_coll_hiercoll_module_t *m)
     m->gatherv_level = 0;
     m->enabled = false;
     m->decomp = NULL;
+    m->decomp_crit = &mca_coll_hiercoll_component.decomp;
+    memset(&m->decomp_own, 0, sizeof(m->decomp_own));
+    m->decomp_own.kind = HCP_CRIT_NONE;
     m->scratch = NULL;
     m->scratch_size = 0;
     hcp_init(&m->plan);
@@ -65,6 +68,7 @@ static void module_destruct(mca_coll_hiercoll_module_t *m)
         print_stats(m);
     }
     mca_coll_hiercoll_decomp_free(m);
+    hcp_criterion_fini(&m->decomp_own);
     mca_coll_hiercoll_release_prev(m);
     hcp_fini(&m->plan);
     for (int k = 0; k < HC_NCOLL; ++k) {
@@ -76,9 +80,9 @@ static void module_destruct(mca_coll_hiercoll_module_t *m)
 OBJ_CLASS_INSTANCE(mca_coll_hiercoll_module_t, mca_coll_base_module_t, module_construct,
                    module_destruct);
 
-/* Per-communicator overrides by info keys "hiercoll_<coll>_algorithm" and
- * "hiercoll_gatherv_level"; a bad value is reported by the communicator's
- * rank 0 and ignored. */
+/* Per-communicator overrides by info keys "hiercoll_<coll>_algorithm",
+ * "hiercoll_gatherv_level" and "hiercoll_decomp_criterion"; a bad value is
+ * reported by the communicator's rank 0 and ignored. */
 static void read_info(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm)
 {
     opal_info_t *info = comm->super.s_info;
@@ -113,6 +117,18 @@ static void read_info(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm)
             }
         } else {
             m->gatherv_level = level;
+        }
+    }
+    if (OPAL_SUCCESS
+            == opal_info_get(info, "hiercoll_decomp_criterion", sizeof(val) - 1, val, &flag)
+        && flag) {
+        char why[256];
+        if (0 == hcp_criterion_parse(val, &m->decomp_own, why, sizeof(why))) {
+            m->decomp_crit = &m->decomp_own;
+        } else if (0 == ompi_comm_rank(comm)) {
+            opal_output(0, "hiercoll: info key hiercoll_decomp_criterion=\"%s\" on %s: %s; "
+                        "keeping the MCA choice",
+                        val, comm->c_name, why);
         }
     }
 }
