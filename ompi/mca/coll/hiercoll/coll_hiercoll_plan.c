@@ -7,7 +7,6 @@
  */
 #include "coll_hiercoll_plan.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -167,23 +166,6 @@ int hcp_finish(hcp_plan_t *p)
 }
 
 /* ------------------------------------------------------------------ */
-
-static const char *kind_name[] = {"send", "recv", "copy", "reduce"};
-static const char *buf_name[] = {"sbuf", "rbuf", "tmp0", "tmp1", "tmp2"};
-
-void hcp_op_str(const hcp_op_t *op, char *out, size_t len)
-{
-    if (hcp_is_comm(op)) {
-        snprintf(out, len, "%s peer %d %s[%lld,+%lld)", kind_name[op->kind],
-                 op->peer, buf_name[op->buf], (long long) op->off,
-                 (long long) op->count);
-    } else {
-        snprintf(out, len, "%s %s[%lld,+%lld) <- %s[%lld,+%lld)",
-                 kind_name[op->kind], buf_name[op->buf], (long long) op->off,
-                 (long long) op->count, buf_name[op->sbuf],
-                 (long long) op->soff, (long long) op->scount);
-    }
-}
 
 /* A transfer's range, for the overlap check of one round. */
 typedef struct span {

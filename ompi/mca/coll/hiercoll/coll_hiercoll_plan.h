@@ -127,8 +127,6 @@ static inline int64_t hcp_bytes(const hcp_plan_t *p, int buf, int64_t units)
 const char *hcp_validate(const hcp_plan_t *p, int n, int64_t sbuf_units,
                          int64_t rbuf_units);
 
-/* A one-line human description of an op (for debugging and tests). */
-void hcp_op_str(const hcp_op_t *op, char *out, size_t len);
 
 /* ------------------------------------------------------------------ */
 /* Trees (shared by the planners)                                      */
