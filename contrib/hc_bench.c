@@ -25,7 +25,9 @@
  *                      reduce_scatter reduce_scatter_block scan exscan
  *   --against LIST     components to compare with (tuned, basic, han, libnbc,
  *                      ...; "linear" means basic); each gets tuned below it
- *                      and hiercoll excluded from its communicator
+ *                      and hiercoll excluded from its communicator; "default"
+ *                      is Open MPI's default stack less hiercoll (preference
+ *                      "^hiercoll": han, tuned... as Open MPI selects them)
  *   --min B --max B    bytes per rank (powers of two between; default 8..1M)
  *   --iters N          calls per trial (default: scaled with the size)
  *   --trials N         trials per contender and size (default 7)
@@ -340,6 +342,9 @@ int main(int argc, char **argv)
          * hiercoll anywhere (it would fill the slots the others leave) */
         snprintf(pref, sizeof(pref), "%s%s,^hiercoll", comp,
                  strcmp(comp, "tuned") && strcmp(comp, "basic") ? ",tuned" : "");
+        if (!strcmp(t, "default")) { /* Open MPI's own stack as it is, less hiercoll */
+            snprintf(pref, sizeof(pref), "^hiercoll");
+        }
         snprintf(cs[nc].name, sizeof(cs[nc].name), "%s", t);
         cs[nc].comm = contender_comm(pref, NULL, 0);
         ++nc;

@@ -10,6 +10,8 @@
 #   src        unpack trixie's Open MPI source (apt-get source) in the root
 #   ompi_info  list hiercoll and its parameters with the root's ompi_info
 #   shell      a shell inside the root, in the build directory
+#   run CMD    (alone) copy the source into the root and run CMD there, in it
+#              (e.g. contrib/check-intree.sh --ompi5 runs the in-tree check)
 #   all        root + check (the default; what 'make check-ompi5' runs)
 #
 # Environment:
@@ -133,6 +135,12 @@ source_tree() {
 }
 
 [ $# -gt 0 ] || set -- all
+if [ "$1" = run ]; then
+    shift
+    make_root && source_tree >/dev/null && copy_source && mount_all
+    in_root "cd /src/hiercoll && $*"
+    exit
+fi
 for step in "$@"; do
     case $step in
     root) make_root ;;
@@ -144,6 +152,7 @@ for step in "$@"; do
         in_root 'OMPI_MCA_mca_base_component_path=/src/hiercoll/_build/ompi/mca/coll/hiercoll/.libs:/usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi5 ompi_info --param coll hiercoll --level 9'
         ;;
     shell) make_root && mount_all && chroot "$ROOT" /bin/bash ;;
+
     all) make_root && check ;;
     *) say "unknown step '$step'"; exit 2 ;;
     esac

@@ -55,8 +55,8 @@ export OMPI_MCA_mca_base_component_path=$cpath
 # prterun) for these tests, in this one place: the shared-memory BTL
 # (vader, renamed sm in 5.0), oversubscription and mapping by slot or by
 # node (ORTE options in 4.1, one --map-by directive in 5.0), running as root (PRRTE has its own
-# variables), the coll API version ompi_info prints, and how fake-nodes.sh
-# passes options to the launcher (--mca vs --prtemca).
+# variables), the coll API version ompi_info prints, the component under
+# hiercoll in the default stack (han in 5.0) and new communicators' names.
 ompi_series=$("$ompi_info" --version 2>/dev/null | sed -n 's/^Open MPI v\([0-9]*\.[0-9]*\).*/\1/p')
 case $ompi_series in
 5.*)
@@ -64,6 +64,8 @@ case $ompi_series in
     OVERSUBSCRIBE=(--map-by :OVERSUBSCRIBE)
     BY_SLOT=(--map-by slot:OVERSUBSCRIBE)
     BY_NODE=(--map-by node:OVERSUBSCRIBE)
+    DEFAULT_BELOW=han # on several nodes; han declines single-node communicators
+    COMM_NAME="MPI COMM" # how Open MPI names a new communicator ("... DUP FROM 0")
     COLL_API=2.4.0
     ;;
 *)
@@ -71,6 +73,8 @@ case $ompi_series in
     OVERSUBSCRIBE=(--oversubscribe --mca rmaps_base_oversubscribe 1)
     BY_SLOT=("${OVERSUBSCRIBE[@]}")
     BY_NODE=(--map-by node "${OVERSUBSCRIBE[@]}")
+    DEFAULT_BELOW=tuned # han's priority is 0
+    COMM_NAME="MPI COMMUNICATOR"
     COLL_API=2.0.0
     ;;
 esac
@@ -236,8 +240,8 @@ done
 # auto runs the tree from 2 processes here.
 EXPECT=("$OK"
         "hiercoll: MPI_COMM_WORLD \(cid 0, np 4\).* gatherv=tree\(conservative\) .*scatterv=tree\(conservative\)"
-        "hiercoll: MPI COMMUNICATOR [0-9]+ DUP FROM 0 \(cid [0-9]+, np 4\).* gatherv=tree\(aggressive\) .*scatterv=tree\(aggressive\)"
-        "hiercoll: stats comm MPI COMMUNICATOR [0-9]+ DUP FROM 0 cid [0-9]+ rank 0/4: calls [1-9][0-9]* \(passed on 0\).* gatherv:[1-9][0-9]* .*scatterv:[1-9]")
+        "hiercoll: $COMM_NAME [0-9]+ DUP FROM 0 \(cid [0-9]+, np 4\).* gatherv=tree\(aggressive\) .*scatterv=tree\(aggressive\)"
+        "hiercoll: stats comm $COMM_NAME [0-9]+ DUP FROM 0 cid [0-9]+ rank 0/4: calls [1-9][0-9]* \(passed on 0\).* gatherv:[1-9][0-9]* .*scatterv:[1-9]")
 run "gatherv-level-info-key-np4" 300 "${MPI[@]}" -np 4 --mca coll hiercoll,basic,libnbc \
     --mca coll_hiercoll_verbose 1 --mca coll_hiercoll_stats 1 --mca coll_hiercoll_gatherv_tree_min 2 \
     "$colls" --only gatherv,scatterv --info hiercoll_gatherv_level=aggressive
@@ -349,6 +353,17 @@ else
     REJECT=("decomp comm MPI_COMM_WORLD .*decomposed:.* ($DECOMP_NEVER):")
     run "decomp-fakenodes-auto-np8" 600 "${fake[@]}" --slots 4,4 -np 8 \
         "${FAKE_BY_NODE[@]}" --mca coll hiercoll,tuned,basic,libnbc "${DSTATS[@]}" "$colls" --quick
+    # Open MPI's default stack (no --mca coll list) under hiercoll, on
+    # several nodes, where Open MPI 5.0 puts han below it: the calls auto
+    # leaves alone go to that layer ($DEFAULT_BELOW), whose modules hiercoll
+    # keeps; a communicator with ompi_comm_coll_preference=^hiercoll (t_colls
+    # --info) runs without it.
+    EXPECT=("$OK" "hiercoll: MPI_COMM_WORLD \(cid 0, np 6\).* allgather->$DEFAULT_BELOW"
+            "hiercoll: stats comm MPI_COMM_WORLD .*passed on [1-9]")
+    REJECT=("hiercoll: (stats comm )?$COMM_NAME [0-9]+ DUP FROM 0 ")
+    run "default-stack-fakenodes-np6" 600 "${fake[@]}" --slots 3,3 -np 6 "${FAKE[@]}" \
+        --mca coll_hiercoll_verbose 1 --mca coll_hiercoll_stats 1 "$colls" --quick \
+        --info ompi_comm_coll_preference=^hiercoll
 fi
 
 # ---------------------------------------------------------------------------
