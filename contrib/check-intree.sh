@@ -37,10 +37,12 @@ t0=$SECONDS
 echo "== Open MPI $version: autogen.pl (log: $work/autogen.log)"
 case $version in
 5.*)
-    # the bundled PMIx, PRRTE, hwloc and libevent stay out: Debian's are used
-    ./autogen.pl --force --no-oshmem --no-3rdparty pmix,prrte,hwloc,libevent >"$work/autogen.log" 2>&1
+    # the bundled PMIx, PRRTE, hwloc and libevent stay out (Debian's are
+    # used), and so does ROMIO (not needed for a coll component)
+    ./autogen.pl --force --no-3rdparty pmix,prrte,hwloc,libevent,romio >"$work/autogen.log" 2>&1
     extra=(--with-pmix=external --with-hwloc=external --with-libevent=external --without-prrte
-           --disable-mpi-java --without-cuda --without-rocm --without-ofi --without-psm2)
+           --disable-io-romio --disable-mpi-java --without-cuda --without-rocm --without-ofi
+           --without-psm2)
     ;;
 *)
     ./autogen.pl --force --no-oshmem >"$work/autogen.log" 2>&1
