@@ -56,13 +56,15 @@ echo "== configure (log: $work/configure.log)"
 ./configure --disable-mpi-fortran --disable-oshmem --without-ucx "${extra[@]}" \
     >"$work/configure.log" 2>&1
 grep -q "creating ompi/mca/coll/hiercoll/Makefile" config.log
-grep -q "checking for MCA component coll:hiercoll compile mode" config.log
+grep -A1 "checking for MCA component coll:hiercoll compile mode" config.log | grep result
 echo "   $((SECONDS - t0)) s"
 echo "== make (log: $work/make.log)"
 make -j2 -C opal/include >"$work/make.log" 2>&1
 make -j2 -C ompi/include >>"$work/make.log" 2>&1
 make -C ompi/mca/coll/hiercoll >>"$work/make.log" 2>&1
-ls -l ompi/mca/coll/hiercoll/.libs/mca_coll_hiercoll.so
+# a DSO (4.1's default) or a static library linked into libmpi (5.0's)
+ls -l ompi/mca/coll/hiercoll/.libs/mca_coll_hiercoll.so ompi/mca/coll/hiercoll/libmca_coll_hiercoll.la \
+    2>/dev/null | grep .
 echo "   $((SECONDS - t0)) s"
 echo "hiercoll builds inside $src (Open MPI $version)"
 rm -rf "$work"
