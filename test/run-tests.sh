@@ -66,6 +66,9 @@ case $ompi_series in
     BY_NODE=(--map-by node:OVERSUBSCRIBE)
     DEFAULT_BELOW=han # on several nodes; han declines single-node communicators
     COMM_NAME="MPI COMM" # how Open MPI names a new communicator ("... DUP FROM 0")
+    # han 5.0.7's blocking gather and allgather deliver wrong data when the
+    # send and receive datatypes differ (int vs vector), without hiercoll too
+    DEFAULT_STACK_BROKEN="gather|allgather"
     COLL_API=2.4.0
     ;;
 *)
@@ -75,6 +78,7 @@ case $ompi_series in
     BY_NODE=(--map-by node "${OVERSUBSCRIBE[@]}")
     DEFAULT_BELOW=tuned # han's priority is 0
     COMM_NAME="MPI COMMUNICATOR"
+    DEFAULT_STACK_BROKEN=none
     COLL_API=2.0.0
     ;;
 esac
@@ -358,12 +362,13 @@ else
     # leaves alone go to that layer ($DEFAULT_BELOW), whose modules hiercoll
     # keeps; a communicator with ompi_comm_coll_preference=^hiercoll (t_colls
     # --info) runs without it.
-    EXPECT=("$OK" "hiercoll: MPI_COMM_WORLD \(cid 0, np 6\).* allgather->$DEFAULT_BELOW"
+    EXPECT=("$OK" "hiercoll: MPI_COMM_WORLD \(cid 0, np 6\).* bcast=[^ ]*->$DEFAULT_BELOW"
             "hiercoll: stats comm MPI_COMM_WORLD .*passed on [1-9]")
     REJECT=("hiercoll: (stats comm )?$COMM_NAME [0-9]+ DUP FROM 0 ")
     run "default-stack-fakenodes-np6" 600 "${fake[@]}" --slots 3,3 -np 6 "${FAKE[@]}" \
         --mca coll_hiercoll_verbose 1 --mca coll_hiercoll_stats 1 "$colls" --quick \
-        --info ompi_comm_coll_preference=^hiercoll
+        --info ompi_comm_coll_preference=^hiercoll \
+        --only "$(echo $ALL_COLLS | tr ' ' '\n' | grep -vxE "$DEFAULT_STACK_BROKEN" | paste -sd,)"
 fi
 
 # ---------------------------------------------------------------------------
