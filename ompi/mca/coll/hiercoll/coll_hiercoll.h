@@ -59,6 +59,12 @@ typedef enum hc_coll {
     HC_SCAN,
     HC_SCATTER,
     HC_SCATTERV,
+    /* neighborhood collectives (coll_hiercoll_neighbor.c) */
+    HC_NEIGHBOR_ALLGATHER,
+    HC_NEIGHBOR_ALLGATHERV,
+    HC_NEIGHBOR_ALLTOALL,
+    HC_NEIGHBOR_ALLTOALLV,
+    HC_NEIGHBOR_ALLTOALLW,
     HC_NCOLL
 } hc_coll_t;
 
@@ -89,6 +95,7 @@ typedef struct hc_call {
     const int *scounts, *sdispls, *rcounts, *rdispls;
     ompi_datatype_t *stype, *rtype;
     ompi_datatype_t *const *stypes, *const *rtypes;
+    const MPI_Aint *sadispls, *radispls; /* neighbor_alltoallw's byte displacements */
     ompi_op_t *op;
     int root;
     /* derived */
@@ -303,6 +310,7 @@ struct hc_bind {
     ptrdiff_t step[HCP_NBUF];          /* bytes per unit of offset */
     size_t size[HCP_NBUF];             /* signature bytes per unit */
     ompi_datatype_t *const *ptypes[2]; /* per-peer types of SBUF, RBUF */
+    bool ptypes_per_block;  /* ptypes indexed by the op's block (its soff), not its peer */
     ompi_op_t *op;
 };
 /* Bind one of a plan's buffers to memory of a datatype. */
@@ -338,6 +346,13 @@ int mca_coll_hiercoll_vtree_plan(hcp_plan_t *plan, const hc_call_t *call);
  * and its subtree's part of the layout, stage 1 is the tree. */
 int mca_coll_hiercoll_vtree_stages(const hc_call_t *call, hc_stages_t *out);
 bool mca_coll_hiercoll_vtree_staged(const hc_call_t *call);
+
+/* ------------------------------------------------------------------ */
+/* Neighborhood collectives (coll_hiercoll_neighbor.c)                  */
+/* ------------------------------------------------------------------ */
+
+/* The algorithms of the five neighborhood collectives (one table). */
+extern const hc_algo_t mca_coll_hiercoll_neighbor_algos[];
 
 /* ------------------------------------------------------------------ */
 /* Decomposition (coll_hiercoll_decomp.c)                               */

@@ -55,6 +55,11 @@ static bool decomp_in_auto(hc_coll_t coll)
     case HC_ALLTOALLW:
     case HC_SCAN:
     case HC_EXSCAN:
+    case HC_NEIGHBOR_ALLGATHER:
+    case HC_NEIGHBOR_ALLGATHERV:
+    case HC_NEIGHBOR_ALLTOALL:
+    case HC_NEIGHBOR_ALLTOALLV:
+    case HC_NEIGHBOR_ALLTOALLW:
         return false;
     default:
         return true;
@@ -631,4 +636,15 @@ const hc_coll_desc_t mca_coll_hiercoll_colls[HC_NCOLL] = {
     [HC_SCAN] = {"scan", scan_algos, prefer_fallback, FALLBACK_RULE, describe_fallback},
     [HC_SCATTER] = {"scatter", scatter_algos, prefer_fallback, FALLBACK_RULE, describe_fallback},
     [HC_SCATTERV] = {"scatterv", scatterv_algos, scatterv_auto, VTREE_RULE, describe_vtree},
+    /* neighborhood collectives: coll/basic has only their blocking forms */
+    [HC_NEIGHBOR_ALLGATHER] = {"neighbor_allgather", mca_coll_hiercoll_neighbor_algos,
+                               prefer_fallback, FALLBACK_RULE, describe_fallback},
+    [HC_NEIGHBOR_ALLGATHERV] = {"neighbor_allgatherv", mca_coll_hiercoll_neighbor_algos,
+                                prefer_fallback, FALLBACK_RULE, describe_fallback},
+    [HC_NEIGHBOR_ALLTOALL] = {"neighbor_alltoall", mca_coll_hiercoll_neighbor_algos,
+                              prefer_fallback, FALLBACK_RULE, describe_fallback},
+    [HC_NEIGHBOR_ALLTOALLV] = {"neighbor_alltoallv", mca_coll_hiercoll_neighbor_algos,
+                               prefer_fallback, FALLBACK_RULE, describe_fallback},
+    [HC_NEIGHBOR_ALLTOALLW] = {"neighbor_alltoallw", mca_coll_hiercoll_neighbor_algos,
+                               prefer_fallback, FALLBACK_RULE, describe_fallback},
 };
