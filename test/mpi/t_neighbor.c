@@ -118,8 +118,9 @@ static void check_lists(const topo_t *t)
         memcpy(d, s, sizeof(int) * (size_t) t->indeg[rank]);
     } else {
         MPI_Dist_graph_neighbors_count(t->comm, &indeg, &outdeg, &weighted);
-        MPI_Dist_graph_neighbors(t->comm, t->indeg[rank], s, MPI_UNWEIGHTED, t->outdeg[rank], d,
-                                 MPI_UNWEIGHTED);
+        int *w = xmalloc(sizeof(int) * (size_t) (t->indeg[rank] + t->outdeg[rank] + 1));
+        MPI_Dist_graph_neighbors(t->comm, t->indeg[rank], s, w, t->outdeg[rank], d, w);
+        free(w);
     }
     tc_expect(indeg == t->indeg[rank] && outdeg == t->outdeg[rank], "degrees %d/%d, want %d/%d",
               indeg, outdeg, t->indeg[rank], t->outdeg[rank]);
@@ -222,9 +223,15 @@ static topo_t *topo_dist_graph(int n)
     }
     int rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, t->indeg[rank], t->src[rank], MPI_UNWEIGHTED,
-                                   t->outdeg[rank], t->dst[rank], MPI_UNWEIGHTED, MPI_INFO_NULL,
-                                   0, &t->comm);
+    /* weights (all 1) play no part in neighborhood collectives */
+    int *w = xmalloc(sizeof(int) * (size_t) (t->indeg[rank] + t->outdeg[rank] + 1));
+    for (int k = 0; k < t->indeg[rank] + t->outdeg[rank]; ++k) {
+        w[k] = 1;
+    }
+    MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, t->indeg[rank], t->src[rank], w,
+                                   t->outdeg[rank], t->dst[rank], w + t->indeg[rank],
+                                   MPI_INFO_NULL, 0, &t->comm);
+    free(w);
     return t;
 }
 

@@ -353,6 +353,10 @@ bool mca_coll_hiercoll_vtree_staged(const hc_call_t *call);
 
 /* The algorithms of the five neighborhood collectives (one table). */
 extern const hc_algo_t mca_coll_hiercoll_neighbor_algos[];
+/* Their auto policy and its verbose description. */
+const hc_algo_t *mca_coll_hiercoll_neighbor_auto(const hc_call_t *c);
+void mca_coll_hiercoll_neighbor_describe(const mca_coll_hiercoll_module_t *m, hc_coll_t k,
+                                         hc_mode_t md, char *buf, size_t len);
 
 /* ------------------------------------------------------------------ */
 /* Decomposition (coll_hiercoll_decomp.c)                               */

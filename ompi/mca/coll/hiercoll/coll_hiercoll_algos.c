@@ -603,6 +603,17 @@ static const hc_algo_t *prefer_fallback(const hc_call_t *c)
 
 #define FALLBACK_RULE "the previous component; hiercoll's plan only when there is none"
 
+/* The neighborhood collectives (coll_hiercoll_neighbor.c): one table of
+ * algorithms; coll/basic has only their blocking forms. */
+#define NEIGHBOR(rule)                                                                             \
+    mca_coll_hiercoll_neighbor_algos, mca_coll_hiercoll_neighbor_auto, rule,                       \
+        mca_coll_hiercoll_neighbor_describe
+#define NEIGHBOR_GATHER_RULE FALLBACK_RULE
+#define NEIGHBOR_EXCHANGE_RULE                                                                     \
+    "the previous component, except the nonblocking and persistent forms on Cartesian "          \
+    "communicators with a periodic dimension of size 1 or 2 (Open MPI 4.1's libnbc puts their "  \
+    "blocks in the wrong direction); hiercoll's plan when there is no previous component"
+
 const hc_coll_desc_t mca_coll_hiercoll_colls[HC_NCOLL] = {
     [HC_ALLGATHER] = {"allgather", allgather_algos, prefer_fallback, FALLBACK_RULE,
                       describe_fallback},
@@ -636,15 +647,9 @@ const hc_coll_desc_t mca_coll_hiercoll_colls[HC_NCOLL] = {
     [HC_SCAN] = {"scan", scan_algos, prefer_fallback, FALLBACK_RULE, describe_fallback},
     [HC_SCATTER] = {"scatter", scatter_algos, prefer_fallback, FALLBACK_RULE, describe_fallback},
     [HC_SCATTERV] = {"scatterv", scatterv_algos, scatterv_auto, VTREE_RULE, describe_vtree},
-    /* neighborhood collectives: coll/basic has only their blocking forms */
-    [HC_NEIGHBOR_ALLGATHER] = {"neighbor_allgather", mca_coll_hiercoll_neighbor_algos,
-                               prefer_fallback, FALLBACK_RULE, describe_fallback},
-    [HC_NEIGHBOR_ALLGATHERV] = {"neighbor_allgatherv", mca_coll_hiercoll_neighbor_algos,
-                                prefer_fallback, FALLBACK_RULE, describe_fallback},
-    [HC_NEIGHBOR_ALLTOALL] = {"neighbor_alltoall", mca_coll_hiercoll_neighbor_algos,
-                              prefer_fallback, FALLBACK_RULE, describe_fallback},
-    [HC_NEIGHBOR_ALLTOALLV] = {"neighbor_alltoallv", mca_coll_hiercoll_neighbor_algos,
-                               prefer_fallback, FALLBACK_RULE, describe_fallback},
-    [HC_NEIGHBOR_ALLTOALLW] = {"neighbor_alltoallw", mca_coll_hiercoll_neighbor_algos,
-                               prefer_fallback, FALLBACK_RULE, describe_fallback},
+    [HC_NEIGHBOR_ALLGATHER] = {"neighbor_allgather", NEIGHBOR(NEIGHBOR_GATHER_RULE)},
+    [HC_NEIGHBOR_ALLGATHERV] = {"neighbor_allgatherv", NEIGHBOR(NEIGHBOR_GATHER_RULE)},
+    [HC_NEIGHBOR_ALLTOALL] = {"neighbor_alltoall", NEIGHBOR(NEIGHBOR_EXCHANGE_RULE)},
+    [HC_NEIGHBOR_ALLTOALLV] = {"neighbor_alltoallv", NEIGHBOR(NEIGHBOR_EXCHANGE_RULE)},
+    [HC_NEIGHBOR_ALLTOALLW] = {"neighbor_alltoallw", NEIGHBOR(NEIGHBOR_EXCHANGE_RULE)},
 };

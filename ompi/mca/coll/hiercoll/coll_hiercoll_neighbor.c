@@ -113,6 +113,56 @@ static bool has_topology(const hc_call_t *c)
     return OMPI_COMM_IS_TOPO(c->comm) && NULL != c->comm->c_topo;
 }
 
+/* Does a process appear as both neighbors of a dimension (periodic, of
+ * size 1 or 2)?  Then the blocks of the pair must match by direction. */
+static bool cart_repeats(ompi_communicator_t *comm)
+{
+    if (!OMPI_COMM_IS_CART(comm) || NULL == comm->c_topo) {
+        return false;
+    }
+    const mca_topo_base_comm_cart_2_2_0_t *cart = comm->c_topo->mtc.cart;
+    for (int d = 0; d < cart->ndims; ++d) {
+        if (cart->periods[d] && cart->dims[d] <= 2) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static bool exchanges(hc_coll_t k)
+{
+    return HC_NEIGHBOR_ALLTOALL == k || HC_NEIGHBOR_ALLTOALLV == k || HC_NEIGHBOR_ALLTOALLW == k;
+}
+
+/* auto: the previous component, except nonblocking and persistent
+ * alltoall(v,w) on Cartesian communicators that repeat a neighbor, where
+ * Open MPI 4.1.4's libnbc (which provides those forms) posts a pair's
+ * blocks in list order, so that each lands in the other direction's block
+ * (or fails with MPI_ERR_TRUNCATE); coll/basic's blocking forms match
+ * them by direction, as hiercoll's plan does.  The topology is the same
+ * on every rank. */
+const hc_algo_t *mca_coll_hiercoll_neighbor_auto(const hc_call_t *c)
+{
+    if (HC_BLOCKING != c->mode && exchanges(c->coll) && cart_repeats(c->comm)) {
+        return &mca_coll_hiercoll_neighbor_algos[0];
+    }
+    return NULL;
+}
+
+void mca_coll_hiercoll_neighbor_describe(const mca_coll_hiercoll_module_t *m, hc_coll_t k,
+                                         hc_mode_t md, char *buf, size_t len)
+{
+    const char *prev = m->prev_name[k][md];
+    if (NULL == prev) {
+        snprintf(buf, len, "=%s", mca_coll_hiercoll_neighbor_algos[0].name);
+    } else if (HC_BLOCKING != md && exchanges(k)) {
+        snprintf(buf, len, "=%s(cart,periodic<=2),->%s", mca_coll_hiercoll_neighbor_algos[0].name,
+                 prev);
+    } else {
+        snprintf(buf, len, "->%s", prev);
+    }
+}
+
 /* One table serves the five collectives (the plan looks at c->coll). */
 const hc_algo_t mca_coll_hiercoll_neighbor_algos[] = {
     {.name = "linear",
