@@ -448,6 +448,8 @@ run "ompi-info-lists-component" 60 "$ompi_info"
 EXPECT=('parameter "coll_hiercoll_priority"' 'parameter "coll_hiercoll_verbose"'
         'parameter "coll_hiercoll_stats"' 'parameter "coll_hiercoll_allreduce_algorithm"'
         'parameter "coll_hiercoll_scatterv_algorithm"' 'parameter "coll_hiercoll_gatherv_tree_min"'
+        'parameter "coll_hiercoll_neighbor_alltoallw_algorithm"'
+        'fills every collective slot but reduce_local'
         'Algorithm of bcast and its nonblocking and persistent forms')
 run "ompi-info-parameters" 60 "$ompi_info" --param coll hiercoll --level 9
 

@@ -150,7 +150,13 @@ static int hiercoll_register(void)
     reg_int("priority",
             "Priority of the hiercoll coll component (0-100; -1 disables it). With the "
             "default, hiercoll sits above tuned (30) and basic (10), so that "
-            "\"--mca coll hiercoll,basic,...\" uses it without another flag",
+            "\"--mca coll hiercoll,basic,...\" uses it without another flag. On the "
+            "intracommunicators it accepts hiercoll fills every collective slot but "
+            "reduce_local (blocking, nonblocking, persistent, and the neighborhood "
+            "collectives in the three modes) and runs its own plans where no "
+            "lower-priority component has the slot (under \"hiercoll,basic\": every "
+            "nonblocking and persistent collective); intercommunicators are left to the "
+            "other components",
             OPAL_INFO_LVL_6, &c->priority);
 
     c->verbose = 0;
