@@ -365,6 +365,15 @@ for np in 2 5 8; do
         --mca coll hiercoll,tuned,basic,libnbc,inter --mca coll_hiercoll_stats 1 "${nforced[@]}" \
         "$neighbor"
 done
+# ... or chosen per communicator by info keys (hiercoll_<coll>: the longer
+# hiercoll_<coll>_algorithm exceeds MPI_MAX_INFO_KEY)
+ninfo=()
+for c in $NEIGHBOR_COLLS; do ninfo+=(--info "hiercoll_$c=linear"); done
+EXPECT=("$NOK" "$NEIGHBOR_RAN")
+REJECT=("$NONE_PASSED")
+run "neighbor-info-keys-libnbc-np4" 300 "${MPI[@]}" -np 4 \
+    --mca coll hiercoll,tuned,basic,libnbc,inter --mca coll_hiercoll_stats 1 "$neighbor" \
+    "${ninfo[@]}"
 
 # ---------------------------------------------------------------------------
 # The slot walker: every function pointer of a communicator's collective

@@ -16,8 +16,10 @@
  * zero and odd counts, per-block types and byte displacements
  * (alltoallw).
  *
- * Usage: t_neighbor [--only NAME[,NAME...]]   (allgather, allgatherv,
- *                                              alltoall, alltoallv, alltoallw)
+ * Usage: t_neighbor [--only NAME[,NAME...]] [--info KEY=VALUE]...
+ *   --only: allgather, allgatherv, alltoall, alltoallv, alltoallw
+ *   --info: every topology communicator is a dup of the one created,
+ *       with these info keys (e.g. hiercoll_neighbor_alltoall=linear)
  */
 #include <stdbool.h>
 
@@ -27,6 +29,7 @@ enum { N_ALLGATHER, N_ALLGATHERV, N_ALLTOALL, N_ALLTOALLV, N_ALLTOALLW, N_COUNT 
 static const char *nname[N_COUNT] = {"allgather", "allgatherv", "alltoall", "alltoallv",
                                      "alltoallw"};
 static const char *only;
+static MPI_Info comm_info = MPI_INFO_NULL;
 
 static int want(const char *name)
 {
@@ -544,6 +547,12 @@ static void run_one(const topo_t *t, int coll, int m, pair_types_t ty, int count
 
 static void run_topology(topo_t *t)
 {
+    if (MPI_INFO_NULL != comm_info) { /* the topology goes with the dup */
+        MPI_Comm with_info;
+        MPI_Comm_dup_with_info(t->comm, comm_info, &with_info);
+        MPI_Comm_free(&t->comm);
+        t->comm = with_info;
+    }
     static const pair_types_t pairs[] = {{&T_INT, &T_INT}, {&T_VEC, &T_PAIR}, {&T_PAIR, &T_VEC}};
     static const int counts[] = {1, 3, 0};
     check_lists(t);
@@ -570,6 +579,13 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; ++i) {
         if (0 == strcmp(argv[i], "--only") && i + 1 < argc) {
             only = argv[++i];
+        } else if (0 == strcmp(argv[i], "--info") && i + 1 < argc && strchr(argv[i + 1], '=')) {
+            char *kv = argv[++i], *eq = strchr(kv, '=');
+            *eq = '\0';
+            if (MPI_INFO_NULL == comm_info) {
+                MPI_Info_create(&comm_info);
+            }
+            MPI_Info_set(comm_info, kv, eq + 1);
         }
     }
     tc_types_init();
@@ -589,5 +605,8 @@ int main(int argc, char **argv)
     run_topology(topo_graph(n));
     run_topology(topo_dist_graph(n));
     tc_types_free();
+    if (MPI_INFO_NULL != comm_info) {
+        MPI_Info_free(&comm_info);
+    }
     return tc_finish("t_neighbor");
 }

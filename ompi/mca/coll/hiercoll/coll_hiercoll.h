@@ -268,6 +268,12 @@ void mca_coll_hiercoll_log(int level, const char *fmt, ...)
 void mca_coll_hiercoll_param_error(const char *fmt, ...)
     __opal_attribute_format__(__printf__, 1, 2);
 
+/* The info key that chooses a collective's algorithm on a communicator:
+ * "hiercoll_<coll>_algorithm", or "hiercoll_<coll>" where that is longer
+ * than MPI allows (MPI_MAX_INFO_KEY: reduce_scatter_block and the
+ * neighborhood collectives). */
+const char *mca_coll_hiercoll_info_key(hc_coll_t k, char *buf, size_t len);
+
 int mca_coll_hiercoll_init_query(bool enable_progress_threads,
                                  bool enable_mpi_threads);
 mca_coll_base_module_t *mca_coll_hiercoll_comm_query(ompi_communicator_t *comm,
