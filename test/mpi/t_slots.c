@@ -81,8 +81,8 @@ static const slot_t slots[] = {
     SLOT(neighbor_alltoall_init, true), SLOT(neighbor_alltoallv_init, true),
     SLOT(neighbor_alltoallw_init, true),
     SLOT(reduce_local, false),
-    /* the slots only Open MPI 5.0 has (coll_hiercoll_compat.h): ftagree's
-     * agreement, which no --mca coll list without ftagree fills */
+    /* the slots only Open MPI 5.0 has (coll_hiercoll_compat.h): the
+     * agreement of ULFM, which the selection does not require */
 #define OPTIONAL_SLOT(f)                                                                           \
     {#f, offsetof(mca_coll_base_comm_coll_t, coll_##f),                                            \
      offsetof(mca_coll_base_comm_coll_t, coll_##f##_module), offsetof(mca_coll_base_module_t, coll_##f), \

@@ -167,9 +167,10 @@ typedef mca_coll_base_component_2_0_0_t hc_coll_component_t;
 /* The per-communicator table of the selected layer. */
 typedef mca_coll_base_comm_coll_t hc_comm_coll_t;
 
-/* Slots of that table that exist in one series only and that no coll
- * list has to fill: 5.0's agreement (ULFM; only coll/ftagree provides it,
- * and Open MPI's selection does not require it).  X(name) for each. */
+/* Slots of that table that exist in one series only and that Open MPI's
+ * selection does not require: 5.0's agreement (ULFM, when built with it;
+ * coll/basic and coll/ftagree fill it, hiercoll leaves it to them).
+ * X(name) for each. */
 #if HC_OMPI_5 && OPAL_ENABLE_FT_MPI
 #define HC_COLL_OPTIONAL_SLOTS(X) X(agree) X(iagree)
 #else
