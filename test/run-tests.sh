@@ -246,6 +246,25 @@ REJECT=("calls [1-9][0-9]* \(passed")
 run "colls-fallback-tuned-np4" 600 "${MPI[@]}" -np 4 --mca coll hiercoll,tuned,basic,libnbc,self \
     --mca coll_hiercoll_stats 1 "${fb[@]}" "$colls" --quick
 
+# Persistent collectives match in initialization order: ranks start them
+# in different orders and restart them (t_persist); on top of the full
+# stack hiercoll's algorithms are forced (the tree gatherv staged, at the
+# conservative level) and must run everything.
+persist=$testdir/mpi/t_persist
+POK='t_persist: np [0-9]+: [0-9]+ checks, 0 failed'
+for np in 2 3 5 8; do
+    EXPECT=("$POK")
+    run "persist-order-basic-np$np" 300 "${MPI[@]}" -np $np --mca coll hiercoll,basic "$persist"
+done
+for np in 3 4; do
+    EXPECT=("$POK" "$ALL_RAN" ": gatherv_init = tree \\(persistent")
+    REJECT=("$NONE_PASSED")
+    run "persist-order-forced-np$np" 300 "${MPI[@]}" -np $np \
+        --mca coll hiercoll,tuned,basic,libnbc,inter --mca coll_hiercoll_stats 1 \
+        --mca coll_hiercoll_verbose 2 --mca coll_hiercoll_gatherv_level conservative \
+        $(forced binomial binomial dissemination recursive_doubling tree) "$persist"
+done
+
 # ---------------------------------------------------------------------------
 # Decomposition: parts and a leaders' bridge
 # ---------------------------------------------------------------------------

@@ -10,10 +10,30 @@
  * Nonblocking and persistent: the same rounds, advanced by
  * mca_coll_hiercoll_progress(), which Open MPI's progress engine calls:
  * when the current round's transfers have completed the request runs its
- * local operations and posts the next round.  Every execution takes a
- * fresh tag from the communicator's nonblocking tag space (shared with
- * libnbc and adapt), so that concurrent collectives never match each
- * other's messages.
+ * local operations and posts the next round.  Tags come from the
+ * communicator's nonblocking tag space (shared with libnbc and adapt), so
+ * that concurrent collectives never match each other's messages: a
+ * blocking or nonblocking call reserves its tag (a staged call one per
+ * stage) when it starts, a persistent request when it is CREATED.
+ *
+ * Why persistent requests reserve at creation: MPI 4.0 (6.13) matches
+ * persistent collectives in the order they were initialized, and lets
+ * ranks start them in any order.  Every rank initializes them in the same
+ * order, so each request gets the same tag(s) on every rank, and messages
+ * of different requests never match, whatever order they are started in.
+ * Every execution of a request reuses its tags, as libnbc does.  That is
+ * safe because MPI matches messages of one (communicator, source, tag) in
+ * the order they were sent and receives in the order they were posted, and
+ * a request cannot be restarted before it has completed locally: all of an
+ * execution's receives are posted before any of the next execution's, and
+ * all of a sender's messages of one execution are sent before any of the
+ * next, so the i-th receive from a peer with that tag matches the i-th
+ * message (plans post the same messages between a pair in every
+ * execution).  An early message of execution k+1 (its sender finished k
+ * first) waits unexpected until the receiver's execution k+1 posts its
+ * receive.  The tag space wraps around after about 2^30 tags, as
+ * for libnbc: a request that lives across a whole wrap could meet a newer
+ * reservation of its tag.
  */
 #include "ompi_config.h"
 
@@ -437,11 +457,20 @@ static void complete(mca_coll_hiercoll_request_t *req)
     ompi_request_complete(&req->super.super, true);
 }
 
-/* Begin an execution: fresh tag(s), round -1 done, post round 0. */
+/* The tags of one execution (staged: one per stage, tag - k for stage k). */
+static void reserve_tags(mca_coll_hiercoll_request_t *req)
+{
+    req->tag = ompi_coll_base_nbc_reserve_tags(req->comm, req->staged ? req->stages.nstages : 1);
+}
+
+/* Begin an execution: round -1 done, post round 0.  Nonblocking requests
+ * reserve their tag(s) now; persistent ones have theirs since creation. */
 static void begin(mca_coll_hiercoll_request_t *req)
 {
     mca_coll_hiercoll_component_t *c = &mca_coll_hiercoll_component;
-    req->tag = ompi_coll_base_nbc_reserve_tags(req->comm, req->staged ? req->stages.nstages : 1);
+    if (!req->super.super.req_persistent) {
+        reserve_tags(req);
+    }
     req->round = -1;
     req->nreqs = 0;
     req->error = OMPI_SUCCESS;
@@ -551,7 +580,9 @@ int mca_coll_hiercoll_exec_request(mca_coll_hiercoll_module_t *m, ompi_communica
         return rc;
     }
     *request = &req->super.super;
-    if (!persistent) {
+    if (persistent) {
+        reserve_tags(req); /* initialization order: see the top of this file */
+    } else {
         begin(req);
     }
     return OMPI_SUCCESS;
@@ -591,7 +622,9 @@ int mca_coll_hiercoll_exec_staged(mca_coll_hiercoll_module_t *m, ompi_communicat
     req->stages = *stages;
     req->user_bind = *b;
     *request = &req->super.super;
-    if (HC_PERSISTENT != mode) {
+    if (HC_PERSISTENT == mode) {
+        reserve_tags(req); /* initialization order: see the top of this file */
+    } else {
         begin(req);
     }
     return OMPI_SUCCESS;
