@@ -149,13 +149,22 @@ static int place_scratch(const hcp_plan_t *p, hc_bind_t *b, void **mem, size_t *
 /* Rounds                                                               */
 /* ------------------------------------------------------------------ */
 
+/* Tags of the own group's communicator: an intercommunicator's plans
+ * send the ops marked local on its local communicator, with a tag of that
+ * communicator's own nonblocking tag space (other collectives that run on
+ * it, coll/inter's for one, reserve theirs there too). */
+static int local_tag(ompi_communicator_t *comm)
+{
+    return OMPI_COMM_IS_INTER(comm) ? ompi_coll_base_nbc_reserve_tags(comm->c_local_comm, 1) : 0;
+}
+
 /* Post round r: its receives first (so that no message of the round
  * arrives unexpected), then its sends; *nreq counts the requests.  With
  * block_last the last send is a blocking send instead (one request fewer:
  * a sendrecv when the round is an exchange), and a round that only
  * receives one message receives it blocking. */
-static int post_round(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm,
-                      const hcp_plan_t *p, const hc_bind_t *b, int r, int tag,
+static int post_round(mca_coll_hiercoll_module_t *m, ompi_communicator_t *icomm,
+                      const hcp_plan_t *p, const hc_bind_t *b, int r, int itag, int ltag,
                       ompi_request_t **reqs, int *nreq, bool block_last)
 {
     int rc = OMPI_SUCCESS, begin = hcp_round_begin(p, r), end = p->round_end[r];
@@ -173,6 +182,8 @@ static int post_round(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm,
         if (HCP_RECV != op->kind) {
             continue;
         }
+        ompi_communicator_t *comm = op->local ? icomm->c_local_comm : icomm;
+        int tag = op->local ? ltag : itag;
         void *addr = addr_of(b, op->buf, op->off);
         ompi_datatype_t *t = type_of(b, op->buf, op->peer);
         if (block_recv) {
@@ -189,6 +200,8 @@ static int post_round(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm,
         if (HCP_SEND != op->kind) {
             continue;
         }
+        ompi_communicator_t *comm = op->local ? icomm->c_local_comm : icomm;
+        int tag = op->local ? ltag : itag;
         void *addr = addr_of(b, op->buf, op->off);
         ompi_datatype_t *t = type_of(b, op->buf, op->peer);
         if (block_last && i == last_send) {
@@ -244,7 +257,7 @@ static int local_ops(mca_coll_hiercoll_module_t *m, const hcp_plan_t *p,
 
 /* Run a plan to completion with one tag. */
 static int run_blocking(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm,
-                        const hcp_plan_t *p, hc_bind_t *b, int tag)
+                        const hcp_plan_t *p, hc_bind_t *b, int tag, int ltag)
 {
     /* blocking calls reuse the module's scratch (collectives on one
      * communicator never run concurrently in blocking form) */
@@ -261,7 +274,7 @@ static int run_blocking(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm
     }
     for (int r = 0; r < p->nrounds && OMPI_SUCCESS == rc; ++r) {
         int nreq = 0;
-        rc = post_round(m, comm, p, b, r, tag, reqs, &nreq, true);
+        rc = post_round(m, comm, p, b, r, tag, ltag, reqs, &nreq, true);
         if (nreq > 0) {
             int wrc = ompi_request_wait_all(nreq, reqs, MPI_STATUSES_IGNORE);
             if (OMPI_SUCCESS == rc) {
@@ -278,10 +291,18 @@ static int run_blocking(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm
     return rc;
 }
 
+int mca_coll_hiercoll_exec_blocking_tag(mca_coll_hiercoll_module_t *m,
+                                        ompi_communicator_t *comm, const hcp_plan_t *p,
+                                        hc_bind_t *b, int tag)
+{
+    return run_blocking(m, comm, p, b, tag, tag);
+}
+
 int mca_coll_hiercoll_exec_blocking(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm,
                                     const hcp_plan_t *p, hc_bind_t *b)
 {
-    return run_blocking(m, comm, p, b, ompi_coll_base_nbc_reserve_tags(comm, 1));
+    int tag = ompi_coll_base_nbc_reserve_tags(comm, 1);
+    return run_blocking(m, comm, p, b, tag, local_tag(comm));
 }
 
 /* ------------------------------------------------------------------ */
@@ -301,6 +322,7 @@ typedef struct mca_coll_hiercoll_request_t {
     int nreqs;
     int round;
     int tag;
+    int ltag; /* intercommunicators: the tag on the local communicator */
     int error;
     /* staged calls */
     bool staged;
@@ -438,8 +460,8 @@ static bool advance(mca_coll_hiercoll_request_t *req)
             continue; /* round -1 of the new stage: post its round 0 */
         }
         req->error = post_round(req->module, req->comm, &req->plan, &req->bind, req->round,
-                                req->tag - (req->staged ? req->stage : 0), req->reqs,
-                                &req->nreqs, false);
+                                req->tag - (req->staged ? req->stage : 0), req->ltag,
+                                req->reqs, &req->nreqs, false);
         if (OMPI_SUCCESS != req->error && 0 == req->nreqs) {
             return true;
         }
@@ -461,6 +483,7 @@ static void complete(mca_coll_hiercoll_request_t *req)
 static void reserve_tags(mca_coll_hiercoll_request_t *req)
 {
     req->tag = ompi_coll_base_nbc_reserve_tags(req->comm, req->staged ? req->stages.nstages : 1);
+    req->ltag = local_tag(req->comm);
 }
 
 /* Begin an execution: round -1 done, post round 0.  Nonblocking requests
@@ -603,7 +626,7 @@ int mca_coll_hiercoll_exec_staged(mca_coll_hiercoll_module_t *m, ompi_communicat
                 break;
             }
             if (OMPI_SUCCESS == rc) {
-                rc = run_blocking(m, comm, &m->plan, &bk, tag - k);
+                rc = run_blocking(m, comm, &m->plan, &bk, tag - k, 0);
             }
         }
         if (NULL != stages->release) {
