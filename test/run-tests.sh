@@ -265,6 +265,38 @@ for np in 3 4; do
         $(forced binomial binomial dissemination recursive_doubling tree) "$persist"
 done
 
+# Intercommunicators (t_inter): every collective in every mode between
+# groups of different sizes and between one process and the rest, every
+# kind of root.  Under hiercoll,basic hiercoll serves the nonblocking and
+# persistent slots and basic's broken blocking ones (scatter crashes, the
+# reductions are out of order); on the full stack the layer below runs
+# what it has, and with coll_hiercoll_inter_own hiercoll runs everything.
+inter=$testdir/mpi/t_inter
+IOK='t_inter: np [0-9]+: [0-9]+ checks, 0 failed'
+INTER_RAN='hiercoll: stats comm inter (third|one) .*calls [1-9][0-9]* \(passed on 0\)'
+INTER_PASSED='hiercoll: stats comm inter (third|one) .*passed on [1-9]'
+for np in 2 3 5 8; do
+    EXPECT=("$IOK")
+    [ $np = 5 ] && EXPECT+=(": ibcast = inter:leaders \\(intercommunicator, np [0-9]\\+[0-9]\\)"
+                            ": bcast -> basic" ": scatter = inter:direct" ": reduce = inter:leaders"
+                            ": alltoallw_init = inter:direct")
+    run "inter-basic-np$np" 300 "${MPI[@]}" -np $np --mca coll hiercoll,basic \
+        $([ $np = 5 ] && echo --mca coll_hiercoll_verbose 2) "$inter"
+done
+for np in 3 5; do
+    EXPECT=("$IOK")
+    [ $np = 5 ] && EXPECT+=(": ibcast -> libnbc" ": bcast -> inter" ": allgather_init -> libnbc")
+    run "inter-stack-np$np" 300 "${MPI[@]}" -np $np --mca coll hiercoll,tuned,basic,libnbc,inter \
+        $([ $np = 5 ] && echo --mca coll_hiercoll_verbose 2) "$inter"
+done
+for np in 2 3 5 8; do
+    EXPECT=("$IOK" "${INTER_RAN/(third|one)/third}" "${INTER_RAN/(third|one)/one}")
+    REJECT=("$INTER_PASSED")
+    run "inter-own-stack-np$np" 300 "${MPI[@]}" -np $np \
+        --mca coll hiercoll,tuned,basic,libnbc,inter --mca coll_hiercoll_inter_own 1 \
+        --mca coll_hiercoll_stats 1 "$inter"
+done
+
 # ---------------------------------------------------------------------------
 # Decomposition: parts and a leaders' bridge
 # ---------------------------------------------------------------------------

@@ -539,6 +539,7 @@ static void make(icomm_t *ic, const char *name, int first_size)
     MPI_Comm_split(MPI_COMM_WORLD, ic->g, wr, &local);
     MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, ic->g ? 0 : first_size, 77, &ic->comm);
     MPI_Comm_free(&local);
+    MPI_Comm_set_name(ic->comm, name); /* for hiercoll's statistics */
     int ln, rn, flag;
     MPI_Comm_test_inter(ic->comm, &flag);
     MPI_Comm_size(ic->comm, &ln);

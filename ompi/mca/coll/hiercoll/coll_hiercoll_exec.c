@@ -15,6 +15,10 @@
  * that concurrent collectives never match each other's messages: a
  * blocking or nonblocking call reserves its tag (a staged call one per
  * stage) when it starts, a persistent request when it is CREATED.
+ * (Blocking calls on intercommunicators take fixed tags instead: see
+ * coll_hiercoll_inter.c.)  On an intercommunicator, the ops a plan marks
+ * local go to the own group through its local communicator, with a tag
+ * reserved there.
  *
  * Why persistent requests reserve at creation: MPI 4.0 (6.13) matches
  * persistent collectives in the order they were initialized, and lets

@@ -189,6 +189,12 @@ mca_coll_base_module_t *mca_coll_hiercoll_comm_query(ompi_communicator_t *comm, 
         return NULL;
     }
     *priority = c->priority;
+    if (OMPI_COMM_IS_INTER(comm) && c->priority < 100) {
+        /* coll/inter asks for the same default priority (40): one more
+         * keeps hiercoll above it, so that what runs where is hiercoll's
+         * choice (coll_hiercoll_inter_own) and shows in its statistics */
+        *priority = c->priority + 1;
+    }
     m->super.coll_module_enable = module_enable;
     mca_coll_hiercoll_set_entry_points(&m->super);
     return &m->super;
