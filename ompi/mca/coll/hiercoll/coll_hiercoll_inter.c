@@ -11,8 +11,9 @@
  * algorithm parameter says so (any named algorithm: hiercoll's plan;
  * "fallback": the layer below).  Every other slot runs hiercoll's plan on
  * the one executor; so are the blocking ones coll/basic gets wrong in
- * Open MPI 4.1.4 (see broken_below()).  Scan and exscan do not exist on
- * intercommunicators (MPI's argument checks refuse them).
+ * Open MPI 4.1.4 (see broken_below()).  Scan, exscan and the neighborhood
+ * collectives do not exist on intercommunicators (MPI's argument checks
+ * refuse them).
  */
 #include "ompi_config.h"
 
@@ -43,11 +44,16 @@ static const char *algo_name(hc_coll_t k)
     case HC_ALLTOALLV:
     case HC_ALLTOALLW:
         return "direct";
-    case HC_SCAN:
-    case HC_EXSCAN:
-        return NULL; /* not defined on intercommunicators */
-    default:
+    case HC_BARRIER:
+    case HC_BCAST:
+    case HC_ALLREDUCE:
+    case HC_REDUCE:
+    case HC_REDUCE_SCATTER_BLOCK:
+    case HC_REDUCE_SCATTER:
+    case HC_ALLGATHER:
         return "leaders";
+    default:
+        return NULL; /* scan, exscan, neighborhood: not defined on intercommunicators */
     }
 }
 
