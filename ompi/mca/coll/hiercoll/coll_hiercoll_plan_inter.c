@@ -216,6 +216,26 @@ int hcp_inter_reduce_scatter(hcp_plan_t *p, int nl, int nr, int rank, const int 
 
 /* ------------------------------------------------------------------ */
 
+/* The root's side of a gatherv (receive) or scatterv (send): a block per
+ * remote rank, in RBUF or SBUF; the other side moves its own `own`
+ * units. */
+static int rooted(hcp_plan_t *p, int nr, int root, bool gather, const int *counts,
+                  const int *displs, int64_t block, size_t bsize, int64_t own, size_t osize)
+{
+    if (HCP_INTER_ROOT == root) {
+        for (int i = 0; i < nr; ++i) {
+            int64_t c = cnt(counts, i, block);
+            if (c * (int64_t) bsize > 0) {
+                (gather ? hcp_recv : hcp_send)(p, i, gather ? HCP_RBUF : HCP_SBUF,
+                                               at(displs, i, block), c);
+            }
+        }
+    } else if (HCP_INTER_NONE != root && own * (int64_t) osize > 0) {
+        (gather ? hcp_send : hcp_recv)(p, root, gather ? HCP_SBUF : HCP_RBUF, 0, own);
+    }
+    return hcp_finish(p);
+}
+
 int hcp_inter_gatherv(hcp_plan_t *p, int nl, int nr, int rank, int root, int64_t scount,
                       size_t ssize, const int *rcounts, const int *displs, int64_t rcount,
                       size_t rsize)
@@ -223,17 +243,7 @@ int hcp_inter_gatherv(hcp_plan_t *p, int nl, int nr, int rank, int root, int64_t
     (void) nl;
     (void) rank;
     hcp_reset(p, ssize, rsize);
-    if (HCP_INTER_ROOT == root) {
-        for (int i = 0; i < nr; ++i) {
-            int64_t c = cnt(rcounts, i, rcount);
-            if (c * (int64_t) rsize > 0) {
-                hcp_recv(p, i, HCP_RBUF, at(displs, i, rcount), c);
-            }
-        }
-    } else if (HCP_INTER_NONE != root && scount * (int64_t) ssize > 0) {
-        hcp_send(p, root, HCP_SBUF, 0, scount);
-    }
-    return hcp_finish(p);
+    return rooted(p, nr, root, true, rcounts, displs, rcount, rsize, scount, ssize);
 }
 
 int hcp_inter_scatterv(hcp_plan_t *p, int nl, int nr, int rank, int root, const int *scounts,
@@ -243,17 +253,7 @@ int hcp_inter_scatterv(hcp_plan_t *p, int nl, int nr, int rank, int root, const 
     (void) nl;
     (void) rank;
     hcp_reset(p, ssize, rsize);
-    if (HCP_INTER_ROOT == root) {
-        for (int i = 0; i < nr; ++i) {
-            int64_t c = cnt(scounts, i, scount);
-            if (c * (int64_t) ssize > 0) {
-                hcp_send(p, i, HCP_SBUF, at(displs, i, scount), c);
-            }
-        }
-    } else if (HCP_INTER_NONE != root && rcount * (int64_t) rsize > 0) {
-        hcp_recv(p, root, HCP_RBUF, 0, rcount);
-    }
-    return hcp_finish(p);
+    return rooted(p, nr, root, false, scounts, displs, scount, ssize, rcount, rsize);
 }
 
 int hcp_inter_allgather(hcp_plan_t *p, int nl, int nr, int rank, int64_t scount, size_t ssize,
