@@ -26,9 +26,9 @@ static int quick;
 typedef struct icomm {
     MPI_Comm comm;
     const char *name;
-    int g, lr;   /* my group (0 or 1), my rank in it */
-    int n[2];    /* group sizes */
-    int *w[2];   /* world ranks of each group, by group rank */
+    int g, lr; /* my group (0 or 1), my rank in it */
+    int n[2];  /* group sizes */
+    int *w[2]; /* world ranks of each group, by group rank */
 } icomm_t;
 
 #define NL(ic) ((ic)->n[(ic)->g])
@@ -217,8 +217,8 @@ static void t_reduce(icomm_t *ic, int m, bool all)
                     } else {
                         COLL(m, rep, rq, MPI_Reduce(sb, rb, count, t, op, root, ic->comm),
                              MPI_Ireduce(sb, rb, count, t, op, root, ic->comm, &rq),
-                             MPIX_Reduce_init(sb, rb, count, t, op, root, ic->comm,
-                                              MPI_INFO_NULL, &rq));
+                             MPIX_Reduce_init(sb, rb, count, t, op, root, ic->comm, MPI_INFO_NULL,
+                                              &rq));
                     }
                     tc_expect_ints(rb, want, (long) count * ints, "result");
                 }
@@ -256,8 +256,7 @@ static void t_reduce_scatter(icomm_t *ic, int m, bool block)
     int mine = rcounts[ic->lr];
     MPI_Request rq = MPI_REQUEST_NULL;
     for (int rep = 0; rep < REPS(m); ++rep) {
-        tc_at("%s: reduce_scatter%s %s rep %d", ic->name, block ? "_block" : "", mode_name[m],
-              rep);
+        tc_at("%s: reduce_scatter%s %s rep %d", ic->name, block ? "_block" : "", mode_name[m], rep);
         for (int i = 0; i < total; ++i) {
             sb[i] = tc_val(ic->w[ic->g][ic->lr], i, rep);
         }
@@ -381,8 +380,8 @@ static void t_rooted(icomm_t *ic, int m, bool gather, bool v)
                     COLL(m, rep, rq,
                          MPI_Scatterv(big, counts, displs, MPI_INT, small, mycount, MPI_INT, root,
                                       ic->comm),
-                         MPI_Iscatterv(big, counts, displs, MPI_INT, small, mycount, MPI_INT,
-                                       root, ic->comm, &rq),
+                         MPI_Iscatterv(big, counts, displs, MPI_INT, small, mycount, MPI_INT, root,
+                                       ic->comm, &rq),
                          MPIX_Scatterv_init(big, counts, displs, MPI_INT, small, mycount, MPI_INT,
                                             root, ic->comm, MPI_INFO_NULL, &rq));
                 }

@@ -16,6 +16,9 @@
  * the wrong request arrives as wrong data or MPI_ERR_TRUNCATE (reported,
  * the communicator returns errors).
  *
+ * The same on an intercommunicator (bcasts both ways, an allreduce, a
+ * barrier, a gather).
+ *
  * Usage: t_persist [ROUNDS]   (default 6)
  */
 #include "t_common.h"
@@ -179,6 +182,100 @@ static void run_comm(MPI_Comm comm, const char *cname, int rounds)
     free(gv_in), free(gv_out), free(sc_in), free(sc_out), free(nb_in), free(nb_out);
 }
 
+/* The same on an intercommunicator (the first third of MPI_COMM_WORLD
+ * against the rest): a bcast from each group's rank 0, an allreduce, a
+ * barrier and a gather to group 1's rank 0, initialized alike, started in
+ * reverse on odd world ranks, restarted; results come from the remote
+ * group. */
+static void run_inter(int rounds)
+{
+    int wr, wn;
+    MPI_Comm_rank(MPI_COMM_WORLD, &wr);
+    MPI_Comm_size(MPI_COMM_WORLD, &wn);
+    if (wn < 2) {
+        return;
+    }
+    int k = wn / 3 > 0 ? wn / 3 : 1, g = wr >= k, lr = g ? wr - k : wr;
+    int nl = g ? wn - k : k, nr = wn - nl, rbase = g ? 0 : k; /* remote world ranks */
+    MPI_Comm local, ic;
+    MPI_Comm_split(MPI_COMM_WORLD, g, wr, &local);
+    MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, g ? 0 : k, 9, &ic);
+    MPI_Comm_free(&local);
+    MPI_Comm_set_errhandler(ic, MPI_ERRORS_RETURN);
+    enum { B0, B1, AR, BAR, GA, NI };
+    int b0[9], b1[8], ain[6], aout[6], gin[3], *gout = tc_alloc(3L * wn);
+    /* b0: from group 0's rank 0 to group 1; b1: from group 1's rank 0 to group 0 */
+    int r0 = 0 == g ? (0 == lr ? MPI_ROOT : MPI_PROC_NULL) : 0;
+    int r1 = 1 == g ? (0 == lr ? MPI_ROOT : MPI_PROC_NULL) : 0;
+    int rg = 1 == g ? (0 == lr ? MPI_ROOT : MPI_PROC_NULL) : 0;
+    MPI_Request rq[NI];
+    MPIX_Bcast_init(b0, 9, MPI_INT, r0, ic, MPI_INFO_NULL, &rq[B0]);
+    MPIX_Bcast_init(b1, 8, MPI_INT, r1, ic, MPI_INFO_NULL, &rq[B1]);
+    MPIX_Allreduce_init(ain, aout, 6, MPI_INT, MPI_SUM, ic, MPI_INFO_NULL, &rq[AR]);
+    MPIX_Barrier_init(ic, MPI_INFO_NULL, &rq[BAR]);
+    MPIX_Gather_init(gin, 3, MPI_INT, gout, 3, MPI_INT, rg, ic, MPI_INFO_NULL, &rq[GA]);
+    for (int it = 0; it < rounds; ++it) {
+        tc_at("intercommunicator: persistent round %d", it);
+        for (int i = 0; i < 9; ++i) {
+            b0[i] = MPI_ROOT == r0 ? tc_val(wr, i, it) : SENTINEL;
+            b1[i % 8] = MPI_ROOT == r1 ? tc_val(wr, i % 8, it + 50) : SENTINEL;
+        }
+        for (int i = 0; i < 6; ++i) {
+            ain[i] = tc_val(wr, i, it + 100);
+            aout[i] = SENTINEL;
+        }
+        for (int i = 0; i < 3; ++i) {
+            gin[i] = tc_val(wr, i, it + 150);
+        }
+        for (int i = 0; i < 3 * wn; ++i) {
+            gout[i] = SENTINEL;
+        }
+        int rc = MPI_SUCCESS;
+        for (int j = 0; j < NI && MPI_SUCCESS == rc; ++j) {
+            int x = (j + it) % NI;
+            rc = MPI_Start(&rq[wr % 2 ? NI - 1 - x : x]);
+        }
+        tc_expect(MPI_SUCCESS == rc, "start: error %d", rc);
+        rc = MPI_Waitall(NI, rq, MPI_STATUSES_IGNORE);
+        tc_expect(MPI_SUCCESS == rc, "MPI_Waitall: error %d", rc);
+        int want[9];
+        if (1 == g) {
+            for (int i = 0; i < 9; ++i) {
+                want[i] = tc_val(0, i, it); /* group 0's rank 0 is world 0 */
+            }
+            tc_expect_ints(b0, want, 9, "bcast from group 0");
+        } else {
+            for (int i = 0; i < 8; ++i) {
+                want[i] = tc_val(k, i, it + 50);
+            }
+            tc_expect_ints(b1, want, 8, "bcast from group 1");
+        }
+        for (int i = 0; i < 6; ++i) {
+            want[i] = 0;
+            for (int j = 0; j < nr; ++j) {
+                want[i] += tc_val(rbase + j, i, it + 100);
+            }
+        }
+        tc_expect_ints(aout, want, 6, "allreduce of the remote group");
+        if (1 == g && 0 == lr) {
+            int *gw = tc_alloc(3L * wn);
+            for (int j = 0; j < nr; ++j) {
+                for (int i = 0; i < 3; ++i) {
+                    gw[3 * j + i] = tc_val(rbase + j, i, it + 150);
+                }
+            }
+            tc_expect_ints(gout, gw, 3L * wn, "gather at group 1's rank 0");
+            free(gw);
+        }
+    }
+    (void) nl;
+    for (int j = 0; j < NI; ++j) {
+        MPI_Request_free(&rq[j]);
+    }
+    free(gout);
+    MPI_Comm_free(&ic);
+}
+
 int main(int argc, char **argv)
 {
     tc_init(&argc, &argv);
@@ -192,5 +289,6 @@ int main(int argc, char **argv)
     MPI_Comm_split(MPI_COMM_WORLD, 0, wn - wr, &rev);
     run_comm(rev, "reversed split", rounds);
     MPI_Comm_free(&rev);
+    run_inter(rounds);
     return tc_finish("t_persist");
 }

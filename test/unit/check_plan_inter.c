@@ -15,8 +15,18 @@
 #include "unit_common.h"
 
 enum {
-    I_BARRIER, I_BCAST, I_ALLREDUCE, I_REDUCE, I_REDUCE_SCATTER, I_GATHERV, I_SCATTERV,
-    I_ALLGATHER, I_ALLGATHERV, I_ALLTOALLV, I_ALLTOALLW, I_N
+    I_BARRIER,
+    I_BCAST,
+    I_ALLREDUCE,
+    I_REDUCE,
+    I_REDUCE_SCATTER,
+    I_GATHERV,
+    I_SCATTERV,
+    I_ALLGATHER,
+    I_ALLGATHERV,
+    I_ALLTOALLV,
+    I_ALLTOALLW,
+    I_N
 };
 
 #define ES 4 /* element size in bytes */
@@ -45,19 +55,24 @@ static int plan(hcp_plan_t *p, int r, void *arg)
     int root = g == a->rootg ? (lr == a->root ? HCP_INTER_ROOT : HCP_INTER_NONE) : a->root;
     int64_t c = a->cnt[g], rcnt = a->cnt[!g];
     switch (a->coll) {
-    case I_BARRIER: return hcp_inter_barrier(p, nl, nr, lr);
-    case I_BCAST: return hcp_inter_bcast(p, nl, nr, lr, root, a->cnt[0], ES);
-    case I_ALLREDUCE: return hcp_inter_allreduce(p, nl, nr, lr, c, ES, a->commutative);
-    case I_REDUCE: return hcp_inter_reduce(p, nl, nr, lr, root, c, ES, a->commutative);
+    case I_BARRIER:
+        return hcp_inter_barrier(p, nl, nr, lr);
+    case I_BCAST:
+        return hcp_inter_bcast(p, nl, nr, lr, root, a->cnt[0], ES);
+    case I_ALLREDUCE:
+        return hcp_inter_allreduce(p, nl, nr, lr, c, ES, a->commutative);
+    case I_REDUCE:
+        return hcp_inter_reduce(p, nl, nr, lr, root, c, ES, a->commutative);
     case I_REDUCE_SCATTER:
         return hcp_inter_reduce_scatter(p, nl, nr, lr, a->rc[g], 0, ES, a->commutative);
     case I_GATHERV:
         return hcp_inter_gatherv(p, nl, nr, lr, root, a->rc[!g][lr], ES, a->rc[g], a->dsp[g], 0,
                                  ES);
     case I_SCATTERV:
-        return hcp_inter_scatterv(p, nl, nr, lr, root, a->rc[g], a->dsp[g], 0, ES,
-                                  a->rc[!g][lr], ES);
-    case I_ALLGATHER: return hcp_inter_allgather(p, nl, nr, lr, c, ES, rcnt, ES);
+        return hcp_inter_scatterv(p, nl, nr, lr, root, a->rc[g], a->dsp[g], 0, ES, a->rc[!g][lr],
+                                  ES);
+    case I_ALLGATHER:
+        return hcp_inter_allgather(p, nl, nr, lr, c, ES, rcnt, ES);
     case I_ALLGATHERV:
         return hcp_inter_allgatherv(p, nl, nr, lr, a->rc[!g][lr], ES, a->rc[g], a->dsp[g], ES);
     case I_ALLTOALLV:
@@ -70,8 +85,8 @@ static int plan(hcp_plan_t *p, int r, void *arg)
                 rd[j] = (int) off;
                 off += rc[j] + 1;
             }
-            int rcode = hcp_inter_alltoallv(p, nl, nr, lr, a->sc[g], a->sdsp[g], 0, ES, rc, rd,
-                                            0, ES);
+            int rcode =
+                hcp_inter_alltoallv(p, nl, nr, lr, a->sc[g], a->sdsp[g], 0, ES, rc, rd, 0, ES);
             free(rc);
             free(rd);
             return rcode;
@@ -186,21 +201,20 @@ static void run_case(iargs_t *a)
             if (g == a->rootg && lr == a->root) {
                 for (int j = 0; j < nr; ++j) {
                     if (a->rc[g][j] > 0) {
-                        UNIT_EXPECT(s, r, HCP_RBUF, (int64_t) a->dsp[g][j] * ES,
-                                    (int64_t) a->rc[g][j] * ES,
-                                    sim_shifted(sim_input(g_rank(a, rg, j)),
-                                                -(int64_t) a->dsp[g][j] * ES),
-                                    false, "%s r%d from %d", what, r, j);
+                        UNIT_EXPECT(
+                            s, r, HCP_RBUF, (int64_t) a->dsp[g][j] * ES, (int64_t) a->rc[g][j] * ES,
+                            sim_shifted(sim_input(g_rank(a, rg, j)), -(int64_t) a->dsp[g][j] * ES),
+                            false, "%s r%d from %d", what, r, j);
                     }
                 }
             }
             break;
         case I_SCATTERV:
             if (g != a->rootg && a->rc[rg][lr] > 0) {
-                UNIT_EXPECT(s, r, HCP_RBUF, 0, (int64_t) a->rc[rg][lr] * ES,
-                            sim_shifted(sim_input(g_rank(a, rg, a->root)),
-                                        (int64_t) a->dsp[rg][lr] * ES),
-                            false, "%s r%d", what, r);
+                UNIT_EXPECT(
+                    s, r, HCP_RBUF, 0, (int64_t) a->rc[rg][lr] * ES,
+                    sim_shifted(sim_input(g_rank(a, rg, a->root)), (int64_t) a->dsp[rg][lr] * ES),
+                    false, "%s r%d", what, r);
             }
             break;
         case I_ALLGATHER: {
@@ -215,11 +229,10 @@ static void run_case(iargs_t *a)
         case I_ALLGATHERV:
             for (int j = 0; j < nr; ++j) {
                 if (a->rc[g][j] > 0) {
-                    UNIT_EXPECT(s, r, HCP_RBUF, (int64_t) a->dsp[g][j] * ES,
-                                (int64_t) a->rc[g][j] * ES,
-                                sim_shifted(sim_input(g_rank(a, rg, j)),
-                                            -(int64_t) a->dsp[g][j] * ES),
-                                false, "%s r%d from %d", what, r, j);
+                    UNIT_EXPECT(
+                        s, r, HCP_RBUF, (int64_t) a->dsp[g][j] * ES, (int64_t) a->rc[g][j] * ES,
+                        sim_shifted(sim_input(g_rank(a, rg, j)), -(int64_t) a->dsp[g][j] * ES),
+                        false, "%s r%d from %d", what, r, j);
                 }
             }
             break;
@@ -253,8 +266,8 @@ static void run_case(iargs_t *a)
     }
     if (I_ALLREDUCE == a->coll || I_BCAST == a->coll) {
         /* the data crosses between the groups once each way (bcast: once) */
-        ck_assert_int_le(m.max_bytes_sent, ((int64_t) (a->na > a->nb ? a->na : a->nb) + 2)
-                                               * a->cnt[0] * ES);
+        ck_assert_int_le(m.max_bytes_sent,
+                         ((int64_t) (a->na > a->nb ? a->na : a->nb) + 2) * a->cnt[0] * ES);
     }
     sim_free(s);
 }
@@ -262,8 +275,8 @@ static void run_case(iargs_t *a)
 /* A case with fresh layouts. */
 static void one(int coll, int na, int nb, int rootg, int root, bool commutative, uint64_t *st)
 {
-    iargs_t a = {.coll = coll, .na = na, .nb = nb, .rootg = rootg, .root = root,
-                 .commutative = commutative};
+    iargs_t a = {
+        .coll = coll, .na = na, .nb = nb, .rootg = rootg, .root = root, .commutative = commutative};
     int64_t total = 1 + (int64_t) (unit_rand(st) % 40);
     for (int g = 0; g < 2; ++g) {
         int nl = g ? nb : na, nr = g ? na : nb;
@@ -317,27 +330,60 @@ static void sweep(int coll, int max)
     }
 }
 
-START_TEST(t_barrier) { sweep(I_BARRIER, 64); }
+START_TEST(t_barrier)
+{
+    sweep(I_BARRIER, 64);
+}
 END_TEST
-START_TEST(t_bcast) { sweep(I_BCAST, 64); }
+START_TEST(t_bcast)
+{
+    sweep(I_BCAST, 64);
+}
 END_TEST
-START_TEST(t_allreduce) { sweep(I_ALLREDUCE, 64); }
+START_TEST(t_allreduce)
+{
+    sweep(I_ALLREDUCE, 64);
+}
 END_TEST
-START_TEST(t_reduce) { sweep(I_REDUCE, 64); }
+START_TEST(t_reduce)
+{
+    sweep(I_REDUCE, 64);
+}
 END_TEST
-START_TEST(t_reduce_scatter) { sweep(I_REDUCE_SCATTER, 64); }
+START_TEST(t_reduce_scatter)
+{
+    sweep(I_REDUCE_SCATTER, 64);
+}
 END_TEST
-START_TEST(t_gatherv) { sweep(I_GATHERV, 64); }
+START_TEST(t_gatherv)
+{
+    sweep(I_GATHERV, 64);
+}
 END_TEST
-START_TEST(t_scatterv) { sweep(I_SCATTERV, 64); }
+START_TEST(t_scatterv)
+{
+    sweep(I_SCATTERV, 64);
+}
 END_TEST
-START_TEST(t_allgather) { sweep(I_ALLGATHER, 64); }
+START_TEST(t_allgather)
+{
+    sweep(I_ALLGATHER, 64);
+}
 END_TEST
-START_TEST(t_allgatherv) { sweep(I_ALLGATHERV, 40); }
+START_TEST(t_allgatherv)
+{
+    sweep(I_ALLGATHERV, 40);
+}
 END_TEST
-START_TEST(t_alltoallv) { sweep(I_ALLTOALLV, 40); }
+START_TEST(t_alltoallv)
+{
+    sweep(I_ALLTOALLV, 40);
+}
 END_TEST
-START_TEST(t_alltoallw) { sweep(I_ALLTOALLW, 40); }
+START_TEST(t_alltoallw)
+{
+    sweep(I_ALLTOALLW, 40);
+}
 END_TEST
 
 /* Every root of small groups, both commutativities, every collective. */

@@ -86,6 +86,12 @@ static bool serves(const mca_coll_hiercoll_module_t *m, hc_coll_t k, hc_mode_t m
     return mca_coll_hiercoll_component.inter_own || m->choice[k] >= 0 || broken_below(m, k, md);
 }
 
+/* Open MPI leaves intercommunicators unnamed */
+static const char *name_of(const ompi_communicator_t *comm)
+{
+    return '\0' != comm->c_name[0] ? comm->c_name : "intercommunicator";
+}
+
 static int root_of(const hc_call_t *c)
 {
     if (MPI_ROOT == c->root) {
@@ -99,8 +105,12 @@ static int plan_call(hcp_plan_t *p, const hc_call_t *c)
     int nl = c->size, nr = ompi_comm_remote_size(c->comm), r = c->rank, rc;
     bool commutative = NULL != c->op && ompi_op_is_commute(c->op);
     switch (c->coll) {
-    case HC_BARRIER: rc = hcp_inter_barrier(p, nl, nr, r); break;
-    case HC_BCAST: rc = hcp_inter_bcast(p, nl, nr, r, root_of(c), c->rcount, c->rsize); break;
+    case HC_BARRIER:
+        rc = hcp_inter_barrier(p, nl, nr, r);
+        break;
+    case HC_BCAST:
+        rc = hcp_inter_bcast(p, nl, nr, r, root_of(c), c->rcount, c->rsize);
+        break;
     case HC_ALLREDUCE:
         rc = hcp_inter_allreduce(p, nl, nr, r, c->rcount, c->rsize, commutative);
         break;
@@ -143,8 +153,8 @@ static int plan_call(hcp_plan_t *p, const hc_call_t *c)
             ompi_datatype_type_size(c->stypes[j], &ss[j]);
             ompi_datatype_type_size(c->rtypes[j], &rs[j]);
         }
-        rc = hcp_inter_alltoallw(p, nl, nr, r, c->scounts, c->sdispls, ss, c->rcounts,
-                                 c->rdispls, rs);
+        rc = hcp_inter_alltoallw(p, nl, nr, r, c->scounts, c->sdispls, ss, c->rcounts, c->rdispls,
+                                 rs);
         free(ss);
         break;
     }
@@ -160,12 +170,11 @@ int mca_coll_hiercoll_inter_dispatch(hc_call_t *c, ompi_request_t **request,
     mca_coll_hiercoll_module_t *m = c->module;
     bool own = serves(m, c->coll, c->mode);
     if (mca_coll_hiercoll_component.verbose >= 2 && 0 == c->rank) {
-        mca_coll_hiercoll_log(2, "%s: %s%s%s %s%s (intercommunicator, np %d+%d)",
-                              c->comm->c_name, mode_tag[c->mode][0],
-                              mca_coll_hiercoll_colls[c->coll].name, mode_tag[c->mode][1],
-                              own ? "= inter:" : "-> ",
-                              own ? algo_name(c->coll) : m->prev_name[c->coll][c->mode],
-                              c->size, ompi_comm_remote_size(c->comm));
+        mca_coll_hiercoll_log(2, "%s: %s%s%s %s%s (intercommunicator, np %d+%d)", name_of(c->comm),
+                              mode_tag[c->mode][0], mca_coll_hiercoll_colls[c->coll].name,
+                              mode_tag[c->mode][1], own ? "= inter:" : "-> ",
+                              own ? algo_name(c->coll) : m->prev_name[c->coll][c->mode], c->size,
+                              ompi_comm_remote_size(c->comm));
     }
     if (!own) {
         if (!mca_coll_hiercoll_has_fallback(m, c->coll, c->mode)) {
@@ -206,7 +215,7 @@ void mca_coll_hiercoll_inter_describe(mca_coll_hiercoll_module_t *m)
                                    "%s (cid %d, intercommunicator np %d+%d) [=inter:alg: hiercoll "
                                    "runs its plan, ->comp: passed to comp; "
                                    "blocking|nonblocking|persistent]:",
-                                   m->comm->c_name, (int) m->comm->c_contextid,
+                                   name_of(m->comm), (int) m->comm->c_contextid,
                                    ompi_comm_size(m->comm), ompi_comm_remote_size(m->comm));
     for (int k = 0; k < HC_NCOLL && len < sizeof(line) - 256; ++k) {
         if (NULL == algo_name((hc_coll_t) k)) {
@@ -224,8 +233,8 @@ void mca_coll_hiercoll_inter_describe(mca_coll_hiercoll_module_t *m)
         if (0 == strcmp(what[0], what[1]) && 0 == strcmp(what[1], what[2])) {
             len += (size_t) snprintf(line + len, sizeof(line) - len, " %s%s", name, what[0]);
         } else {
-            len += (size_t) snprintf(line + len, sizeof(line) - len, " %s%s|%s|%s", name,
-                                     what[0], what[1], what[2]);
+            len += (size_t) snprintf(line + len, sizeof(line) - len, " %s%s|%s|%s", name, what[0],
+                                     what[1], what[2]);
         }
     }
     mca_coll_hiercoll_log(1, "%s", line);

@@ -82,8 +82,7 @@ int hcp_inter_barrier(hcp_plan_t *p, int nl, int nr, int rank)
     return hcp_finish(p);
 }
 
-int hcp_inter_bcast(hcp_plan_t *p, int nl, int nr, int rank, int root, int64_t count,
-                    size_t esize)
+int hcp_inter_bcast(hcp_plan_t *p, int nl, int nr, int rank, int root, int64_t count, size_t esize)
 {
     (void) nr;
     hcp_reset(p, esize, esize);
@@ -116,8 +115,7 @@ static int reduce_to_leader(hcp_plan_t *p, int nl, int rank, int64_t count, size
     hcp_init(&sub);
     hcp_scratch(p, HCP_TMP1, HCP_UNIT_RTYPE, rank ? 0 : count);
     int rc = append_local(p, &sub,
-                          hcp_reduce_binomial(&sub, nl, rank, 0, count, esize, commutative,
-                                              false),
+                          hcp_reduce_binomial(&sub, nl, rank, 0, count, esize, commutative, false),
                           rbuf_to_tmp1);
     hcp_fini(&sub);
     return 0 == rc ? HCP_TMP1 : -1;
@@ -147,8 +145,8 @@ int hcp_inter_allreduce(hcp_plan_t *p, int nl, int nr, int rank, int64_t count, 
     return 0 == rc ? hcp_finish(p) : -1;
 }
 
-int hcp_inter_reduce(hcp_plan_t *p, int nl, int nr, int rank, int root, int64_t count,
-                     size_t esize, bool commutative)
+int hcp_inter_reduce(hcp_plan_t *p, int nl, int nr, int rank, int root, int64_t count, size_t esize,
+                     bool commutative)
 {
     (void) nr;
     hcp_reset(p, esize, esize);
@@ -268,10 +266,10 @@ int hcp_inter_allgather(hcp_plan_t *p, int nl, int nr, int rank, int64_t scount,
     int rc = 0;
     if (sends && nl > 1) {
         hcp_scratch(p, HCP_TMP0, HCP_UNIT_STYPE, rank ? 0 : out);
-        rc = append_local(p, &sub,
-                          hcp_gatherv_linear(&sub, nl, rank, 0, scount, ssize, NULL, NULL, scount,
-                                             ssize, false),
-                          rbuf_to_tmp0);
+        rc = append_local(
+            p, &sub,
+            hcp_gatherv_linear(&sub, nl, rank, 0, scount, ssize, NULL, NULL, scount, ssize, false),
+            rbuf_to_tmp0);
         blocks = HCP_TMP0;
         hcp_end_round(p);
     }
