@@ -212,7 +212,7 @@ void mca_coll_hiercoll_inter_describe(mca_coll_hiercoll_module_t *m)
 {
     char line[4096];
     size_t len = (size_t) snprintf(line, sizeof(line),
-                                   "%s (cid %d, intercommunicator np %d+%d) [=inter:alg: hiercoll "
+                                   "%s (cid %d, np %d+%d, intercommunicator) [=inter:alg: hiercoll "
                                    "runs its plan, ->comp: passed to comp; "
                                    "blocking|nonblocking|persistent]:",
                                    name_of(m->comm), (int) m->comm->c_contextid,
