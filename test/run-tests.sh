@@ -282,6 +282,57 @@ REJECT=("calls [1-9][0-9]* \(passed")
 run "colls-fallback-tuned-np4" 600 "${MPI[@]}" -np 4 --mca coll hiercoll,tuned,basic,libnbc,self \
     --mca coll_hiercoll_stats 1 "${fb[@]}" "$colls" --quick
 
+# Persistent collectives match in initialization order: ranks start them
+# in different orders and restart them (t_persist); on top of the full
+# stack hiercoll's algorithms are forced (the tree gatherv staged, at the
+# conservative level) and must run everything.
+persist=$testdir/mpi/t_persist
+POK='t_persist: np [0-9]+: [0-9]+ checks, 0 failed'
+for np in 2 3 5 8; do
+    EXPECT=("$POK")
+    run "persist-order-basic-np$np" 300 "${MPI[@]}" -np $np --mca coll hiercoll,basic "$persist"
+done
+for np in 3 4; do
+    EXPECT=("$POK" "$ALL_RAN" ": gatherv_init = tree \\(persistent")
+    REJECT=("$NONE_PASSED")
+    run "persist-order-forced-np$np" 300 "${MPI[@]}" -np $np \
+        --mca coll hiercoll,tuned,basic,libnbc,inter --mca coll_hiercoll_stats 1 \
+        --mca coll_hiercoll_verbose 2 --mca coll_hiercoll_gatherv_level conservative \
+        $(forced binomial binomial dissemination recursive_doubling tree) "$persist"
+done
+
+# Intercommunicators (t_inter): every collective in every mode between
+# groups of different sizes and between one process and the rest, every
+# kind of root.  Under hiercoll,basic hiercoll serves the nonblocking and
+# persistent slots and basic's broken blocking ones (scatter crashes, the
+# reductions are out of order); on the full stack the layer below runs
+# what it has, and with coll_hiercoll_inter_own hiercoll runs everything.
+inter=$testdir/mpi/t_inter
+IOK='t_inter: np [0-9]+: [0-9]+ checks, 0 failed'
+INTER_RAN='hiercoll: stats comm inter (third|one) .*calls [1-9][0-9]* \(passed on 0\)'
+INTER_PASSED='hiercoll: stats comm inter (third|one) .*passed on [1-9]'
+for np in 2 3 5 8; do
+    EXPECT=("$IOK")
+    [ $np = 5 ] && EXPECT+=(": ibcast = inter:leaders \\(intercommunicator, np [0-9]\\+[0-9]\\)"
+                            ": bcast -> basic" ": scatter = inter:direct" ": reduce = inter:leaders"
+                            ": alltoallw_init = inter:direct")
+    run "inter-basic-np$np" 300 "${MPI[@]}" -np $np --mca coll hiercoll,basic \
+        $([ $np = 5 ] && echo --mca coll_hiercoll_verbose 2) "$inter"
+done
+for np in 3 5; do
+    EXPECT=("$IOK")
+    [ $np = 5 ] && EXPECT+=(": ibcast -> libnbc" ": bcast -> inter" ": allgather_init -> libnbc")
+    run "inter-stack-np$np" 300 "${MPI[@]}" -np $np --mca coll hiercoll,tuned,basic,libnbc,inter \
+        $([ $np = 5 ] && echo --mca coll_hiercoll_verbose 2) "$inter"
+done
+for np in 2 3 5 8; do
+    EXPECT=("$IOK" "${INTER_RAN/(third|one)/third}" "${INTER_RAN/(third|one)/one}")
+    REJECT=("$INTER_PASSED")
+    run "inter-own-stack-np$np" 300 "${MPI[@]}" -np $np \
+        --mca coll hiercoll,tuned,basic,libnbc,inter --mca coll_hiercoll_inter_own 1 \
+        --mca coll_hiercoll_stats 1 "$inter"
+done
+
 # ---------------------------------------------------------------------------
 # Decomposition: parts and a leaders' bridge
 # ---------------------------------------------------------------------------
@@ -439,13 +490,11 @@ run "slots-basic-np3" 120 "${MPI[@]}" -np 3 --mca coll hiercoll,basic "$slots"
 EXPECT=("$SOK" "\| ineighbor_allgather \| hiercoll>libnbc( \| hiercoll>libnbc)* \|")
 run "slots-libnbc-inter-np3" 120 "${MPI[@]}" -np 3 --mca coll hiercoll,tuned,basic,libnbc,inter \
     "$slots" --inter
-# The intercommunicator under hiercoll,basic needs hiercoll's
-# intercommunicator slots (issue 8, part 2): until they are merged
-# MPI_Intercomm_create fails there; HIERCOLL_SLOTS_INTER=yes runs it.
-if [ "${HIERCOLL_SLOTS_INTER:-no}" = yes ]; then
-    EXPECT=("$SOK")
-    run "slots-basic-inter-np3" 120 "${MPI[@]}" -np 3 --mca coll hiercoll,basic "$slots" --inter
-fi
+# The intercommunicator under hiercoll,basic: hiercoll's
+# intercommunicator plans fill what basic leaves empty
+EXPECT=("$SOK" "\| iallreduce \| hiercoll \| hiercoll \| hiercoll \| hiercoll \| hiercoll \|"
+        "\| bcast_init \| hiercoll \| hiercoll \| hiercoll \| hiercoll \| hiercoll \|")
+run "slots-basic-inter-np3" 120 "${MPI[@]}" -np 3 --mca coll hiercoll,basic "$slots" --inter
 
 # ---------------------------------------------------------------------------
 # Parameters: bad values get one clear line and the default, nothing lost

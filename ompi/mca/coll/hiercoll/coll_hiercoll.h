@@ -258,6 +258,7 @@ typedef struct mca_coll_hiercoll_component_t {
     int gatherv_tree_min;        /* processes from which auto uses the tree */
     char *decomp_criterion;
     hcp_criterion_t decomp;      /* decomp_criterion, parsed */
+    bool inter_own;              /* intercommunicators: own plans for every slot */
 } mca_coll_hiercoll_component_t;
 
 HC_COMPONENT_DECLSPEC extern mca_coll_hiercoll_component_t mca_coll_hiercoll_component;
@@ -329,6 +330,11 @@ void mca_coll_hiercoll_bind(const hc_call_t *c, hc_bind_t *b);
 int mca_coll_hiercoll_exec_blocking(mca_coll_hiercoll_module_t *m,
                                     ompi_communicator_t *comm,
                                     const hcp_plan_t *plan, hc_bind_t *b);
+/* Blocking with a fixed tag (on an intercommunicator, for its local
+ * communicator too) instead of one from the nonblocking tag space. */
+int mca_coll_hiercoll_exec_blocking_tag(mca_coll_hiercoll_module_t *m,
+                                        ompi_communicator_t *comm,
+                                        const hcp_plan_t *plan, hc_bind_t *b, int tag);
 /* Start a plan as a request; the request takes the plan's memory (the
  * caller's plan is left empty). */
 int mca_coll_hiercoll_exec_request(mca_coll_hiercoll_module_t *m,
@@ -394,6 +400,18 @@ size_t mca_coll_hiercoll_decomp_describe(const mca_coll_hiercoll_module_t *m, hc
                                          hc_mode_t md, char *buf, size_t len);
 /* Run a blocking call decomposed (the "decomp" algorithms' run). */
 int mca_coll_hiercoll_decomp_run(hc_call_t *c);
+
+/* ------------------------------------------------------------------ */
+/* Intercommunicators (coll_hiercoll_inter.c)                           */
+/* ------------------------------------------------------------------ */
+
+/* Run a call on an intercommunicator: the layer below when it fills the
+ * slot (see coll_hiercoll_inter_own), else hiercoll's intercommunicator
+ * plan; never the intracommunicator algorithms or decomposition. */
+int mca_coll_hiercoll_inter_dispatch(hc_call_t *c, ompi_request_t **request,
+                                     struct ompi_info_t *info);
+/* The verbose line of an intercommunicator. */
+void mca_coll_hiercoll_inter_describe(mca_coll_hiercoll_module_t *m);
 
 /* ------------------------------------------------------------------ */
 /* Entry points (coll_hiercoll_entry.c)                                 */

@@ -234,6 +234,16 @@ static int hiercoll_register(void)
             "level overtakes it from about 32",
             OPAL_INFO_LVL_6, &c->gatherv_tree_min);
 
+    c->inter_own = false;
+    (void) mca_base_component_var_register(
+        self(), "inter_own",
+        "Intercommunicators: run hiercoll's own plans for every collective (true), or only "
+        "for the slots that the components below leave empty, and for coll/basic's blocking "
+        "scatter, which crashes in Open MPI 4.1.4 (false, the default: the others go to the "
+        "components below, e.g. coll/inter)",
+        MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
+        &c->inter_own);
+
     c->decomp_criterion = "node";
     reg_string("decomp_criterion",
                "How the decomposition algorithms (\"decomp\") split a communicator into parts "

@@ -205,6 +205,9 @@ void mca_coll_hiercoll_call_init(hc_call_t *c, ompi_communicator_t *comm,
         c->in_place = (MPI_IN_PLACE == c->sbuf);
         break;
     }
+    if (OMPI_COMM_IS_INTER(comm)) {
+        c->in_place = false; /* MPI_IN_PLACE does not exist there (MPI checks it) */
+    }
     if (c->in_place && (HC_GATHER == c->coll || HC_GATHERV == c->coll)) {
         c->stype = c->rtype; /* the root's own block is a receive block */
         c->scount = HC_GATHER == c->coll ? c->rcount : c->rcounts[c->rank];
@@ -326,6 +329,9 @@ static int blocking_plan(const hc_algo_t *a, const hc_call_t *c, hcp_plan_t **pl
 
 int mca_coll_hiercoll_dispatch(hc_call_t *c, ompi_request_t **request, struct ompi_info_t *info)
 {
+    if (OMPI_COMM_IS_INTER(c->comm)) {
+        return mca_coll_hiercoll_inter_dispatch(c, request, info);
+    }
     mca_coll_hiercoll_module_t *m = c->module;
     const hc_algo_t *a = mca_coll_hiercoll_select(c);
     int rc;
