@@ -20,10 +20,10 @@
 #   HIERCOLL_TESTS        passed through: a subset of the MPI tests
 #   MAKEFLAGS / HC_JOBS   parallel make inside the root (default -j2)
 #
-# Needs root (chroot, mount).  The source is copied (git ls-files plus the
-# working tree's changes) to $ROOT/src/hiercoll; the build directory is
-# $ROOT/src/hiercoll/_build.  /proc, /dev, /dev/pts, /dev/shm and /sys are
-# bind-mounted while a command runs and unmounted afterwards.
+# Needs root (chroot, mount, unshare).  The source is copied (git ls-files
+# plus the working tree's changes) to $ROOT/src/hiercoll; the build
+# directory is $ROOT/src/hiercoll/_build.  /proc, /dev, /dev/pts, /dev/shm
+# and /sys are bound into the root in a private mount namespace per command.
 set -eu
 
 ROOT=${HIERCOLL_OMPI5_ROOT:-/var/cache/hiercoll/trixie-root}
@@ -67,32 +67,21 @@ make_root() {
     say "made $ROOT: $(cat "$ROOT/.hiercoll-root-ok")"
 }
 
-MOUNTED=
-mount_all() {
-    for d in proc sys dev dev/pts dev/shm; do
-        mkdir -p "$ROOT/$d"
-        if ! mountpoint -q "$ROOT/$d"; then
-            mount --bind "/$d" "$ROOT/$d"
-            MOUNTED="$ROOT/$d $MOUNTED"
-        fi
-    done
-    cp -L /etc/resolv.conf "$ROOT/etc/resolv.conf" 2>/dev/null || true
-}
-umount_all() {
-    for m in $MOUNTED; do umount -l "$m" 2>/dev/null || true; done
-    MOUNTED=
-}
-trap umount_all EXIT INT TERM
-
-# Run a shell command inside the root, as root, with what Open MPI 5.0
-# (PRRTE) and 4.1 (ORTE) need to run as root.
+# Every command runs in a mount namespace of its own (unshare --mount):
+# /proc, /sys, /dev, /dev/pts and /dev/shm are bound into the root there
+# and vanish with it, so runs side by side never unmount each other's.
+# As root, with what Open MPI 5.0 (PRRTE) and 4.1 (ORTE) need to run as root.
 in_root() {
-    chroot "$ROOT" /usr/bin/env -i PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin \
-        HOME=/root LANG=C.UTF-8 TERM="${TERM:-dumb}" \
-        OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
-        PRTE_ALLOW_RUN_AS_ROOT=1 PRTE_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
-        HIERCOLL_TESTS="${HIERCOLL_TESTS:-}" HC_JOBS="$JOBS" \
-        /bin/sh -c "$1"
+    cp -L /etc/resolv.conf "$ROOT/etc/resolv.conf" 2>/dev/null || true
+    unshare --mount --propagation private /bin/sh -c '
+        for d in proc sys dev dev/pts dev/shm; do
+            mkdir -p "$0/$d" && mount --bind "/$d" "$0/$d" || exit 1
+        done
+        exec chroot "$0" /usr/bin/env -i PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin \
+            HOME=/root LANG=C.UTF-8 TERM="${TERM:-dumb}" \
+            OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+            PRTE_ALLOW_RUN_AS_ROOT=1 PRTE_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+            HIERCOLL_TESTS="$2" HC_JOBS="$3" /bin/sh -c "$1"' "$ROOT" "$1" "${HIERCOLL_TESTS:-}" "$JOBS"
 }
 
 copy_source() {
@@ -112,7 +101,6 @@ copy_source() {
 build() {
     source_tree >/dev/null
     copy_source
-    mount_all
     say "building hiercoll in $ROOT/src/hiercoll/_build"
     in_root 'cd /src/hiercoll && { [ -x configure ] || ./autogen.sh >/dev/null; } && mkdir -p _build && cd _build &&
         { [ -f Makefile ] ||
@@ -128,7 +116,6 @@ check() {
 }
 
 source_tree() {
-    mount_all
     in_root 'mkdir -p /usr/src/ompi && cd /usr/src/ompi &&
         { ls -d openmpi-5*/ >/dev/null 2>&1 ||
           { apt-get update -q >/dev/null && apt-get source -q --download-only openmpi >/dev/null &&
@@ -138,7 +125,7 @@ source_tree() {
 [ $# -gt 0 ] || set -- all
 if [ "$1" = run ]; then
     shift
-    make_root && source_tree >/dev/null && copy_source && mount_all
+    make_root && source_tree >/dev/null && copy_source
     in_root "cd /src/hiercoll && $*"
     exit
 fi
@@ -149,10 +136,10 @@ for step in "$@"; do
     check) make_root && check ;;
     src) make_root && source_tree ;;
     ompi_info)
-        make_root && build && mount_all
+        make_root && build
         in_root 'OMPI_MCA_mca_base_component_path=/src/hiercoll/_build/ompi/mca/coll/hiercoll/.libs:/usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi5 ompi_info --param coll hiercoll --level 9'
         ;;
-    shell) make_root && mount_all && chroot "$ROOT" /bin/bash ;;
+    shell) make_root && in_root 'cd /src/hiercoll/_build 2>/dev/null; exec /bin/bash' ;;
 
     all) make_root && check ;;
     *) say "unknown step '$step'"; exit 2 ;;
