@@ -338,15 +338,31 @@ run "comms-libnbc-np3" 300 "${MPI[@]}" -np 3 --mca coll hiercoll,basic,libnbc "$
 # ---------------------------------------------------------------------------
 EXPECT=("t_comms: np 3: [0-9]+ checks, 0 failed")
 EXPECT_ONCE=('hiercoll: ERROR: coll_hiercoll_bcast_algorithm="bogus" is not an algorithm of bcast'
-             'hiercoll: ERROR: coll_hiercoll_verbose=7 is out of range'
-             'hiercoll: ERROR: coll_hiercoll_priority=300 is out of range'
+             'hiercoll: ERROR: coll_hiercoll_verbose="7" is not an integer in \[0, 2\]; using 0'
+             'hiercoll: ERROR: coll_hiercoll_priority="300" is not an integer in \[-1, 100\]; using 40'
              'hiercoll: ERROR: coll_hiercoll_gatherv_level="silly"'
-             'hiercoll: ERROR: coll_hiercoll_gatherv_tree_min=0 is out of range'
+             'hiercoll: ERROR: coll_hiercoll_gatherv_tree_min="0" is not an integer in \[1, '
              'info key hiercoll_bcast_algorithm="no_such_algorithm"')
 run "params-bad-values" 120 "${MPI[@]}" -np 3 --mca coll hiercoll,basic,libnbc \
     --mca coll_hiercoll_bcast_algorithm bogus --mca coll_hiercoll_verbose 7 \
     --mca coll_hiercoll_priority 300 --mca coll_hiercoll_gatherv_level silly \
     --mca coll_hiercoll_gatherv_tree_min 0 "$comms" 20
+
+# Every numeric parameter with a negative, a garbage and an out-of-range
+# value (three runs): one error line each, the default kept (registered
+# through reg_number(); a new numeric parameter belongs in this list)
+NUMERIC=(priority:40 verbose:0 bcast_binomial_max:524288 allreduce_rhrd_min:65536
+         reduce_rhrd_min:524288 gatherv_tree_min:128)
+for bad in -5 banana 99999999999999999999; do
+    args=() EXPECT_ONCE=()
+    for p in "${NUMERIC[@]}"; do
+        args+=(--mca "coll_hiercoll_${p%%:*}" "$bad")
+        EXPECT_ONCE+=("hiercoll: ERROR: coll_hiercoll_${p%%:*}=\"$bad\" is not an integer in .*; using ${p#*:}\$")
+    done
+    EXPECT=("t_colls: np 3: [0-9]+ checks, 0 failed")
+    run "params-numeric-${bad:0:8}" 120 "${MPI[@]}" -np 3 --mca coll hiercoll,basic,libnbc \
+        "${args[@]}" "$colls" --quick
+done
 
 # A bad decomposition criterion: one line, decomposition off, nothing lost
 for crit in bogus block:0 list:0-1,3; do
@@ -374,7 +390,7 @@ run "verbose-1" 120 "${MPI[@]}" -np 7 --mca coll hiercoll,basic --mca coll_hierc
     "$comms" 2
 # verbose 2: one line per call
 EXPECT=("t_comms: np 3: [0-9]+ checks, 0 failed"
-        "hiercoll: .*: allreduce = recursive_doubling \(blocking, np 3\)"
+        "hiercoll: .*: allreduce = recursive_doubling \(blocking, np 3\) by auto"
         "ibcast = binomial \(nonblocking, np 3\)"
         "barrier_init = dissemination \(persistent, np 3\)")
 run "verbose-2" 120 "${MPI[@]}" -np 3 --mca coll hiercoll,basic --mca coll_hiercoll_verbose 2 \

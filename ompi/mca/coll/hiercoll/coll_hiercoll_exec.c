@@ -222,16 +222,12 @@ static int local_ops(mca_coll_hiercoll_module_t *m, const hcp_plan_t *p,
 /* Blocking                                                             */
 /* ------------------------------------------------------------------ */
 
-/* Run a plan to completion with one tag. */
-static int run_blocking(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm,
-                        const hcp_plan_t *p, hc_bind_t *b, int tag)
+/* Run a plan whose scratch is bound to completion with one tag (the fast
+ * path's entry: nothing here looks at datatypes or selection). */
+int mca_coll_hiercoll_exec_rounds(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm,
+                                  const hcp_plan_t *p, const hc_bind_t *b, int tag)
 {
-    /* blocking calls reuse the module's scratch (collectives on one
-     * communicator never run concurrently in blocking form) */
-    int rc = place_scratch(p, b, &m->scratch, &m->scratch_size);
-    if (OMPI_SUCCESS != rc) {
-        return rc;
-    }
+    int rc = OMPI_SUCCESS;
     ompi_request_t *stack[16], **reqs = stack;
     if (p->max_comm > 16) {
         reqs = malloc(sizeof(*reqs) * (size_t) p->max_comm);
@@ -258,10 +254,23 @@ static int run_blocking(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm
     return rc;
 }
 
-int mca_coll_hiercoll_exec_blocking(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm,
-                                    const hcp_plan_t *p, hc_bind_t *b)
+/* Run a plan to completion with one tag. */
+static int run_blocking(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm,
+                        const hcp_plan_t *p, hc_bind_t *b, int tag)
 {
-    return run_blocking(m, comm, p, b, ompi_coll_base_nbc_reserve_tags(comm, 1));
+    /* blocking calls reuse the module's scratch (collectives on one
+     * communicator never run concurrently in blocking form) */
+    int rc = place_scratch(p, b, &m->scratch, &m->scratch_size);
+    if (OMPI_SUCCESS != rc) {
+        return rc;
+    }
+    return mca_coll_hiercoll_exec_rounds(m, comm, p, b, tag);
+}
+
+int mca_coll_hiercoll_exec_blocking(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm,
+                                    const hcp_plan_t *p, hc_bind_t *b, int tag)
+{
+    return run_blocking(m, comm, p, b, tag);
 }
 
 /* ------------------------------------------------------------------ */
