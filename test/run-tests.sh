@@ -375,6 +375,61 @@ for crit in bogus block:0 list:0-1,3; do
         --mca coll_hiercoll_verbose 1 "$comms" 20
 done
 
+# ---------------------------------------------------------------------------
+# Selection rules (coll_hiercoll_rules_file)
+# ---------------------------------------------------------------------------
+rdir=$testdir/rules
+if [ "$list" = no ]; then
+    mkdir -p "$rdir"
+    cat >"$rdir/good" <<'RULES'
+hiercoll-rules 1
+# a rules file as contrib/hc_tune writes it
+bcast np=2-4 bytes=0-99 fallback
+bcast np=2-4 bytes=100- linear
+reduce np=3 bytes=* binomial
+allreduce np=* bytes=0-63 rhrd
+allreduce np=* bytes=64- fallback:tuned
+barrier np=* bytes=* fallback
+end
+RULES
+    head -c 300 "$(command -v mpirun)" >"$rdir/garbage"
+    grep -v '^end' "$rdir/good" >"$rdir/truncated"
+    sed 's/^reduce /scatterx /' "$rdir/good" >"$rdir/unknown-collective"
+    sed 's/ linear$/ pipelined/' "$rdir/good" >"$rdir/unknown-algorithm"
+    sed 's/bytes=100- linear/bytes=50- linear/' "$rdir/good" >"$rdir/overlapping"
+    : >"$rdir/empty"
+fi
+# A good file: verbose 2 names the rule of every call, auto's where none
+# covers the call (allreduce on a non-commutative op: rhrd does not fit);
+# (with verbose 2 every call enters hiercoll, to be named); verbose 1: barrier,
+# passed on at every size, is left in the layer below's slot
+EXPECT=("$OK" "bcast -> basic \(blocking, np 3\) by rule $rdir/good:3 np=2-4 bytes=0-99"
+        "bcast = linear \(blocking, np 3\) by rule $rdir/good:4 np=2-4 bytes=100-"
+        "reduce = binomial \(blocking, np 3\) by rule $rdir/good:5"
+        "allreduce = rhrd \(blocking, np 3\) by rule $rdir/good:6"
+        "allreduce = recursive_doubling \(blocking, np 3\) by auto"
+        "ibcast = binomial \(nonblocking, np 3\) by auto"
+        "barrier -> basic \(blocking, np 3\) by rule $rdir/good:8")
+REJECT=("ERROR")
+run "rules-file-good-np3" 300 "${MPI[@]}" -np 3 --mca coll hiercoll,basic,libnbc \
+    --mca coll_hiercoll_rules_file "$rdir/good" --mca coll_hiercoll_verbose 2 "$colls" --quick
+EXPECT=("$OK" "MPI_COMM_WORLD \(cid 0, np 3\).* barrier->basic\(rules: every size, not entered\)\|")
+REJECT=("ERROR")
+run "rules-file-not-entered-np3" 300 "${MPI[@]}" -np 3 --mca coll hiercoll,basic,libnbc \
+    --mca coll_hiercoll_rules_file "$rdir/good" --mca coll_hiercoll_verbose 1 "$colls" --quick
+# Bad files: one error line naming the problem, the built-in rules, nothing lost
+for bad in garbage:"(not text|line 1: want the header)" truncated:"truncated: no \"end\" line" \
+    unknown-collective:"line 5: unknown collective \"scatterx\"" \
+    unknown-algorithm:"line 4: unknown algorithm \"pipelined\" of bcast" \
+    overlapping:"line 4: overlaps line 3 \(bcast\)" empty:"empty" missing:"cannot open it"; do
+    name=${bad%%:*}
+    EXPECT=("t_comms: np 3: [0-9]+ checks, 0 failed")
+    EXPECT_ONCE=("hiercoll: ERROR: coll_hiercoll_rules_file=\"$rdir/$name\": ${bad#*:}.*; using the built-in rules\$"
+                 "hiercoll: ERROR")
+    run "rules-file-$name" 120 "${MPI[@]}" -np 3 --mca coll hiercoll,basic,libnbc \
+        --mca coll_hiercoll_rules_file "$rdir/$name" "$comms" 20
+done
+
 # priority -1 disables hiercoll: the job runs on the other components
 EXPECT=("t_comms: np 2: [0-9]+ checks, 0 failed")
 REJECT=("hiercoll: stats")

@@ -83,31 +83,33 @@ void mca_coll_hiercoll_rules_close(void)
 /* Per communicator                                                     */
 /* ------------------------------------------------------------------ */
 
-/* Leave the layer below's blocking function of a collective in the
- * communicator's slot: coll/base copies only the non-NULL functions of a
- * module, after its enable. */
-static void pass_blocking(mca_coll_base_module_t *mod, hc_coll_t k)
+/* The module's blocking function of a collective.  Leaving it NULL at
+ * enable leaves the layer below's function in the communicator's slot:
+ * coll/base copies only the non-NULL functions of a module, after its
+ * enable. */
+static void **blocking_fn(mca_coll_base_module_t *mod, hc_coll_t k)
 {
+#define FN(name) ((void **) &mod->coll_##name)
     switch (k) {
-    case HC_ALLGATHER: mod->coll_allgather = NULL; break;
-    case HC_ALLGATHERV: mod->coll_allgatherv = NULL; break;
-    case HC_ALLREDUCE: mod->coll_allreduce = NULL; break;
-    case HC_ALLTOALL: mod->coll_alltoall = NULL; break;
-    case HC_ALLTOALLV: mod->coll_alltoallv = NULL; break;
-    case HC_ALLTOALLW: mod->coll_alltoallw = NULL; break;
-    case HC_BARRIER: mod->coll_barrier = NULL; break;
-    case HC_BCAST: mod->coll_bcast = NULL; break;
-    case HC_EXSCAN: mod->coll_exscan = NULL; break;
-    case HC_GATHER: mod->coll_gather = NULL; break;
-    case HC_GATHERV: mod->coll_gatherv = NULL; break;
-    case HC_REDUCE: mod->coll_reduce = NULL; break;
-    case HC_REDUCE_SCATTER_BLOCK: mod->coll_reduce_scatter_block = NULL; break;
-    case HC_REDUCE_SCATTER: mod->coll_reduce_scatter = NULL; break;
-    case HC_SCAN: mod->coll_scan = NULL; break;
-    case HC_SCATTER: mod->coll_scatter = NULL; break;
-    case HC_SCATTERV: mod->coll_scatterv = NULL; break;
-    default: break;
+    case HC_ALLGATHER: return FN(allgather);
+    case HC_ALLGATHERV: return FN(allgatherv);
+    case HC_ALLREDUCE: return FN(allreduce);
+    case HC_ALLTOALL: return FN(alltoall);
+    case HC_ALLTOALLV: return FN(alltoallv);
+    case HC_ALLTOALLW: return FN(alltoallw);
+    case HC_BARRIER: return FN(barrier);
+    case HC_BCAST: return FN(bcast);
+    case HC_EXSCAN: return FN(exscan);
+    case HC_GATHER: return FN(gather);
+    case HC_GATHERV: return FN(gatherv);
+    case HC_REDUCE: return FN(reduce);
+    case HC_REDUCE_SCATTER_BLOCK: return FN(reduce_scatter_block);
+    case HC_REDUCE_SCATTER: return FN(reduce_scatter);
+    case HC_SCAN: return FN(scan);
+    case HC_SCATTER: return FN(scatter);
+    default: return FN(scatterv);
     }
+#undef FN
 }
 
 void mca_coll_hiercoll_fast_enable(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm)
@@ -129,7 +131,7 @@ void mca_coll_hiercoll_fast_enable(mca_coll_hiercoll_module_t *m, ompi_communica
         if (m->fast_ok && m->nrules[k] > 0
             && hcp_rules_always(m->rules[k], m->nrules[k], HCP_RULE_FALLBACK)
             && mca_coll_hiercoll_has_fallback(m, (hc_coll_t) k, HC_BLOCKING)) {
-            pass_blocking(&m->super, (hc_coll_t) k);
+            *blocking_fn(&m->super, (hc_coll_t) k) = NULL;
         }
     }
 }
@@ -177,7 +179,9 @@ size_t mca_coll_hiercoll_rules_describe(const mca_coll_hiercoll_module_t *m, hc_
     }
     if (hcp_rules_always(m->rules[k], m->nrules[k], HCP_RULE_FALLBACK)) {
         *whole = true;
-        int w = snprintf(buf, len, "->%s(rules: every size)", m->prev_name[k][md]);
+        bool entered = NULL != *blocking_fn((mca_coll_base_module_t *) &m->super, k);
+        int w = snprintf(buf, len, "->%s(rules: every size%s)", m->prev_name[k][md],
+                         entered ? "" : ", not entered");
         return w > 0 && (size_t) w < len ? (size_t) w : 0;
     }
     size_t w = (size_t) snprintf(buf, len, "(rules:");
