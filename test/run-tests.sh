@@ -430,6 +430,23 @@ for bad in garbage:"(not text|line 1: want the header)" truncated:"truncated: no
         --mca coll_hiercoll_rules_file "$rdir/$name" "$comms" 20
 done
 
+# The fast path of repeated small blocking calls (t_fast): hiercoll's
+# algorithms on every size (a rules file of no rules), forced ones through
+# info keys, and the built-in rules over tuned (calls passed on and run
+# interleaved)
+fast=$testdir/mpi/t_fast
+[ "$list" = no ] && printf 'hiercoll-rules 1\nend\n' >"$rdir/none"
+EXPECT=("t_fast: np 3: [0-9]+ checks, 0 failed")
+run "fast-hiercoll-np3" 300 "${MPI[@]}" -np 3 --mca coll hiercoll,basic,libnbc \
+    --mca coll_hiercoll_rules_file "$rdir/none" "$fast" 300
+EXPECT=("t_fast: np 5: [0-9]+ checks, 0 failed")
+run "fast-forced-linear-np5" 300 "${MPI[@]}" -np 5 --mca coll hiercoll,basic,libnbc "$fast" 200 \
+    --info hiercoll_bcast_algorithm=linear --info hiercoll_reduce_algorithm=linear \
+    --info hiercoll_barrier_algorithm=linear --info hiercoll_allreduce_algorithm=rabenseifner
+EXPECT=("t_fast: np 4: [0-9]+ checks, 0 failed")
+run "fast-builtin-tuned-np4" 300 "${MPI[@]}" -np 4 --mca coll hiercoll,tuned,basic,libnbc \
+    "$fast" 300
+
 # priority -1 disables hiercoll: the job runs on the other components
 EXPECT=("t_comms: np 2: [0-9]+ checks, 0 failed")
 REJECT=("hiercoll: stats")
