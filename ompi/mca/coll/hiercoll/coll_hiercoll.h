@@ -196,8 +196,8 @@ typedef struct hc_plan_cache {
 /* The fast path of a small blocking call (coll_hiercoll_fast.c): the
  * arguments of the last call of a collective that had a predefined
  * datatype and op, the plan it ran (an entry of the plan cache) and its
- * binding; a call with the same arguments skips selection, planning and
- * binding. */
+ * binding, or that it was passed on; a call with the same arguments skips
+ * selection, planning and binding. */
 #define HC_MAX_RULES 12
 typedef struct hc_bind hc_bind_t;
 struct hc_bind {
@@ -209,7 +209,8 @@ struct hc_bind {
     ompi_op_t *op;
 };
 typedef struct hc_fast {
-    const hcp_plan_t *plan; /* NULL: none */
+    bool valid;
+    const hcp_plan_t *plan; /* NULL: the call was passed on */
     const void *scratch;    /* the module's scratch the binding points into */
     ompi_datatype_t *dtype;
     ompi_op_t *op;
@@ -425,8 +426,9 @@ size_t mca_coll_hiercoll_rules_describe(const mca_coll_hiercoll_module_t *m, hc_
                                         hc_mode_t md, char *buf, size_t len, bool *whole);
 /* The fixed tag of a blocking collective's messages (as coll/base's). */
 int mca_coll_hiercoll_blocking_tag(hc_coll_t coll);
-/* After a blocking call ran `plan` (a plan cache entry) bound as b:
- * remember it for the fast path when the call allows. */
+/* After a blocking call ran `plan` (a plan cache entry) bound as b, or was
+ * passed on (plan NULL): remember it for the fast path when the call
+ * allows. */
 void mca_coll_hiercoll_fast_fill(const hc_call_t *c, const hcp_plan_t *plan, const hc_bind_t *b);
 
 /* ------------------------------------------------------------------ */

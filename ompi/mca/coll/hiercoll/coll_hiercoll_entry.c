@@ -223,7 +223,7 @@ static int hc_allreduce(const void *sbuf, void *rbuf, int count, ompi_datatype_t
 {
     const hc_fast_t *f = hc_fast_hit(module, HC_ALLREDUCE, sbuf, rbuf, count, dtype, op, 0);
     if (NULL != f) {
-        return HC_FAST_RUN(module, comm, f);
+        return HC_FAST_RUN(module, f, allreduce, sbuf, rbuf, count, dtype, op, comm);
     }
     return run(ALLREDUCE_ARGS(HC_BLOCKING), comm, module, NULL, NULL);
 }
@@ -323,7 +323,7 @@ static int hc_barrier(ompi_communicator_t *comm, mca_coll_base_module_t *module)
 {
     const hc_fast_t *f = hc_fast_hit(module, HC_BARRIER, NULL, NULL, 0, NULL, NULL, 0);
     if (NULL != f) {
-        return HC_FAST_RUN(module, comm, f);
+        return HC_FAST_RUN(module, f, barrier, comm);
     }
     return run(BARRIER_ARGS(HC_BLOCKING), comm, module, NULL, NULL);
 }
@@ -346,7 +346,7 @@ static int hc_bcast(void *buff, int count, ompi_datatype_t *datatype, int root,
 {
     const hc_fast_t *f = hc_fast_hit(module, HC_BCAST, NULL, buff, count, datatype, NULL, root);
     if (NULL != f) {
-        return HC_FAST_RUN(module, comm, f);
+        return HC_FAST_RUN(module, f, bcast, buff, count, datatype, root, comm);
     }
     return run(BCAST_ARGS(HC_BLOCKING), comm, module, NULL, NULL);
 }
@@ -439,7 +439,7 @@ static int hc_reduce(const void *sbuf, void *rbuf, int count, ompi_datatype_t *d
 {
     const hc_fast_t *f = hc_fast_hit(module, HC_REDUCE, sbuf, rbuf, count, dtype, op, root);
     if (NULL != f) {
-        return HC_FAST_RUN(module, comm, f);
+        return HC_FAST_RUN(module, f, reduce, sbuf, rbuf, count, dtype, op, root, comm);
     }
     return run(REDUCE_ARGS(HC_BLOCKING), comm, module, NULL, NULL);
 }

@@ -15,7 +15,8 @@
  * The fast path: a blocking bcast, reduce, allreduce or barrier with the
  * same arguments (count, predefined datatype and op, root, in-place) as
  * the previous call of that collective on the communicator reuses that
- * call's selection, plan and binding; only the buffers change.  Every
+ * call's selection, plan and binding (only the buffers change), or calls
+ * the layer below directly when that call was passed on.  Every
  * blocking plan runs with the collective's fixed tag, whichever path it
  * took (blocking collectives on one communicator are ordered, as
  * coll/base's blocking algorithms assume), so ranks that take different
@@ -241,7 +242,7 @@ void mca_coll_hiercoll_fast_fill(const hc_call_t *c, const hcp_plan_t *plan, con
     default:
         return;
     }
-    if (!m->fast_ok || plan != &m->cache[c->coll].plan
+    if (!m->fast_ok || (NULL != plan && plan != &m->cache[c->coll].plan)
         || (NULL != c->rtype && !ompi_datatype_is_predefined(c->rtype))
         || (NULL != c->op && !ompi_op_is_intrinsic(c->op))) {
         return;
@@ -252,7 +253,10 @@ void mca_coll_hiercoll_fast_fill(const hc_call_t *c, const hcp_plan_t *plan, con
     f->root = c->root;
     f->in_place = MPI_IN_PLACE == c->sbuf;
     f->tag = mca_coll_hiercoll_blocking_tag(c->coll);
-    f->bind = *b;
+    if (NULL != plan) {
+        f->bind = *b;
+    }
     f->scratch = m->scratch;
     f->plan = plan;
+    f->valid = true;
 }

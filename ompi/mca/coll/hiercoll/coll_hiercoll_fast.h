@@ -3,7 +3,8 @@
  * $COPYRIGHT$
  *
  * The fast path's test, inlined into the blocking entry points of bcast,
- * reduce, allreduce and barrier (coll_hiercoll_fast.c explains it).
+ * reduce, allreduce and barrier (coll_hiercoll_fast.c explains it): a hit
+ * runs the remembered plan or calls the layer below directly.
  */
 #ifndef MCA_COLL_HIERCOLL_FAST_H
 #define MCA_COLL_HIERCOLL_FAST_H
@@ -18,7 +19,7 @@ static inline const hc_fast_t *hc_fast_hit(mca_coll_base_module_t *module, hc_co
 {
     mca_coll_hiercoll_module_t *m = (mca_coll_hiercoll_module_t *) module;
     hc_fast_t *f = &m->fast[k];
-    if (OPAL_LIKELY(NULL != f->plan && f->count == count && f->dtype == dtype && f->op == op
+    if (OPAL_LIKELY(f->valid && f->count == count && f->dtype == dtype && f->op == op
                     && f->root == root && f->in_place == (MPI_IN_PLACE == sbuf)
                     && f->scratch == m->scratch)) {
         f->bind.base[HCP_SBUF] = f->in_place ? NULL : (char *) sbuf;
@@ -28,8 +29,13 @@ static inline const hc_fast_t *hc_fast_hit(mca_coll_base_module_t *module, hc_co
     return NULL;
 }
 
-#define HC_FAST_RUN(module, comm, f)                                                            \
-    mca_coll_hiercoll_exec_rounds((mca_coll_hiercoll_module_t *) (module), (comm), (f)->plan,      \
-                                  &(f)->bind, (f)->tag)
+/* Run the remembered plan, or call the layer below's function of `coll`
+ * with the arguments that follow (the collective's own, comm last). */
+#define HC_FAST_RUN(module, f, coll, ...)                                                          \
+    (NULL != (f)->plan ? mca_coll_hiercoll_exec_rounds(HC_MODULE(module), HC_MODULE(module)->comm, \
+                                                       (f)->plan, &(f)->bind, (f)->tag)            \
+                       : HC_MODULE(module)->prev.coll_##coll(                                      \
+                             __VA_ARGS__, HC_MODULE(module)->prev.coll_##coll##_module))
+#define HC_MODULE(module) ((mca_coll_hiercoll_module_t *) (module))
 
 #endif

@@ -328,7 +328,7 @@ int mca_coll_hiercoll_dispatch(hc_call_t *c, ompi_request_t **request, struct om
     int rc;
 
     if (HC_BLOCKING == c->mode) {
-        m->fast[c->coll].plan = NULL; /* the plan cache entry may change */
+        m->fast[c->coll].valid = false; /* the plan cache entry may change */
     }
     if (mca_coll_hiercoll_component.verbose >= 2 && 0 == c->rank) {
         char why[160] = "auto";
@@ -355,6 +355,9 @@ int mca_coll_hiercoll_dispatch(hc_call_t *c, ompi_request_t **request, struct om
     }
     if (NULL == a) {
         m->stats.fallbacks[c->coll]++;
+        if (HC_BLOCKING == c->mode) {
+            mca_coll_hiercoll_fast_fill(c, NULL, NULL);
+        }
         return mca_coll_hiercoll_fallback(c, request, info);
     }
     m->stats.calls[c->coll]++;
