@@ -163,8 +163,9 @@ static void reg_number(const char *name, const char *desc, int level, hc_num_kin
         mca_coll_hiercoll_param_error("coll_hiercoll_%s: too many numeric parameters", name);
     } else {
         snprintf(dflt_text[n], sizeof(dflt_text[n]), "%lld", dflt);
-        snprintf(full_desc[n], sizeof(full_desc[n]), "%s (an integer in [%lld, %lld]; K, M, G "
-                 "suffixes; default %lld)", desc, lo, hi, dflt);
+        snprintf(full_desc[n], sizeof(full_desc[n]), "%s (an integer in [%lld, %lld]%s; "
+                 "default %lld)", desc, lo, hi, HC_NUM_SIZE == kind ? ", K, M, G suffixes" : "",
+                 dflt);
         raw[n] = dflt_text[n];
         (void) mca_base_component_var_register(self(), name, full_desc[n],
                                                MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, level,
@@ -290,7 +291,7 @@ static int hiercoll_register(void)
 
     c->rules_file = "";
     reg_string("rules_file",
-               "A selection rules file (README, \"Selection rules\"; contrib/hc_tune writes "
+               "A selection rules file (README, \"Rules file format\"; contrib/hc_tune writes "
                "one): per collective, communicator size and message size, which of hiercoll's "
                "algorithms runs a blocking call under auto, or \"fallback\" for the previous "
                "component. Empty: the built-in rules, measured on the project's machine. A bad "
