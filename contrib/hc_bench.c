@@ -59,11 +59,13 @@
  * and one with "ompi_comm_coll_preference=^hiercoll" (the stack as it is
  * without hiercoll).  Each trial times enough calls to last --trial-ms
  * (counted once per size, then fixed), the two communicators alternate
- * (A B, B A, ...), and per size the ratio is median t(without) / median
- * t(hiercoll): above 1, hiercoll is faster.  It prints one line per size
+ * (A B, B A, ...), and per size the ratio is the median over the trials of
+ * t(without) / t(hiercoll), each ratio from the two trials run back to
+ * back (so that a load that comes and goes hits both): above 1, hiercoll
+ * is faster.  It prints one line per size (median latencies, the ratio)
  * and then, per collective, the geometric mean of the ratios over the
  * sizes and the worst size.  --csv writes coll,np,bytes,candidate,
- * latency_us rows (contrib/hc_tune reads them).
+ * latency_us,ratio rows (contrib/hc_tune reads them).
  */
 #include <math.h>
 #include <mpi.h>
@@ -77,6 +79,7 @@ typedef struct contender {
     char name[32];
     MPI_Comm comm;
     double lat[64]; /* per size, microseconds */
+    double ratio;   /* report mode: median of t(without) / t(this) over trial pairs */
     int ok[64];     /* result equal to hiercoll's */
 } contender_t;
 
@@ -286,6 +289,20 @@ static MPI_Comm contender_comm(const char *pref, char **infos, int ninfo)
     return c;
 }
 
+/* Buffers for sizes up to b->max per rank. */
+static void alloc_buffers(bench_t *b)
+{
+    b->cap = (size_t) (b->max > 8 ? b->max : 8) * (size_t) b->size;
+    b->sbuf = malloc(b->cap);
+    b->rbuf = malloc(b->cap);
+    b->check = malloc(b->cap);
+    b->counts = malloc(sizeof(int) * (size_t) b->size);
+    b->displs = malloc(sizeof(int) * (size_t) b->size);
+    if (!b->sbuf || !b->rbuf || !b->check || !b->counts || !b->displs) {
+        die("out of memory");
+    }
+}
+
 /* ------------------------------------------------------------------ */
 /* Report mode                                                          */
 /* ------------------------------------------------------------------ */
@@ -354,7 +371,7 @@ static int report(bench_t *b, const char *list, const char *algos, double trial_
         if (NULL == out) {
             die("cannot write the --csv file");
         }
-        fprintf(out, "coll,np,bytes,candidate,latency_us\n");
+        fprintf(out, "coll,np,bytes,candidate,latency_us,ratio\n");
     }
     double gmean[32], worst[32];
     long worst_at[32];
@@ -428,15 +445,22 @@ static int report(bench_t *b, const char *list, const char *algos, double trial_
                     t[c][k] = trial(b, cs[c].comm, bytes, iters);
                 }
             }
+            /* per candidate: the median over trials of t(without) / t(it),
+             * each pair of trials run back to back (a load that comes and
+             * goes hits both); latencies: medians */
+            double pr[MAXC][64], ratio = 0;
             for (int c = 0; c < nc; ++c) {
+                for (int k = 0; k < b->trials; ++k) {
+                    pr[c][k] = t[0][k] / t[c][k];
+                }
+                qsort(pr[c], (size_t) b->trials, sizeof(double), cmp_double);
+                cs[c].ratio = pr[c][b->trials / 2];
                 qsort(t[c], (size_t) b->trials, sizeof(double), cmp_double);
                 cs[c].lat[0] = t[c][b->trials / 2];
+                if (c > 0) {
+                    ratio = fmax(ratio, cs[c].ratio);
+                }
             }
-            double best = 1e300;
-            for (int c = 1; c < nc; ++c) {
-                best = fmin(best, cs[c].lat[0]);
-            }
-            double ratio = cs[0].lat[0] / best;
             logsum += log(ratio);
             ++nsz;
             if (ratio < worst[ci]) {
@@ -449,7 +473,7 @@ static int report(bench_t *b, const char *list, const char *algos, double trial_
                     printf(" %12.3f", cs[c].lat[0]);
                 }
                 for (int c = 1; c < nc; ++c) {
-                    printf(" %11.3fx", cs[0].lat[0] / cs[c].lat[0]);
+                    printf(" %11.3fx", cs[c].ratio);
                 }
                 for (int c = 1; c < nc; ++c) {
                     if (!cs[c].ok[0]) {
@@ -459,8 +483,8 @@ static int report(bench_t *b, const char *list, const char *algos, double trial_
                 printf("\n");
                 fflush(stdout);
                 for (int c = 0; c < nc && out; ++c) {
-                    fprintf(out, "%s,%d,%ld,%s,%.4f\n", b->coll, b->size, bytes, cs[c].name,
-                            cs[c].lat[0]);
+                    fprintf(out, "%s,%d,%ld,%s,%.4f,%.4f\n", b->coll, b->size, bytes,
+                            cs[c].name, cs[c].lat[0], cs[c].ratio);
                 }
             }
             if (0 == hi) {
@@ -561,15 +585,7 @@ int main(int argc, char **argv)
         die("--root, --trials (1-64) or --trial-ms out of range");
     }
     if (NULL != report_list) {
-        b.cap = (size_t) (b.max > 8 ? b.max : 8) * (size_t) b.size;
-        b.sbuf = malloc(b.cap);
-        b.rbuf = malloc(b.cap);
-        b.check = malloc(b.cap);
-        b.counts = malloc(sizeof(int) * (size_t) b.size);
-        b.displs = malloc(sizeof(int) * (size_t) b.size);
-        if (!b.sbuf || !b.rbuf || !b.check || !b.counts || !b.displs) {
-            die("out of memory");
-        }
+        alloc_buffers(&b);
         int ok = report(&b, report_list, algos, trial_ms, infos, ninfo, csv);
         MPI_Finalize();
         return ok ? 0 : 1;
@@ -607,15 +623,7 @@ int main(int argc, char **argv)
         ++nc;
     }
 
-    b.cap = (size_t) (b.max > 8 ? b.max : 8) * (size_t) b.size;
-    b.sbuf = malloc(b.cap);
-    b.rbuf = malloc(b.cap);
-    b.check = malloc(b.cap);
-    b.counts = malloc(sizeof(int) * (size_t) b.size);
-    b.displs = malloc(sizeof(int) * (size_t) b.size);
-    if (!b.sbuf || !b.rbuf || !b.check || !b.counts || !b.displs) {
-        die("out of memory");
-    }
+    alloc_buffers(&b);
 
     long sizes[64];
     int ns = 0;

@@ -8,7 +8,6 @@
 #include "ompi_config.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -98,38 +97,22 @@ static void reg_string(const char *name, const char *desc, int level, char **sto
 
 int mca_coll_hiercoll_parse_number(const char *s, long long lo, long long hi, long long *out)
 {
+    const char *end;
+    uint64_t mag;
     if (NULL == s) {
         return -1;
     }
     while (isspace((unsigned char) *s)) {
         ++s;
     }
-    if (!isdigit((unsigned char) *s) && !('-' == *s && isdigit((unsigned char) s[1]))) {
-        return -1; /* empty, garbage, "+5", " -5"... */
-    }
-    errno = 0;
-    char *end;
-    long long v = strtoll(s, &end, 10);
-    if (ERANGE == errno) {
-        return -1;
-    }
-    int shift = 0;
-    switch (*end) {
-    case 'k': case 'K': shift = 10; break;
-    case 'm': case 'M': shift = 20; break;
-    case 'g': case 'G': shift = 30; break;
-    default: break;
-    }
-    if (shift) {
-        if (v > (LLONG_MAX >> shift) || v < (LLONG_MIN >> shift)) {
-            return -1;
-        }
-        v *= 1LL << shift;
-        ++end;
+    bool neg = '-' == *s;
+    if (0 != hcp_parse_u64(s + neg, &end, &mag) || mag > (uint64_t) LLONG_MAX) {
+        return -1; /* empty, garbage, "+5", "- 5", too large... */
     }
     while (isspace((unsigned char) *end)) {
         ++end;
     }
+    long long v = neg ? -(long long) mag : (long long) mag;
     if ('\0' != *end || v < lo || v > hi) {
         return -1;
     }

@@ -26,8 +26,7 @@ static void say(char *why, size_t len, const char *fmt, ...)
     va_end(ap);
 }
 
-/* A number with an optional K, M or G (binary) suffix, ending at *end. */
-static int number(const char *s, const char **end, uint64_t *v)
+int hcp_parse_u64(const char *s, const char **end, uint64_t *v)
 {
     if (!isdigit((unsigned char) *s)) {
         return -1;
@@ -70,14 +69,14 @@ static int range(const char *word, const char *key, uint64_t max, uint64_t *lo, 
         *hi = max;
         return 0;
     }
-    if (0 != number(s, &e, lo)) {
+    if (0 != hcp_parse_u64(s, &e, lo)) {
         return -1;
     }
     if ('\0' == *e) {
         *hi = *lo;
     } else if ('-' == *e && '\0' == e[1]) {
         *hi = max;
-    } else if ('-' != *e || 0 != number(e + 1, &e, hi) || '\0' != *e) {
+    } else if ('-' != *e || 0 != hcp_parse_u64(e + 1, &e, hi) || '\0' != *e) {
         return -1;
     }
     return *lo <= *hi && *hi <= max ? 0 : -1;

@@ -75,6 +75,11 @@ int hcp_rules_always(const hcp_rule_t *rules, int n, int algo);
 /* "np=2-8 bytes=0-65535" of a rule, for messages. */
 void hcp_rule_ranges(const hcp_rule_t *r, char *buf, size_t len);
 
+/* A decimal number with an optional K, M or G (binary) suffix at s (a
+ * digit first), ending at *end: 0, or -1 when there is none or it
+ * overflows.  (Also the magnitude of numeric MCA parameters.) */
+int hcp_parse_u64(const char *s, const char **end, uint64_t *v);
+
 /* The rules measured on the project's machine (coll_hiercoll_rules.c). */
 extern const char hcp_rules_builtin[];
 
