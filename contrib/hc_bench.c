@@ -46,6 +46,10 @@
  *                      to time (one communicator each, info key
  *                      hiercoll_<coll>_algorithm), instead of auto
  *   --trial-ms T       with --report: milliseconds per trial (default 2)
+ *   --control          with --report: also a second communicator without
+ *                      hiercoll, timed and compared like hiercoll's (row
+ *                      "control"): the ratios an idle difference gets on
+ *                      this machine now, i.e. its noise
  *   --help             this text
  *   --traffic K        no timing: make K calls of the collective at --min
  *                      bytes on the communicator of the LAST contender only
@@ -313,13 +317,15 @@ static void usage(void)
            "         [--iters N] [--trials N] [--root R] [--layout contiguous|reversed]\n"
            "         [--nonblocking] [--info K=V]... [--csv FILE] [--png FILE] [--traffic K]\n"
            "       mpirun -np N hc_bench --report bcast,reduce,allreduce,barrier [--min B]\n"
-           "         [--max B] [--trials N] [--trial-ms T] [--algos A,B] [--csv FILE]\n"
+           "         [--max B] [--trials N] [--trial-ms T] [--algos A,B] [--control]\n"
+           "         [--csv FILE]\n"
            "\n"
            "Latency of collectives, hiercoll against other stacks, side by side in one job\n"
            "(alternating trials, medians; ratio = t(other) / t(hiercoll), above 1: hiercoll\n"
            "is faster).  --report prints, per collective, the ratio against the same stack\n"
            "without hiercoll for every size from --min to --max (powers of two), their\n"
-           "geometric mean and the worst size.  Sizes take K, M, G suffixes.  --algos (one\n"
+           "geometric mean and the worst size; --control adds the same for a second\n"
+           "communicator without hiercoll (the noise).  Sizes take K, M, G suffixes.  --algos (one\n"
            "collective) times the named hiercoll algorithms instead of auto.  The options\n"
            "are described in the header of contrib/hc_bench.c.\n");
 }
@@ -347,7 +353,7 @@ static int calibrate(bench_t *b, MPI_Comm comm, long bytes, double ms)
 }
 
 static int report(bench_t *b, const char *list, const char *algos, double trial_ms, char **infos,
-                  int ninfo, const char *csv)
+                  int ninfo, const char *csv, int control)
 {
     char colls[512], alist[512];
     snprintf(colls, sizeof(colls), "%s", list);
@@ -373,8 +379,10 @@ static int report(bench_t *b, const char *list, const char *algos, double trial_
         }
         fprintf(out, "coll,np,bytes,candidate,latency_us,ratio\n");
     }
-    double gmean[32], worst[32];
-    long worst_at[32];
+    /* [0]: hiercoll's best candidate, [1]: the control (without against
+     * without: the machine's noise) */
+    double gmean[2][32], worst[2][32];
+    long worst_at[2][32];
     int all_ok = 1;
     if (0 == b->rank) {
         printf("# hc_bench report, np %d, %d trials per size (median), ratio = t(without "
@@ -403,16 +411,20 @@ static int report(bench_t *b, const char *list, const char *algos, double trial_
             snprintf(cs[nc].name, sizeof(cs[nc].name), "%s", aname[a]);
             cs[nc++].comm = contender_comm("hiercoll", kv, ninfo + 1);
         }
+        if (control) {
+            snprintf(cs[nc].name, sizeof(cs[nc].name), "control");
+            cs[nc++].comm = contender_comm("^hiercoll", NULL, 0);
+        }
         long lo = b->min, hi = b->max;
         if (!strcmp(b->coll, "barrier")) {
             lo = hi = 0;
         } else if (is_reduction(b->coll) && lo < 8) {
             lo = 8;
         }
-        double logsum = 0;
+        double logsum[2] = {0, 0};
         int nsz = 0;
-        worst[ci] = 1e300;
-        worst_at[ci] = lo;
+        worst[0][ci] = worst[1][ci] = 1e300;
+        worst_at[0][ci] = worst_at[1][ci] = lo;
         if (0 == b->rank) {
             printf("## %s\n%10s", b->coll, "bytes");
             for (int c = 0; c < nc; ++c) {
@@ -448,7 +460,7 @@ static int report(bench_t *b, const char *list, const char *algos, double trial_
             /* per candidate: the median over trials of t(without) / t(it),
              * each pair of trials run back to back (a load that comes and
              * goes hits both); latencies: medians */
-            double pr[MAXC][64], ratio = 0;
+            double pr[MAXC][64], ratio[2] = {0, 1};
             for (int c = 0; c < nc; ++c) {
                 for (int k = 0; k < b->trials; ++k) {
                     pr[c][k] = t[0][k] / t[c][k];
@@ -457,15 +469,19 @@ static int report(bench_t *b, const char *list, const char *algos, double trial_
                 cs[c].ratio = pr[c][b->trials / 2];
                 qsort(t[c], (size_t) b->trials, sizeof(double), cmp_double);
                 cs[c].lat[0] = t[c][b->trials / 2];
-                if (c > 0) {
-                    ratio = fmax(ratio, cs[c].ratio);
+                if (control && c == nc - 1) {
+                    ratio[1] = cs[c].ratio;
+                } else if (c > 0) {
+                    ratio[0] = fmax(ratio[0], cs[c].ratio);
                 }
             }
-            logsum += log(ratio);
             ++nsz;
-            if (ratio < worst[ci]) {
-                worst[ci] = ratio;
-                worst_at[ci] = bytes;
+            for (int i = 0; i < 2; ++i) {
+                logsum[i] += log(ratio[i]);
+                if (ratio[i] < worst[i][ci]) {
+                    worst[i][ci] = ratio[i];
+                    worst_at[i][ci] = bytes;
+                }
             }
             if (0 == b->rank) {
                 printf("%10ld", bytes);
@@ -491,7 +507,8 @@ static int report(bench_t *b, const char *list, const char *algos, double trial_
                 break;
             }
         }
-        gmean[ci] = exp(logsum / nsz);
+        gmean[0][ci] = exp(logsum[0] / nsz);
+        gmean[1][ci] = exp(logsum[1] / nsz);
         for (int c = 0; c < nc; ++c) {
             MPI_Comm_free(&cs[c].comm);
         }
@@ -506,12 +523,15 @@ static int report(bench_t *b, const char *list, const char *algos, double trial_
         for (int ci = 0; ci < ncoll; ++ci) {
             printf("---|");
         }
-        printf("\n| %d |", b->size);
-        for (int ci = 0; ci < ncoll; ++ci) {
-            if (!strcmp(cname[ci], "barrier")) {
-                printf(" %.2f |", gmean[ci]);
-            } else {
-                printf(" %.2f (worst %.2f at %ld B) |", gmean[ci], worst[ci], worst_at[ci]);
+        for (int i = 0; i <= control; ++i) {
+            printf(i ? "\n| %d control |" : "\n| %d |", b->size);
+            for (int ci = 0; ci < ncoll; ++ci) {
+                if (!strcmp(cname[ci], "barrier")) {
+                    printf(" %.2f |", gmean[i][ci]);
+                } else {
+                    printf(" %.2f (worst %.2f at %ld B) |", gmean[i][ci], worst[i][ci],
+                           worst_at[i][ci]);
+                }
             }
         }
         printf("\n");
@@ -531,6 +551,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &b.size);
     const char *against = NULL, *csv = NULL, *png = NULL, *report_list = NULL, *algos = NULL;
     double trial_ms = 2;
+    int control = 0;
     char *infos[16];
     int ninfo = 0;
     for (int i = 1; i < argc; ++i) {
@@ -565,6 +586,8 @@ int main(int argc, char **argv)
             report_list = v, ++i;
         } else if (!strcmp(a, "--algos")) {
             algos = v, ++i;
+        } else if (!strcmp(a, "--control")) {
+            control = 1;
         } else if (!strcmp(a, "--trial-ms")) {
             trial_ms = atof(v), ++i;
         } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -586,7 +609,7 @@ int main(int argc, char **argv)
     }
     if (NULL != report_list) {
         alloc_buffers(&b);
-        int ok = report(&b, report_list, algos, trial_ms, infos, ninfo, csv);
+        int ok = report(&b, report_list, algos, trial_ms, infos, ninfo, csv, control);
         MPI_Finalize();
         return ok ? 0 : 1;
     }
