@@ -69,16 +69,21 @@ static const struct {
 } bad[] = {
     {"", "empty"},
     {"# only a comment\n\n", "empty"},
-    {"\x7f" "ELF\x02\x01\x01", "not text"},
+    {"\x7f"
+     "ELF\x02\x01\x01",
+     "not text"},
     {"garbage\n", "line 1: want the header"},
     {"hiercoll-rules 2\nend\n", "line 1: want the header"},
     {"hiercoll-rules 1\nbcast np=2 bytes=0- binomial\n", "truncated"},
     {"hiercoll-rules 1\nbcast np=2 bytes=0- binomial\nbcast np=3 byt", "line 3: want"},
     {"hiercoll-rules 1\nbcast np=2-8 bytes=0-6", "line 2: want"},
-    {"hiercoll-rules 1\nscatter np=2 bytes=* linear\nend\n", "line 2: unknown collective \"scatter\""},
-    {"hiercoll-rules 1\nbcast np=2 bytes=* tree\nend\n", "line 2: unknown algorithm \"tree\" of bcast"},
+    {"hiercoll-rules 1\nscatter np=2 bytes=* linear\nend\n",
+     "line 2: unknown collective \"scatter\""},
+    {"hiercoll-rules 1\nbcast np=2 bytes=* tree\nend\n",
+     "line 2: unknown algorithm \"tree\" of bcast"},
     {"hiercoll-rules 1\nbcast np=2 bytes=* rhrd\nend\n", "unknown algorithm \"rhrd\" of bcast"},
-    {"hiercoll-rules 1\nbcast np=2-8 bytes=0-100 linear\nbcast np=8-9 bytes=100-200 fallback\nend\n",
+    {"hiercoll-rules 1\nbcast np=2-8 bytes=0-100 linear\nbcast np=8-9 bytes=100-200 "
+     "fallback\nend\n",
      "line 3: overlaps line 2 (bcast)"},
     {"hiercoll-rules 1\nbcast np=* bytes=* linear\nbcast np=4 bytes=8 binomial\nend\n",
      "line 3: overlaps line 2"},
@@ -106,8 +111,8 @@ START_TEST(rejects_bad_files)
                   "bad text %d was accepted", i);
     ck_assert_int_eq(r.n, 0);
     ck_assert_ptr_null(r.rule);
-    ck_assert_msg(NULL != strstr(why, bad[i].reason), "text %d: \"%s\" does not say \"%s\"", i,
-                  why, bad[i].reason);
+    ck_assert_msg(NULL != strstr(why, bad[i].reason), "text %d: \"%s\" does not say \"%s\"", i, why,
+                  bad[i].reason);
     ck_assert_msg(NULL == strchr(why, '\n'), "text %d: more than one line", i);
 }
 END_TEST
@@ -195,9 +200,10 @@ START_TEST(lookup)
     /* max keeps the copy in bounds */
     ck_assert_int_eq(hcp_rules_for(&r, 0, 4, "tuned", got, 1), 1);
     /* always: only a cover of every size by one action */
-    ck_assert_msg(0 == hcp_rules_parse("hiercoll-rules 1\nbarrier np=* bytes=0-9 fallback\n"
-                                       "barrier np=* bytes=10- fallback\nend\n",
-                                       &names, "t", &r, why, sizeof(why)),
+    ck_assert_msg(0
+                      == hcp_rules_parse("hiercoll-rules 1\nbarrier np=* bytes=0-9 fallback\n"
+                                         "barrier np=* bytes=10- fallback\nend\n",
+                                         &names, "t", &r, why, sizeof(why)),
                   "%s", why);
     n = hcp_rules_for(&r, 1, 2, "tuned", got, 8);
     ck_assert(hcp_rules_always(got, n, HCP_RULE_FALLBACK));
@@ -213,10 +219,24 @@ END_TEST
 /* The built-in rules are a good rules text of the real names. */
 START_TEST(builtin_parses)
 {
-    static const char *const all[] = {"allgather", "allgatherv", "allreduce", "alltoall",
-                                      "alltoallv", "alltoallw", "barrier", "bcast", "exscan",
-                                      "gather", "gatherv", "reduce", "reduce_scatter_block",
-                                      "reduce_scatter", "scan", "scatter", "scatterv", NULL};
+    static const char *const all[] = {"allgather",
+                                      "allgatherv",
+                                      "allreduce",
+                                      "alltoall",
+                                      "alltoallv",
+                                      "alltoallw",
+                                      "barrier",
+                                      "bcast",
+                                      "exscan",
+                                      "gather",
+                                      "gatherv",
+                                      "reduce",
+                                      "reduce_scatter_block",
+                                      "reduce_scatter",
+                                      "scan",
+                                      "scatter",
+                                      "scatterv",
+                                      NULL};
     static const char *const none[] = {NULL};
     static const char *const ar[] = {"recursive_doubling", "rhrd", "rabenseifner", "decomp", NULL};
     static const char *const br[] = {"linear", "dissemination", "decomp", NULL};

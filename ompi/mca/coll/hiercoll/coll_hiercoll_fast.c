@@ -92,23 +92,40 @@ static void **blocking_fn(mca_coll_base_module_t *mod, hc_coll_t k)
 {
 #define FN(name) ((void **) &mod->coll_##name)
     switch (k) {
-    case HC_ALLGATHER: return FN(allgather);
-    case HC_ALLGATHERV: return FN(allgatherv);
-    case HC_ALLREDUCE: return FN(allreduce);
-    case HC_ALLTOALL: return FN(alltoall);
-    case HC_ALLTOALLV: return FN(alltoallv);
-    case HC_ALLTOALLW: return FN(alltoallw);
-    case HC_BARRIER: return FN(barrier);
-    case HC_BCAST: return FN(bcast);
-    case HC_EXSCAN: return FN(exscan);
-    case HC_GATHER: return FN(gather);
-    case HC_GATHERV: return FN(gatherv);
-    case HC_REDUCE: return FN(reduce);
-    case HC_REDUCE_SCATTER_BLOCK: return FN(reduce_scatter_block);
-    case HC_REDUCE_SCATTER: return FN(reduce_scatter);
-    case HC_SCAN: return FN(scan);
-    case HC_SCATTER: return FN(scatter);
-    default: return FN(scatterv);
+    case HC_ALLGATHER:
+        return FN(allgather);
+    case HC_ALLGATHERV:
+        return FN(allgatherv);
+    case HC_ALLREDUCE:
+        return FN(allreduce);
+    case HC_ALLTOALL:
+        return FN(alltoall);
+    case HC_ALLTOALLV:
+        return FN(alltoallv);
+    case HC_ALLTOALLW:
+        return FN(alltoallw);
+    case HC_BARRIER:
+        return FN(barrier);
+    case HC_BCAST:
+        return FN(bcast);
+    case HC_EXSCAN:
+        return FN(exscan);
+    case HC_GATHER:
+        return FN(gather);
+    case HC_GATHERV:
+        return FN(gatherv);
+    case HC_REDUCE:
+        return FN(reduce);
+    case HC_REDUCE_SCATTER_BLOCK:
+        return FN(reduce_scatter_block);
+    case HC_REDUCE_SCATTER:
+        return FN(reduce_scatter);
+    case HC_SCAN:
+        return FN(scan);
+    case HC_SCATTER:
+        return FN(scatter);
+    default:
+        return FN(scatterv);
     }
 #undef FN
 }
@@ -189,8 +206,9 @@ size_t mca_coll_hiercoll_rules_describe(const mca_coll_hiercoll_module_t *m, hc_
     for (int i = 0; i < m->nrules[k] && w < len; ++i) {
         const hcp_rule_t *r = &m->rules[k][i];
         const char *what = HCP_RULE_FALLBACK == r->algo ? m->prev_name[k][md]
-                           : HCP_RULE_AUTO == r->algo   ? "auto"
-                                                        : mca_coll_hiercoll_colls[k].algos[r->algo].name;
+                           : HCP_RULE_AUTO == r->algo
+                               ? "auto"
+                               : mca_coll_hiercoll_colls[k].algos[r->algo].name;
         char hi[32] = "";
         if (UINT64_MAX != r->b_hi) {
             snprintf(hi, sizeof(hi), "%llu", (unsigned long long) r->b_hi);

@@ -35,7 +35,7 @@ static inline const hc_fast_t *hc_fast_hit(mca_coll_base_module_t *module, hc_co
     (NULL != (f)->plan ? mca_coll_hiercoll_exec_rounds(HC_MODULE(module), HC_MODULE(module)->comm, \
                                                        (f)->plan, &(f)->bind, (f)->tag)            \
                        : HC_MODULE(module)->prev.coll_##coll(                                      \
-                             __VA_ARGS__, HC_MODULE(module)->prev.coll_##coll##_module))
+                           __VA_ARGS__, HC_MODULE(module)->prev.coll_##coll##_module))
 #define HC_MODULE(module) ((mca_coll_hiercoll_module_t *) (module))
 
 #endif

@@ -39,10 +39,20 @@ int hcp_parse_u64(const char *s, const char **end, uint64_t *v)
     }
     int shift = 0;
     switch (*e) {
-    case 'k': case 'K': shift = 10; break;
-    case 'm': case 'M': shift = 20; break;
-    case 'g': case 'G': shift = 30; break;
-    default: break;
+    case 'k':
+    case 'K':
+        shift = 10;
+        break;
+    case 'm':
+    case 'M':
+        shift = 20;
+        break;
+    case 'g':
+    case 'G':
+        shift = 30;
+        break;
+    default:
+        break;
     }
     if (shift) {
         if (x > (UINT64_MAX >> shift)) {
@@ -94,8 +104,8 @@ static int lookup(const char *const *list, const char *name)
 
 static int overlap(const hcp_rule_t *a, const hcp_rule_t *b)
 {
-    return a->coll == b->coll && a->np_lo <= b->np_hi && b->np_lo <= a->np_hi
-           && a->b_lo <= b->b_hi && b->b_lo <= a->b_hi;
+    return a->coll == b->coll && a->np_lo <= b->np_hi && b->np_lo <= a->np_hi && a->b_lo <= b->b_hi
+           && b->b_lo <= a->b_hi;
 }
 
 /* One rule line split into words; returns 0 or -1 with why set. */
@@ -104,8 +114,9 @@ static int rule_line(char **w, int nw, int line, const hcp_rules_names_t *names,
 {
     uint64_t lo, hi;
     if (4 != nw) {
-        say(why, len, "line %d: want \"<collective> np=<range> bytes=<range> <algorithm>\", "
-                      "found %d words",
+        say(why, len,
+            "line %d: want \"<collective> np=<range> bytes=<range> <algorithm>\", "
+            "found %d words",
             line, nw);
         return -1;
     }
@@ -116,8 +127,8 @@ static int rule_line(char **w, int nw, int line, const hcp_rules_names_t *names,
         return -1;
     }
     if (0 != range(w[1], "np", 1u << 30, &lo, &hi) || 0 == hi) {
-        say(why, len, "line %d: bad process range \"%s\" (want np=*, np=N, np=N-M or np=N-)",
-            line, w[1]);
+        say(why, len, "line %d: bad process range \"%s\" (want np=*, np=N, np=N-M or np=N-)", line,
+            w[1]);
         return -1;
     }
     r->np_lo = (int) (lo ? lo : 1);
@@ -135,9 +146,11 @@ static int rule_line(char **w, int nw, int line, const hcp_rules_names_t *names,
     } else if (0 == strncmp(w[3], "fallback:", 9)) {
         const char *comp = w[3] + 9;
         size_t cl = strlen(comp);
-        if (0 == cl || cl >= sizeof(r->below) || strspn(comp, "abcdefghijklmnopqrstuvwxyz"
-                                                              "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                                              "0123456789_") != cl) {
+        if (0 == cl || cl >= sizeof(r->below)
+            || strspn(comp, "abcdefghijklmnopqrstuvwxyz"
+                            "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                            "0123456789_")
+                   != cl) {
             say(why, len, "line %d: bad component name in \"%s\"", line, w[3]);
             return -1;
         }

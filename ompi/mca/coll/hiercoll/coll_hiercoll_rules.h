@@ -14,8 +14,9 @@
  *
  * A range is "*", "N", "N-M" or "N-" (N and more); numbers take K, M, G
  * (binary) suffixes.  "fallback:COMP" passes on only where the component
- * below is COMP (the one measured against); elsewhere the rule is ignored.  Rules of one collective must not overlap.  A call no
- * rule covers takes "auto" (hiercoll's own policy, its parameters).
+ * below is COMP (the one measured against); elsewhere the rule is ignored.
+ * Rules of one collective must not overlap.  A call no rule covers takes
+ * "auto" (hiercoll's own policy, its parameters).
  */
 #ifndef MCA_COLL_HIERCOLL_RULES_H
 #define MCA_COLL_HIERCOLL_RULES_H
@@ -29,8 +30,8 @@
 #define HCP_RULE_FALLBACK (-2)
 
 typedef struct hcp_rule {
-    int coll;       /* index into the collective names */
-    int algo;       /* algorithm index, HCP_RULE_AUTO or HCP_RULE_FALLBACK */
+    int coll; /* index into the collective names */
+    int algo; /* algorithm index, HCP_RULE_AUTO or HCP_RULE_FALLBACK */
     int np_lo, np_hi;
     uint64_t b_lo, b_hi;
     int line;       /* in the text it came from (verbose output) */
