@@ -261,12 +261,15 @@ const hc_algo_t *mca_coll_hiercoll_select(const hc_call_t *c)
     }
     if (HC_ALGO_AUTO == choice || choice >= 0) {
         a = mca_coll_hiercoll_decomp_auto(c);
+        /* the selection rules (coll_hiercoll_fast.c); the call records the
+         * rule that decided, for verbose output */
         const hcp_rule_t *rule = NULL == a ? mca_coll_hiercoll_rule_of(c) : NULL;
-        ((hc_call_t *) c)->rule = rule; /* the call's record of what chose (verbose) */
         if (NULL != rule && HCP_RULE_FALLBACK == rule->algo && can_fall_back) {
+            ((hc_call_t *) c)->rule = rule;
             return NULL;
         }
         if (NULL != rule && rule->algo >= 0 && fits(&d->algos[rule->algo], c)) {
+            ((hc_call_t *) c)->rule = rule;
             return &d->algos[rule->algo];
         }
         if (NULL == a) {
