@@ -455,8 +455,8 @@ run "params-disabled" 120 "${MPI[@]}" -np 2 --mca coll hiercoll,tuned,basic,libn
 
 # verbose 1: one line per communicator naming every collective's choice
 EXPECT=("t_comms: np 7: [0-9]+ checks, 0 failed"
-        "hiercoll: MPI_COMM_WORLD \(cid 0, np 7\).* allreduce=recursive_doubling<[0-9]+B,rhrd .*barrier=dissemination .*bcast=binomial.* reduce=binomial<[0-9]+B,rhrd "
-        "allgather->basic\|=linear\|=linear")
+        "hiercoll: MPI_COMM_WORLD \(cid 0, np 7\).* allreduce(\(rules:[^)]*\))?=recursive_doubling<[0-9]+B,rhrd[ |].*barrier=dissemination .*bcast(\(rules:[^)]*\))?=binomial.* reduce(\(rules:[^)]*\))?=binomial<[0-9]+B,rhrd[ |]"
+        "allgather->basic\(rules: every size, not entered\)\|=linear\|=linear")
 EXPECT_ONCE=("hiercoll: MPI_COMM_WORLD \(cid 0, np 7\)")
 run "verbose-1" 120 "${MPI[@]}" -np 7 --mca coll hiercoll,basic --mca coll_hiercoll_verbose 1 \
     "$comms" 2

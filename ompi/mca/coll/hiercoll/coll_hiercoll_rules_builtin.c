@@ -13,6 +13,8 @@
  * three runs of 11 alternating trials per size; hiercoll's algorithm only
  * where it won by more than 5% in all three runs and at a neighbouring
  * size.  Communicators of more than 8 processes have no rule here (auto).
+ * At the end, the collectives whose auto always passes on (gatherv and
+ * scatterv excepted: coll_hiercoll_gatherv_tree_min decides them).
  */
 #include "coll_hiercoll_rules.h"
 
@@ -59,4 +61,17 @@ const char hcp_rules_builtin[] =
     "reduce np=8 bytes=0-131071 fallback:tuned\n"
     "reduce np=8 bytes=131072-524287 binomial\n"
     "reduce np=8 bytes=524288- fallback:tuned\n"
+    "# hiercoll's own policy (auto) passes these on to the component below,\n"
+    "# whichever it is: as rules, communicators leave them in its slots\n"
+    "allgather np=* bytes=* fallback\n"
+    "allgatherv np=* bytes=* fallback\n"
+    "alltoall np=* bytes=* fallback\n"
+    "alltoallv np=* bytes=* fallback\n"
+    "alltoallw np=* bytes=* fallback\n"
+    "exscan np=* bytes=* fallback\n"
+    "gather np=* bytes=* fallback\n"
+    "reduce_scatter_block np=* bytes=* fallback\n"
+    "reduce_scatter np=* bytes=* fallback\n"
+    "scan np=* bytes=* fallback\n"
+    "scatter np=* bytes=* fallback\n"
     "end\n";
