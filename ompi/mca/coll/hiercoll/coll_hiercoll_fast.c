@@ -124,8 +124,11 @@ static void **blocking_fn(mca_coll_base_module_t *mod, hc_coll_t k)
         return FN(scan);
     case HC_SCATTER:
         return FN(scatter);
-    default:
+    case HC_SCATTERV:
         return FN(scatterv);
+    default: /* the neighborhood collectives stay entered: Open MPI attaches
+              * a topology after choosing the components */
+        return NULL;
     }
 #undef FN
 }
@@ -146,10 +149,11 @@ void mca_coll_hiercoll_fast_enable(mca_coll_hiercoll_module_t *m, ompi_communica
                            ? hcp_rules_for(&c->rules, k, np, m->prev_name[k][HC_BLOCKING],
                                            m->rules[k], HC_MAX_RULES)
                            : 0;
-        if (m->fast_ok && m->nrules[k] > 0
+        void **fn = blocking_fn(&m->super, (hc_coll_t) k);
+        if (m->fast_ok && m->nrules[k] > 0 && NULL != fn
             && hcp_rules_always(m->rules[k], m->nrules[k], HCP_RULE_FALLBACK)
             && mca_coll_hiercoll_has_fallback(m, (hc_coll_t) k, HC_BLOCKING)) {
-            *blocking_fn(&m->super, (hc_coll_t) k) = NULL;
+            *fn = NULL;
         }
     }
 }
@@ -197,7 +201,8 @@ size_t mca_coll_hiercoll_rules_describe(const mca_coll_hiercoll_module_t *m, hc_
     }
     if (hcp_rules_always(m->rules[k], m->nrules[k], HCP_RULE_FALLBACK)) {
         *whole = true;
-        bool entered = NULL != *blocking_fn((mca_coll_base_module_t *) &m->super, k);
+        void **fn = blocking_fn((mca_coll_base_module_t *) &m->super, k);
+        bool entered = NULL == fn || NULL != *fn;
         int w = snprintf(buf, len, "->%s(rules: every size%s)", m->prev_name[k][md],
                          entered ? "" : ", not entered");
         return w > 0 && (size_t) w < len ? (size_t) w : 0;
@@ -243,6 +248,13 @@ int mca_coll_hiercoll_blocking_tag(hc_coll_t coll)
         [HC_SCAN] = MCA_COLL_BASE_TAG_SCAN,
         [HC_SCATTER] = MCA_COLL_BASE_TAG_SCATTER,
         [HC_SCATTERV] = MCA_COLL_BASE_TAG_SCATTERV,
+        /* (a neighborhood plan's messages between one pair match in posting
+         * order under one tag: coll_hiercoll_plan_neighbor.c) */
+        [HC_NEIGHBOR_ALLGATHER] = MCA_COLL_BASE_TAG_NEIGHBOR_BASE,
+        [HC_NEIGHBOR_ALLGATHERV] = MCA_COLL_BASE_TAG_NEIGHBOR_BASE,
+        [HC_NEIGHBOR_ALLTOALL] = MCA_COLL_BASE_TAG_NEIGHBOR_BASE,
+        [HC_NEIGHBOR_ALLTOALLV] = MCA_COLL_BASE_TAG_NEIGHBOR_BASE,
+        [HC_NEIGHBOR_ALLTOALLW] = MCA_COLL_BASE_TAG_NEIGHBOR_BASE,
     };
     return tags[coll];
 }
