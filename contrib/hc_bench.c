@@ -341,9 +341,9 @@ static void usage(void)
            "is faster).  --report prints, per collective, the ratio against the same stack\n"
            "without hiercoll for every size from --min to --max (powers of two), their\n"
            "geometric mean and the worst size; --control adds the same for a second\n"
-           "communicator without hiercoll (the noise).  Sizes take K, M, G suffixes.  --algos (one\n"
-           "collective) times the named hiercoll algorithms instead of auto.  The options\n"
-           "are described in the header of contrib/hc_bench.c.\n");
+           "communicator without hiercoll (the noise).  Sizes take K, M, G suffixes.\n"
+           "--algos (one collective) times the named hiercoll algorithms instead of auto.\n"
+           "The options are described in the header of contrib/hc_bench.c.\n");
 }
 
 /* Calls per trial so that one trial lasts about `ms` on comm (rank 0's
