@@ -626,6 +626,7 @@ int main(int argc, char **argv)
         die("--root, --trials (1-64) or --trial-ms out of range");
     }
     if (NULL != report_list) {
+        base_comm = MPI_COMM_WORLD; /* the report's duplicates are of the world */
         alloc_buffers(&b);
         int ok = report(&b, report_list, algos, trial_ms, infos, ninfo, csv, control);
         MPI_Finalize();
