@@ -272,16 +272,14 @@ static int local_ops(mca_coll_hiercoll_module_t *m, const hcp_plan_t *p,
 /* Blocking                                                             */
 /* ------------------------------------------------------------------ */
 
-/* Run a plan to completion with one tag. */
-static int run_blocking(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm,
-                        const hcp_plan_t *p, hc_bind_t *b, int tag, int ltag)
+/* Run a plan whose scratch is bound to completion with one tag (the fast
+ * path's entry: nothing here looks at datatypes or selection).  Blocking
+ * calls use a fixed tag, on an intercommunicator for its local
+ * communicator too. */
+int mca_coll_hiercoll_exec_rounds(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm,
+                                  const hcp_plan_t *p, const hc_bind_t *b, int tag)
 {
-    /* blocking calls reuse the module's scratch (collectives on one
-     * communicator never run concurrently in blocking form) */
-    int rc = place_scratch(p, b, &m->scratch, &m->scratch_size);
-    if (OMPI_SUCCESS != rc) {
-        return rc;
-    }
+    int rc = OMPI_SUCCESS;
     ompi_request_t *stack[16], **reqs = stack;
     if (p->max_comm > 16) {
         reqs = malloc(sizeof(*reqs) * (size_t) p->max_comm);
@@ -291,7 +289,7 @@ static int run_blocking(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm
     }
     for (int r = 0; r < p->nrounds && OMPI_SUCCESS == rc; ++r) {
         int nreq = 0;
-        rc = post_round(m, comm, p, b, r, tag, ltag, reqs, &nreq, true);
+        rc = post_round(m, comm, p, b, r, tag, tag, reqs, &nreq, true);
         if (nreq > 0) {
             int wrc = ompi_request_wait_all(nreq, reqs, MPI_STATUSES_IGNORE);
             if (OMPI_SUCCESS == rc) {
@@ -308,18 +306,23 @@ static int run_blocking(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm
     return rc;
 }
 
-int mca_coll_hiercoll_exec_blocking_tag(mca_coll_hiercoll_module_t *m,
-                                        ompi_communicator_t *comm, const hcp_plan_t *p,
-                                        hc_bind_t *b, int tag)
+/* Run a plan to completion with one tag. */
+static int run_blocking(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm,
+                        const hcp_plan_t *p, hc_bind_t *b, int tag)
 {
-    return run_blocking(m, comm, p, b, tag, tag);
+    /* blocking calls reuse the module's scratch (collectives on one
+     * communicator never run concurrently in blocking form) */
+    int rc = place_scratch(p, b, &m->scratch, &m->scratch_size);
+    if (OMPI_SUCCESS != rc) {
+        return rc;
+    }
+    return mca_coll_hiercoll_exec_rounds(m, comm, p, b, tag);
 }
 
 int mca_coll_hiercoll_exec_blocking(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm,
-                                    const hcp_plan_t *p, hc_bind_t *b)
+                                    const hcp_plan_t *p, hc_bind_t *b, int tag)
 {
-    int tag = ompi_coll_base_nbc_reserve_tags(comm, 1);
-    return run_blocking(m, comm, p, b, tag, local_tag(comm));
+    return run_blocking(m, comm, p, b, tag);
 }
 
 /* ------------------------------------------------------------------ */
@@ -643,7 +646,7 @@ int mca_coll_hiercoll_exec_staged(mca_coll_hiercoll_module_t *m, ompi_communicat
                 break;
             }
             if (OMPI_SUCCESS == rc) {
-                rc = run_blocking(m, comm, &m->plan, &bk, tag - k, 0);
+                rc = run_blocking(m, comm, &m->plan, &bk, tag - k);
             }
         }
         if (NULL != stages->release) {

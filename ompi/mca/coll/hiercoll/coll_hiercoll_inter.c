@@ -193,8 +193,8 @@ int mca_coll_hiercoll_inter_dispatch(hc_call_t *c, ompi_request_t **request,
          * not reserve tags alike.  Blocking collectives do not overlap, and
          * messages between two ranks with one tag match in order. */
         int rc = plan_call(&m->plan, c);
-        return OMPI_SUCCESS == rc ? mca_coll_hiercoll_exec_blocking_tag(
-                   m, c->comm, &m->plan, &b, MCA_COLL_BASE_TAG_ALLGATHER - (int) c->coll)
+        return OMPI_SUCCESS == rc ? mca_coll_hiercoll_exec_blocking(
+                   m, c->comm, &m->plan, &b, mca_coll_hiercoll_blocking_tag(c->coll))
                                   : rc;
     }
     hcp_plan_t plan;

@@ -152,6 +152,7 @@ static int module_enable(mca_coll_base_module_t *module, ompi_communicator_t *co
     m->gatherv_level = mca_coll_hiercoll_component.gatherv_level;
     read_info(m, comm);
     mca_coll_hiercoll_save_prev(m, comm);
+    mca_coll_hiercoll_fast_enable(m, comm);
     m->enabled = true;
     if (mca_coll_hiercoll_component.verbose >= 1 && 0 == ompi_comm_rank(comm)) {
         if (OMPI_COMM_IS_INTER(comm)) {
