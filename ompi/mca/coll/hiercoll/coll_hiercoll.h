@@ -169,6 +169,9 @@ typedef struct hc_stats {
     uint64_t calls[HC_NCOLL];     /* run by hiercoll */
     uint64_t fallbacks[HC_NCOLL]; /* passed to the previous component */
     uint64_t msgs, bytes_sent, bytes_copied, bytes_reduced;
+    /* short-circuit: calls run with early exit engaged, calls that
+     * returned early, requests completed after their call returned */
+    uint64_t sc_engaged, sc_early, sc_late_reqs;
 } hc_stats_t;
 
 /* ------------------------------------------------------------------ */
@@ -214,6 +217,7 @@ struct mca_coll_hiercoll_module_t {
      * the info key hiercoll_decomp_criterion */
     const hcp_criterion_t *decomp_crit;
     hcp_criterion_t decomp_own;
+    struct hc_sc_hist *sc_hist; /* short-circuit history, created lazily */
 };
 OBJ_CLASS_DECLARATION(mca_coll_hiercoll_module_t);
 
@@ -250,6 +254,10 @@ typedef struct mca_coll_hiercoll_component_t {
     int gatherv_tree_min;        /* processes from which auto uses the tree */
     char *decomp_criterion;
     hcp_criterion_t decomp;      /* decomp_criterion, parsed */
+    int shortcut_threshold;      /* % of decided results from which auto engages */
+    size_t shortcut_max;         /* bytes up to which reductions may exit early */
+    struct hc_leftover *leftovers; /* requests of calls that returned early */
+    volatile int32_t nleftovers;
 } mca_coll_hiercoll_component_t;
 
 OMPI_MODULE_DECLSPEC extern mca_coll_hiercoll_component_t mca_coll_hiercoll_component;
@@ -368,6 +376,37 @@ size_t mca_coll_hiercoll_decomp_describe(const mca_coll_hiercoll_module_t *m, hc
                                          hc_mode_t md, char *buf, size_t len);
 /* Run a blocking call decomposed (the "decomp" algorithms' run). */
 int mca_coll_hiercoll_decomp_run(hc_call_t *c);
+
+/* ------------------------------------------------------------------ */
+/* Short-circuit reductions (coll_hiercoll_shortcut.c)                  */
+/* ------------------------------------------------------------------ */
+
+/* The absorbing value of a predefined (op, datatype), as Open MPI's op
+ * functions compute it; false when there is none. */
+bool mca_coll_hiercoll_sc_kind(ompi_op_t *op, ompi_datatype_t *dt, hcp_sc_kind_t *k);
+/* Engage early exit for a run of a marked plan?  Fills *k and *hist (the
+ * history entry of (communicator, op, datatype), for sc_record). */
+bool mca_coll_hiercoll_sc_engage(mca_coll_hiercoll_module_t *m, const hcp_plan_t *p,
+                                 const hc_bind_t *b, hcp_sc_kind_t *k, struct hc_sc_hist **hist);
+/* After a run: was this rank's result (or, without one, its input)
+ * decided, and did it return early (from = the rank whose value decided
+ * it, itself for its input, or -1). */
+void mca_coll_hiercoll_sc_record(struct hc_sc_hist *h, bool decided, int from);
+void mca_coll_hiercoll_sc_free(mca_coll_hiercoll_module_t *m);
+/* Requests (and the memory they use) of a call that returned early:
+ * completed later by the progress function, by the next call, or, for a
+ * communicator going away, waited for.  `mem` is freed with them. */
+typedef struct hc_leftover {
+    struct hc_leftover *next;
+    ompi_communicator_t *comm; /* not retained: the PML requests retain it */
+    int nreqs;
+    ompi_request_t **reqs; /* MPI_REQUEST_NULL once freed */
+    void *mem[2];
+} hc_leftover_t;
+void mca_coll_hiercoll_sc_leave(hc_leftover_t *lo);
+/* Free the leftovers that completed; wait for those of `comm` (NULL:
+ * wait for none). */
+void mca_coll_hiercoll_sc_sweep(ompi_communicator_t *comm);
 
 /* ------------------------------------------------------------------ */
 /* Entry points (coll_hiercoll_entry.c)                                 */
