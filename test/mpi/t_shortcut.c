@@ -12,7 +12,8 @@
  * rank's input (each rank computes all inputs), compared byte for byte;
  * the bytes past the result must stay untouched, and the user's buffers
  * are overwritten the moment a call returns (early exits must not read or
- * write them later).
+ * write them later).  Then again (quick) on a duplicate whose info key
+ * hiercoll_shortcut_decider relabels the reduce tree.
  *
  * --clean N: N allreduce(MPI_LAND) calls of one int with random deciders on
  * a duplicate of MPI_COMM_WORLD, MPI_Comm_free at once, then a new
@@ -349,5 +350,19 @@ int main(int argc, char **argv)
         }
     }
     check_all(MPI_COMM_WORLD, quick);
+    /* the reduce tree relabelled: a decider named by the info key sits
+     * next to the root */
+    int n;
+    MPI_Comm_size(MPI_COMM_WORLD, &n);
+    char d[16];
+    snprintf(d, sizeof(d), "%d", n - 1);
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "hiercoll_shortcut_decider", d);
+    MPI_Comm c;
+    MPI_Comm_dup_with_info(MPI_COMM_WORLD, info, &c);
+    MPI_Info_free(&info);
+    check_all(c, true);
+    MPI_Comm_free(&c);
     return tc_finish("t_shortcut");
 }

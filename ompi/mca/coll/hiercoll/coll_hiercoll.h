@@ -218,6 +218,7 @@ struct mca_coll_hiercoll_module_t {
     const hcp_criterion_t *decomp_crit;
     hcp_criterion_t decomp_own;
     struct hc_sc_hist *sc_hist; /* short-circuit history, created lazily */
+    int sc_decider;             /* info key hiercoll_shortcut_decider, or -1 */
 };
 OBJ_CLASS_DECLARATION(mca_coll_hiercoll_module_t);
 

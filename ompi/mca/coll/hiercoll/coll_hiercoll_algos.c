@@ -277,7 +277,7 @@ static int reduce_shortcut(hcp_plan_t *p, const hc_call_t *c)
         return reduce_binomial(p, c);
     }
     int rc = PLANNED(hcp_reduce_shortcut(p, c->size, c->rank, c->root, c->rcount, c->rsize,
-                                         c->in_place, -1));
+                                         c->in_place, c->module->sc_decider));
     p->sc_force = shortcut_forced(c, reduce_algos, &reduce_algos[5]);
     return rc;
 }

@@ -33,6 +33,7 @@ static void module_construct(mca_coll_hiercoll_module_t *m)
     m->scratch = NULL;
     m->scratch_size = 0;
     m->sc_hist = NULL;
+    m->sc_decider = -1;
     hcp_init(&m->plan);
     for (int k = 0; k < HC_NCOLL; ++k) {
         m->cache[k].valid = false;
@@ -143,6 +144,22 @@ static void read_info(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm)
             opal_output(0, "hiercoll: info key hiercoll_decomp_criterion=\"%s\" on %s: %s; "
                         "keeping the MCA choice",
                         val, comm->c_name, why);
+        }
+    }
+    /* short-circuit reduce: the rank that usually decides, placed next to
+     * the root (every rank must pass the same value) */
+    if (OPAL_SUCCESS == opal_info_get(info, "hiercoll_shortcut_decider", sizeof(val) - 1, val, &flag)
+        && flag) {
+        char *end;
+        long d = strtol(val, &end, 10);
+        if (end == val || '\0' != *end || d < 0 || d >= ompi_comm_size(comm)) {
+            if (0 == ompi_comm_rank(comm)) {
+                opal_output(0, "hiercoll: info key hiercoll_shortcut_decider=\"%s\" on %s is no "
+                            "rank of it; no decider placed",
+                            val, comm->c_name);
+            }
+        } else {
+            m->sc_decider = (int) d;
         }
     }
 }
