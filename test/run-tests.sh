@@ -400,8 +400,9 @@ run "params-disabled" 120 "${MPI[@]}" -np 2 --mca coll hiercoll,tuned,basic,libn
     --mca coll_hiercoll_priority -1 --mca coll_hiercoll_stats 1 "$comms" 20 --no-free-in-flight
 
 # verbose 1: one line per communicator naming every collective's choice
+SC_AUTO='shortcut\(absorbing,<=[0-9]+B,engaged>=[0-9]+%\)'
 EXPECT=("t_comms: np 7: [0-9]+ checks, 0 failed"
-        "hiercoll: MPI_COMM_WORLD \(cid 0, np 7\).* allreduce=recursive_doubling<[0-9]+B,rhrd .*barrier=dissemination .*bcast=binomial.* reduce=binomial<[0-9]+B,rhrd "
+        "hiercoll: MPI_COMM_WORLD \(cid 0, np 7\).* allreduce=$SC_AUTO\|recursive_doubling<[0-9]+B,rhrd .*barrier=dissemination .*bcast=binomial.* reduce=$SC_AUTO\|binomial<[0-9]+B,rhrd "
         "allgather->basic\|=linear\|=linear")
 EXPECT_ONCE=("hiercoll: MPI_COMM_WORLD \(cid 0, np 7\)")
 run "verbose-1" 120 "${MPI[@]}" -np 7 --mca coll hiercoll,basic --mca coll_hiercoll_verbose 1 \
