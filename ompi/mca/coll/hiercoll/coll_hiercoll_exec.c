@@ -56,6 +56,13 @@ void mca_coll_hiercoll_bind(const hc_call_t *c, hc_bind_t *b)
         b->ptypes[HCP_RBUF] = c->rtypes;
         b->step[HCP_SBUF] = b->step[HCP_RBUF] = 1;
     }
+    if (HC_NEIGHBOR_ALLTOALLW == c->coll) {
+        /* per-block datatypes, byte displacements */
+        b->ptypes[HCP_SBUF] = c->stypes;
+        b->ptypes[HCP_RBUF] = c->rtypes;
+        b->ptypes_per_block = true;
+        b->step[HCP_SBUF] = b->step[HCP_RBUF] = 1;
+    }
     b->op = c->op;
 }
 
@@ -65,6 +72,12 @@ static inline ompi_datatype_t *type_of(const hc_bind_t *b, int buf, int peer)
         return b->ptypes[buf][peer];
     }
     return b->type[buf];
+}
+
+/* The index into ptypes of an op's range: its peer, or its block. */
+static inline int type_index(const hc_bind_t *b, const hcp_op_t *op)
+{
+    return b->ptypes_per_block && hcp_is_comm(op) ? (int) op->soff : op->peer;
 }
 
 static inline char *addr_of(const hc_bind_t *b, int buf, int64_t off)
@@ -154,7 +167,7 @@ static int post_round(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm,
             continue;
         }
         void *addr = addr_of(b, op->buf, op->off);
-        ompi_datatype_t *t = type_of(b, op->buf, op->peer);
+        ompi_datatype_t *t = type_of(b, op->buf, type_index(b, op));
         if (block_recv) {
             rc = mca_pml.pml_recv(addr, (size_t) op->count, t, op->peer, tag, comm,
                                   MPI_STATUS_IGNORE);
@@ -170,7 +183,7 @@ static int post_round(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm,
             continue;
         }
         void *addr = addr_of(b, op->buf, op->off);
-        ompi_datatype_t *t = type_of(b, op->buf, op->peer);
+        ompi_datatype_t *t = type_of(b, op->buf, type_index(b, op));
         if (block_last && i == last_send) {
             rc = mca_pml.pml_send(addr, (size_t) op->count, t, op->peer, tag,
                                   MCA_PML_BASE_SEND_STANDARD, comm);
@@ -180,7 +193,7 @@ static int post_round(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm,
             *nreq += OMPI_SUCCESS == rc;
         }
         m->stats.msgs++;
-        m->stats.bytes_sent += bytes_of(b, op->buf, op->peer, op->count);
+        m->stats.bytes_sent += bytes_of(b, op->buf, type_index(b, op), op->count);
     }
     return rc;
 }
@@ -267,7 +280,7 @@ static int early_sends(hc_early_t *e, mca_coll_hiercoll_module_t *m, ompi_commun
         if (HCP_SEND != op->kind) {
             continue;
         }
-        ompi_datatype_t *t = type_of(&e->bind, op->buf, op->peer);
+        ompi_datatype_t *t = type_of(&e->bind, op->buf, type_index(&e->bind, op));
         char *addr = addr_of(&e->bind, op->buf, op->off);
         if (decided) {
             addr = e->decided;
@@ -280,7 +293,7 @@ static int early_sends(hc_early_t *e, mca_coll_hiercoll_module_t *m, ompi_commun
                                    MCA_PML_BASE_SEND_STANDARD, comm, &e->lo->reqs[i]);
         }
         m->stats.msgs++;
-        m->stats.bytes_sent += bytes_of(&e->bind, op->buf, op->peer, op->count);
+        m->stats.bytes_sent += bytes_of(&e->bind, op->buf, type_index(&e->bind, op), op->count);
     }
     return rc;
 }
@@ -336,7 +349,7 @@ static int early_begin(hc_early_t *e, mca_coll_hiercoll_module_t *m, ompi_commun
         off[i] = 0;
         if (HCP_RECV == op->kind || (HCP_SEND == op->kind && op->buf <= HCP_RBUF)) {
             off[i] = total;
-            total += (span_of(type_of(&e->bind, op->buf, op->peer), op->count, &lb[i]) + 63)
+            total += (span_of(type_of(&e->bind, op->buf, type_index(&e->bind, op)), op->count, &lb[i]) + 63)
                      & ~(size_t) 63;
         }
     }
@@ -367,7 +380,7 @@ static int early_begin(hc_early_t *e, mca_coll_hiercoll_module_t *m, ompi_commun
         const hcp_op_t *op = &p->ops[i];
         if (HCP_RECV == op->kind) {
             rc = mca_pml.pml_irecv(e->land[i], (size_t) op->count,
-                                   type_of(&e->bind, op->buf, op->peer), op->peer, tag, comm,
+                                   type_of(&e->bind, op->buf, type_index(&e->bind, op)), op->peer, tag, comm,
                                    &e->lo->reqs[i]);
         }
     }
@@ -411,7 +424,7 @@ static bool early_advance(hc_early_t *e, mca_coll_hiercoll_module_t *m, ompi_com
         for (int i = hcp_round_begin(p, r); i < p->round_end[r] && OMPI_SUCCESS == *error; ++i) {
             const hcp_op_t *op = &p->ops[i];
             if (HCP_RECV == op->kind) {
-                *error = ompi_datatype_copy_content_same_ddt(type_of(&e->bind, op->buf, op->peer),
+                *error = ompi_datatype_copy_content_same_ddt(type_of(&e->bind, op->buf, type_index(&e->bind, op)),
                                                             (size_t) op->count,
                                                             addr_of(&e->bind, op->buf, op->off),
                                                             e->land[i]);
