@@ -166,8 +166,7 @@ int main(int argc, char **argv)
         printf("# hc_converge: np %d, %d iterations x %d alternating trials, MPI_Allreduce("
                "MPI_LAND) of one int; mean us per rank in the call (median trial)\n",
                n, iters, trials);
-        printf("%4s %5s %6s %12s %12s %8s\n", "np", "F", "D_us", "hiercoll", against,
-               "ratio");
+        printf("%4s %5s %6s %12s %12s %8s\n", "np", "F", "D_us", "hiercoll", against, "ratio");
     }
     long bad = 0;
     int salt = 0;
@@ -186,8 +185,7 @@ int main(int argc, char **argv)
             qsort(to, (size_t) trials, sizeof(double), cmp_double);
             double mh = th[trials / 2], mo = to[trials / 2];
             if (0 == rank) {
-                printf("%4d %5.2f %6.0f %12.2f %12.2f %8.2f\n", n, Fs[fi], Ds[di], mh, mo,
-                       mo / mh);
+                printf("%4d %5.2f %6.0f %12.2f %12.2f %8.2f\n", n, Fs[fi], Ds[di], mh, mo, mo / mh);
                 if (out) {
                     fprintf(out, "%d,%.2f,%.0f,%.3f,%.3f,%.3f\n", n, Fs[fi], Ds[di], mh, mo,
                             mo / mh);

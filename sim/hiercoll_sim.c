@@ -833,31 +833,31 @@ sim_summary_t sim_summarize(const sim_t *s)
 /* ------------------------------------------------------------------ */
 
 typedef struct early_msg {
-    int src, sop;    /* sender and its send op */
-    int dst, rop;    /* receiver and its receive op */
+    int src, sop; /* sender and its send op */
+    int dst, rop; /* receiver and its receive op */
     double arrival;
     bool posted, arrived, dec;
-    segvec_t data;   /* payload, positions relative to the range start */
+    segvec_t data; /* payload, positions relative to the range start */
 } early_msg_t;
 
 typedef struct early_ev {
     double t;
-    int dec_first;   /* at one instant: decided payloads (0), starts (1), others (2) */
+    int dec_first; /* at one instant: decided payloads (0), starts (1), others (2) */
     int64_t seq;
-    int msg;         /* a message, or -1 - rank: the rank starts */
+    int msg; /* a message, or -1 - rank: the rank starts */
 } early_ev_t;
 
 typedef struct early {
     early_msg_t *msgs;
     int nmsgs;
-    int *of_op;      /* per rank: base index into op_msg */
-    int *op_msg;     /* message of (rank, op), -1 for local ops */
+    int *of_op;  /* per rank: base index into op_msg */
+    int *op_msg; /* message of (rank, op), -1 for local ops */
     early_ev_t *heap;
     int nheap, heap_cap;
     int64_t seq;
     bool *done, *started;
-    int *pending;    /* receives of the current round not yet arrived */
-    int *posted;     /* the last round whose sends are posted */
+    int *pending; /* receives of the current round not yet arrived */
+    int *posted;  /* the last round whose sends are posted */
 } early_t;
 
 static bool ev_less(const early_ev_t *a, const early_ev_t *b)
@@ -1161,8 +1161,8 @@ static void early_start(sim_t *s, early_t *e, int r)
         s->st[r].t_end = s->clock[r];
         return;
     }
-    bool dec = p->sc_count > 0
-               && range_decided(s, r, p->sc_in, 0, hcp_bytes(p, p->sc_in, p->sc_count));
+    bool dec =
+        p->sc_count > 0 && range_decided(s, r, p->sc_in, 0, hcp_bytes(p, p->sc_in, p->sc_count));
     for (int i = 0; i < p->nops && !dec; ++i) {
         if (HCP_RECV == p->ops[i].kind && (p->ops[i].flags & HCP_F_RUNNING)) {
             const early_msg_t *m = &e->msgs[e->op_msg[e->of_op[r] + i]];

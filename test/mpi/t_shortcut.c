@@ -49,10 +49,18 @@ static void make_pairs(void)
     struct {
         const char *n;
         MPI_Datatype t;
-    } ints[] = {{"int8", MPI_INT8_T},   {"uint8", MPI_UINT8_T},         {"int16", MPI_INT16_T},
-                {"uint16", MPI_UINT16_T}, {"int", MPI_INT},              {"unsigned", MPI_UNSIGNED},
-                {"int64", MPI_INT64_T}, {"uint64", MPI_UINT64_T},       {"long", MPI_LONG},
-                {"ulong", MPI_UNSIGNED_LONG}, {"longlong", MPI_LONG_LONG}, {"short", MPI_SHORT},
+    } ints[] = {{"int8", MPI_INT8_T},
+                {"uint8", MPI_UINT8_T},
+                {"int16", MPI_INT16_T},
+                {"uint16", MPI_UINT16_T},
+                {"int", MPI_INT},
+                {"unsigned", MPI_UNSIGNED},
+                {"int64", MPI_INT64_T},
+                {"uint64", MPI_UINT64_T},
+                {"long", MPI_LONG},
+                {"ulong", MPI_UNSIGNED_LONG},
+                {"longlong", MPI_LONG_LONG},
+                {"short", MPI_SHORT},
                 {"integer", MPI_INTEGER}};
     MPI_Op ops[] = {MPI_LAND, MPI_LOR, MPI_BAND, MPI_BOR, MPI_MAX, MPI_MIN, MPI_PROD};
     const char *opn[] = {"land", "lor", "band", "bor", "max", "min", "prod"};
@@ -94,8 +102,8 @@ static uint64_t mix(uint64_t x)
 static void absorbing(const pair_t *p, unsigned char *e, uint64_t salt)
 {
     int s = p->size;
-    bool uns = MPI_UINT8_T == p->t || MPI_UINT16_T == p->t || MPI_UNSIGNED == p->t
-               || MPI_UINT64_T == p->t;
+    bool uns =
+        MPI_UINT8_T == p->t || MPI_UINT16_T == p->t || MPI_UNSIGNED == p->t || MPI_UINT64_T == p->t;
     memset(e, 0, (size_t) s);
     if (MPI_BOR == p->op) {
         memset(e, 0xff, (size_t) s);
@@ -139,10 +147,17 @@ static void input(const pair_t *p, int r, int it, int kind, int n, long count, u
         bool dec = false;
         uint64_t c = mix(h ^ 0x1234);
         switch (kind) {
-        case 1: dec = (mix((uint64_t) it * 977 + (uint64_t) r) % (uint64_t) n) < 2; break;
-        case 2: dec = true; break;
-        case 3: dec = (c % (uint64_t) (n + 1)) == 0; break;
-        default: break;
+        case 1:
+            dec = (mix((uint64_t) it * 977 + (uint64_t) r) % (uint64_t) n) < 2;
+            break;
+        case 2:
+            dec = true;
+            break;
+        case 3:
+            dec = (c % (uint64_t) (n + 1)) == 0;
+            break;
+        default:
+            break;
         }
         if (dec && MPI_DOUBLE != p->t) { /* (no NaN: its MAX depends on the order) */
             absorbing(p, e, c);
@@ -210,11 +225,10 @@ static void check_all(MPI_Comm comm, bool quick)
                             bool has = all || rank == root;
                             bool inplace = ip && has;
                             input(p, rank, it, kind, n, count, inplace ? out : in);
-                            memset(out + (inplace ? bytes : 0), 0xa5,
-                                   inplace ? 16 : bytes + 16);
+                            memset(out + (inplace ? bytes : 0), 0xa5, inplace ? 16 : bytes + 16);
                             MPI_Request rq;
-                            start_call(all, mode, inplace ? MPI_IN_PLACE : in, out, count, p,
-                                       root, comm, &rq);
+                            start_call(all, mode, inplace ? MPI_IN_PLACE : in, out, count, p, root,
+                                       comm, &rq);
                             if (M_BLOCKING != mode) {
                                 MPI_Wait(&rq, MPI_STATUS_IGNORE);
                                 if (M_PERSISTENT == mode) {

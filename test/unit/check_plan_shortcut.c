@@ -30,8 +30,8 @@
 
 /* Open MPI's formula of op on two elements of a C type T. */
 #define OMPI_OP(T, op, a, b)                                                                       \
-    (HCP_SC_LAND == (op)  ? (T) ((a) && (b))                                                       \
-     : HCP_SC_LOR == (op) ? (T) ((a) || (b))                                                       \
+    (HCP_SC_LAND == (op)   ? (T) ((a) && (b))                                                      \
+     : HCP_SC_LOR == (op)  ? (T) ((a) || (b))                                                      \
      : HCP_SC_BAND == (op) ? (T) ((a) & (b))                                                       \
      : HCP_SC_BOR == (op)  ? (T) ((a) | (b))                                                       \
      : HCP_SC_MAX == (op)  ? (T) ((a) > (b) ? (a) : (b))                                           \
@@ -60,7 +60,7 @@
                 }                                                                                  \
             }                                                                                      \
             if (absorbing && OMPI_OP(T, op, z, z) == dv) {                                         \
-                ck_assert_msg(hcp_sc_decided(&k, &z, 1), "op %d size %zu: %lld is absorbing",     \
+                ck_assert_msg(hcp_sc_decided(&k, &z, 1), "op %d size %zu: %lld is absorbing",      \
                               (op), sizeof(T), (long long) z);                                     \
             }                                                                                      \
         }                                                                                          \
@@ -376,8 +376,13 @@ START_TEST(test_reduce_every_decider_set)
     for (int n = 1; n <= 7; ++n) {
         for (int root = 0; root < n; ++root) {
             for (int dd = -1; dd < n; dd += (n > 4 ? 3 : 1)) {
-                targs_t a = {.n = n, .root = root, .decider = dd, .count = 2, .esize = 8,
-                             .in_place = (root + dd) & 1, .all = false};
+                targs_t a = {.n = n,
+                             .root = root,
+                             .decider = dd,
+                             .count = 2,
+                             .esize = 8,
+                             .in_place = (root + dd) & 1,
+                             .all = false};
                 sweep_deciders(&a, true);
             }
         }
@@ -413,8 +418,11 @@ static void random_case(int n, uint64_t *st)
         list[i] = (int) (unit_rand(st) % (uint64_t) n);
     }
     deciders_t d = {.n = n, .list = list, .nlist = k};
-    targs_t a = {.n = n, .count = 1 + (int64_t) (unit_rand(st) % 3), .esize = 4,
-                 .in_place = unit_rand(st) & 1, .all = true};
+    targs_t a = {.n = n,
+                 .count = 1 + (int64_t) (unit_rand(st) % 3),
+                 .esize = 4,
+                 .in_place = unit_rand(st) & 1,
+                 .all = true};
     double *plain = malloc(sizeof(double) * (size_t) n);
     sim_t *s = run_case(&a, &d, NULL, true, plain, false);
     if (n == hcp_pof2_floor(n)) {

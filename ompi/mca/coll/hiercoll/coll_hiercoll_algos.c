@@ -259,7 +259,8 @@ static int reduce_rabenseifner(hcp_plan_t *p, const hc_call_t *c)
  * ranks leave receives posted, and Open MPI's ob1 cannot cancel them). */
 static bool shortcut_fits(const hc_call_t *c)
 {
-    return commutative(c) && (size_t) c->rcount * c->rsize <= mca_coll_hiercoll_component.shortcut_max;
+    return commutative(c)
+           && (size_t) c->rcount * c->rsize <= mca_coll_hiercoll_component.shortcut_max;
 }
 
 /* auto: a reduction whose (op, datatype) has an absorbing value (the

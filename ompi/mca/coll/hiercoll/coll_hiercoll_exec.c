@@ -250,15 +250,15 @@ static int local_ops(mca_coll_hiercoll_module_t *m, const hcp_plan_t *p,
  */
 typedef struct hc_early {
     const hcp_plan_t *p;
-    hc_bind_t bind;       /* the user's buffers; TMP bound to this run's memory */
+    hc_bind_t bind; /* the user's buffers; TMP bound to this run's memory */
     hcp_sc_kind_t kind;
     struct hc_sc_hist *hist;
-    hc_leftover_t *lo;    /* one request slot per op, and the memory */
-    char **land;          /* per op: landing slot (RECV), copy (SEND from the user) */
-    bool *seen;           /* per op: its completed receive was looked at */
-    char *decided;        /* sc_count elements of the decided value */
+    hc_leftover_t *lo; /* one request slot per op, and the memory */
+    char **land;       /* per op: landing slot (RECV), copy (SEND from the user) */
+    bool *seen;        /* per op: its completed receive was looked at */
+    char *decided;     /* sc_count elements of the decided value */
     int round, posted, from;
-    bool done;            /* decided and returned */
+    bool done; /* decided and returned */
 } hc_early_t;
 
 /* Bytes of memory `count` units of `t` span, and where unit 0 starts. */
@@ -339,8 +339,9 @@ static int early_begin(hc_early_t *e, mca_coll_hiercoll_module_t *m, ompi_commun
         return rc;
     }
     /* one block: the leftover record, per-op slots, then the data */
-    size_t n = (size_t) p->nops, head = sizeof(hc_leftover_t) + n * (sizeof(ompi_request_t *)
-                                          + sizeof(char *) + sizeof(bool));
+    size_t n = (size_t) p->nops,
+           head = sizeof(hc_leftover_t)
+                  + n * (sizeof(ompi_request_t *) + sizeof(char *) + sizeof(bool));
     head = (head + 63) & ~(size_t) 63;
     size_t total = head, off[p->nops > 0 ? p->nops : 1];
     ptrdiff_t lb[p->nops > 0 ? p->nops : 1], dlb;
@@ -349,8 +350,10 @@ static int early_begin(hc_early_t *e, mca_coll_hiercoll_module_t *m, ompi_commun
         off[i] = 0;
         if (HCP_RECV == op->kind || (HCP_SEND == op->kind && op->buf <= HCP_RBUF)) {
             off[i] = total;
-            total += (span_of(type_of(&e->bind, op->buf, type_index(&e->bind, op)), op->count, &lb[i]) + 63)
-                     & ~(size_t) 63;
+            total +=
+                (span_of(type_of(&e->bind, op->buf, type_index(&e->bind, op)), op->count, &lb[i])
+                 + 63)
+                & ~(size_t) 63;
         }
     }
     size_t doff = total;
@@ -380,8 +383,8 @@ static int early_begin(hc_early_t *e, mca_coll_hiercoll_module_t *m, ompi_commun
         const hcp_op_t *op = &p->ops[i];
         if (HCP_RECV == op->kind) {
             rc = mca_pml.pml_irecv(e->land[i], (size_t) op->count,
-                                   type_of(&e->bind, op->buf, type_index(&e->bind, op)), op->peer, tag, comm,
-                                   &e->lo->reqs[i]);
+                                   type_of(&e->bind, op->buf, type_index(&e->bind, op)), op->peer,
+                                   tag, comm, &e->lo->reqs[i]);
         }
     }
     if (OMPI_SUCCESS == rc && hcp_sc_decided(&e->kind, b->base[p->sc_in], p->sc_count)) {
@@ -424,10 +427,9 @@ static bool early_advance(hc_early_t *e, mca_coll_hiercoll_module_t *m, ompi_com
         for (int i = hcp_round_begin(p, r); i < p->round_end[r] && OMPI_SUCCESS == *error; ++i) {
             const hcp_op_t *op = &p->ops[i];
             if (HCP_RECV == op->kind) {
-                *error = ompi_datatype_copy_content_same_ddt(type_of(&e->bind, op->buf, type_index(&e->bind, op)),
-                                                            (size_t) op->count,
-                                                            addr_of(&e->bind, op->buf, op->off),
-                                                            e->land[i]);
+                *error = ompi_datatype_copy_content_same_ddt(
+                    type_of(&e->bind, op->buf, type_index(&e->bind, op)), (size_t) op->count,
+                    addr_of(&e->bind, op->buf, op->off), e->land[i]);
             } else if (HCP_REDUCE == op->kind && (op->flags & HCP_F_RUNNING)) {
                 last = i;
             }
@@ -453,9 +455,8 @@ static bool early_advance(hc_early_t *e, mca_coll_hiercoll_module_t *m, ompi_com
 static int early_finish(hc_early_t *e, mca_coll_hiercoll_module_t *m, int error)
 {
     const hcp_plan_t *p = e->p;
-    bool decided = e->done
-                   || (p->sc_out
-                       && hcp_sc_decided(&e->kind, e->bind.base[HCP_RBUF], p->sc_count));
+    bool decided =
+        e->done || (p->sc_out && hcp_sc_decided(&e->kind, e->bind.base[HCP_RBUF], p->sc_count));
     mca_coll_hiercoll_sc_record(e->hist, decided, e->from);
     int pending = 0;
     for (int i = 0; i < e->lo->nreqs; ++i) {

@@ -150,20 +150,23 @@ static void read_info(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm)
         if (0 == hcp_criterion_parse(val, &m->decomp_own, why, sizeof(why))) {
             m->decomp_crit = &m->decomp_own;
         } else if (0 == ompi_comm_rank(comm)) {
-            opal_output(0, "hiercoll: info key hiercoll_decomp_criterion=\"%s\" on %s: %s; "
+            opal_output(0,
+                        "hiercoll: info key hiercoll_decomp_criterion=\"%s\" on %s: %s; "
                         "keeping the MCA choice",
                         val, comm->c_name, why);
         }
     }
     /* short-circuit reduce: the rank that usually decides, placed next to
      * the root (every rank must pass the same value) */
-    if (OPAL_SUCCESS == opal_info_get(info, "hiercoll_shortcut_decider", sizeof(val) - 1, val, &flag)
+    if (OPAL_SUCCESS
+            == opal_info_get(info, "hiercoll_shortcut_decider", sizeof(val) - 1, val, &flag)
         && flag) {
         char *end;
         long d = strtol(val, &end, 10);
         if (end == val || '\0' != *end || d < 0 || d >= ompi_comm_size(comm)) {
             if (0 == ompi_comm_rank(comm)) {
-                opal_output(0, "hiercoll: info key hiercoll_shortcut_decider=\"%s\" on %s is no "
+                opal_output(0,
+                            "hiercoll: info key hiercoll_shortcut_decider=\"%s\" on %s is no "
                             "rank of it; no decider placed",
                             val, comm->c_name);
             }

@@ -24,20 +24,45 @@
 static inline uint64_t load(const unsigned char *p, int size)
 {
     switch (size) {
-    case 1: return *p;
-    case 2: { uint16_t v; memcpy(&v, p, 2); return v; }
-    case 4: { uint32_t v; memcpy(&v, p, 4); return v; }
-    default: { uint64_t v; memcpy(&v, p, 8); return v; }
+    case 1:
+        return *p;
+    case 2: {
+        uint16_t v;
+        memcpy(&v, p, 2);
+        return v;
+    }
+    case 4: {
+        uint32_t v;
+        memcpy(&v, p, 4);
+        return v;
+    }
+    default: {
+        uint64_t v;
+        memcpy(&v, p, 8);
+        return v;
+    }
     }
 }
 
 static inline void store(unsigned char *p, int size, uint64_t v)
 {
     switch (size) {
-    case 1: *p = (unsigned char) v; break;
-    case 2: { uint16_t w = (uint16_t) v; memcpy(p, &w, 2); break; }
-    case 4: { uint32_t w = (uint32_t) v; memcpy(p, &w, 4); break; }
-    default: memcpy(p, &v, 8); break;
+    case 1:
+        *p = (unsigned char) v;
+        break;
+    case 2: {
+        uint16_t w = (uint16_t) v;
+        memcpy(p, &w, 2);
+        break;
+    }
+    case 4: {
+        uint32_t w = (uint32_t) v;
+        memcpy(p, &w, 4);
+        break;
+    }
+    default:
+        memcpy(p, &v, 8);
+        break;
     }
 }
 

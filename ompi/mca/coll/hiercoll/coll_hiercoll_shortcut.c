@@ -39,14 +39,29 @@ bool mca_coll_hiercoll_sc_kind(ompi_op_t *op, ompi_datatype_t *dt, hcp_sc_kind_t
     }
     hcp_sc_op_t sop;
     switch (op->op_type) {
-    case OMPI_OP_LAND: sop = HCP_SC_LAND; break;
-    case OMPI_OP_LOR: sop = HCP_SC_LOR; break;
-    case OMPI_OP_BAND: sop = HCP_SC_BAND; break;
-    case OMPI_OP_BOR: sop = HCP_SC_BOR; break;
-    case OMPI_OP_MAX: sop = HCP_SC_MAX; break;
-    case OMPI_OP_MIN: sop = HCP_SC_MIN; break;
-    case OMPI_OP_PROD: sop = HCP_SC_PROD; break;
-    default: return false; /* SUM, XOR, MAXLOC/MINLOC, REPLACE: no absorbing value */
+    case OMPI_OP_LAND:
+        sop = HCP_SC_LAND;
+        break;
+    case OMPI_OP_LOR:
+        sop = HCP_SC_LOR;
+        break;
+    case OMPI_OP_BAND:
+        sop = HCP_SC_BAND;
+        break;
+    case OMPI_OP_BOR:
+        sop = HCP_SC_BOR;
+        break;
+    case OMPI_OP_MAX:
+        sop = HCP_SC_MAX;
+        break;
+    case OMPI_OP_MIN:
+        sop = HCP_SC_MIN;
+        break;
+    case OMPI_OP_PROD:
+        sop = HCP_SC_PROD;
+        break;
+    default:
+        return false; /* SUM, XOR, MAXLOC/MINLOC, REPLACE: no absorbing value */
     }
     hcp_sc_class_t cls;
     switch (base) {
