@@ -268,6 +268,11 @@ run "shortcut-mixed-engagement-np6" 600 "${MPI[@]}" --mca coll hiercoll,basic \
     --mca coll_hiercoll_stats 1 \
     -np 3 env OMPI_MCA_coll_hiercoll_shortcut_threshold=0 "$sc" --quick : \
     -np 3 env OMPI_MCA_coll_hiercoll_shortcut_threshold=101 "$sc" --quick
+# a bad threshold: one line, the default kept, nothing lost
+EXPECT=("$SC_OK" "$SC_RAN")
+EXPECT_ONCE=("hiercoll: ERROR: coll_hiercoll_shortcut_threshold=500 is out of range \\[0, 101\\]; using 10")
+run "shortcut-bad-threshold-np3" 300 "${MPI[@]}" -np 3 --mca coll hiercoll,basic \
+    --mca coll_hiercoll_stats 1 --mca coll_hiercoll_shortcut_threshold 500 "$sc" --quick
 EXPECT=("$SC_OK" "clean: 110000 calls.* 0 posted, 0 unexpected")
 REJECT=("in flight at finalize")
 run "shortcut-clean-np4" 120 "${MPI[@]}" -np 4 --mca coll hiercoll,basic \
