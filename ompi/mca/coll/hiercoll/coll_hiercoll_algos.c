@@ -10,6 +10,8 @@
  */
 #include "ompi_config.h"
 
+#include <string.h>
+
 #include "coll_hiercoll.h"
 
 #define PLANNED(expr) (0 == (expr) ? OMPI_SUCCESS : OMPI_ERR_OUT_OF_RESOURCE)
@@ -268,7 +270,24 @@ static bool shortcut_fits(const hc_call_t *c)
 static bool shortcut_wanted(const hc_call_t *c)
 {
     hcp_sc_kind_t k;
-    return c->size > 1 && shortcut_fits(c) && mca_coll_hiercoll_sc_kind(c->op, c->rtype, &k);
+    return mca_coll_hiercoll_shortcut_claims(c->coll) && c->size > 1 && shortcut_fits(c)
+           && mca_coll_hiercoll_sc_kind(c->op, c->rtype, &k);
+}
+
+bool mca_coll_hiercoll_shortcut_claims(hc_coll_t k)
+{
+    return (HC_ALLREDUCE == k || HC_REDUCE == k)
+           && mca_coll_hiercoll_component.shortcut_threshold <= 100
+           && mca_coll_hiercoll_component.shortcut_max > 0;
+}
+
+/* The table's "shortcut" entry. */
+static const hc_algo_t *shortcut_of(const hc_algo_t *algos)
+{
+    while (NULL != algos->name && 0 != strcmp(algos->name, "shortcut")) {
+        ++algos;
+    }
+    return algos;
 }
 
 static bool shortcut_forced(const hc_call_t *c, const hc_algo_t *algos, const hc_algo_t *a)
@@ -284,7 +303,7 @@ static int reduce_shortcut(hcp_plan_t *p, const hc_call_t *c)
     }
     int rc = PLANNED(hcp_reduce_shortcut(p, c->size, c->rank, c->root, c->rcount, c->rsize,
                                          c->in_place, c->module->sc_decider));
-    p->sc_force = shortcut_forced(c, reduce_algos, &reduce_algos[5]);
+    p->sc_force = shortcut_forced(c, reduce_algos, shortcut_of(reduce_algos));
     return rc;
 }
 
@@ -326,7 +345,7 @@ static const hc_algo_t *reduce_auto(const hc_call_t *c)
     if (rhrd_wanted(c, mca_coll_hiercoll_component.reduce_rhrd_min)) {
         return &reduce_algos[2];
     }
-    return shortcut_wanted(c) ? &reduce_algos[5] : &reduce_algos[1];
+    return shortcut_wanted(c) ? shortcut_of(reduce_algos) : &reduce_algos[1];
 }
 
 static int allreduce_recursive_doubling(hcp_plan_t *p, const hc_call_t *c)
@@ -353,7 +372,7 @@ static int allreduce_shortcut(hcp_plan_t *p, const hc_call_t *c)
         return allreduce_recursive_doubling(p, c);
     }
     int rc = PLANNED(hcp_allreduce_shortcut(p, c->size, c->rank, c->rcount, c->rsize, c->in_place));
-    p->sc_force = shortcut_forced(c, allreduce_algos, &allreduce_algos[4]);
+    p->sc_force = shortcut_forced(c, allreduce_algos, shortcut_of(allreduce_algos));
     return rc;
 }
 
@@ -390,7 +409,7 @@ static const hc_algo_t *allreduce_auto(const hc_call_t *c)
     if (rhrd_wanted(c, mca_coll_hiercoll_component.allreduce_rhrd_min)) {
         return &allreduce_algos[1];
     }
-    return shortcut_wanted(c) ? &allreduce_algos[4] : &allreduce_algos[0];
+    return shortcut_wanted(c) ? shortcut_of(allreduce_algos) : &allreduce_algos[0];
 }
 
 /* ------------------------------------------------------------------ */
@@ -719,3 +738,16 @@ const hc_coll_desc_t mca_coll_hiercoll_colls[HC_NCOLL] = {
     [HC_NEIGHBOR_ALLTOALLV] = {"neighbor_alltoallv", NEIGHBOR(NEIGHBOR_EXCHANGE_RULE)},
     [HC_NEIGHBOR_ALLTOALLW] = {"neighbor_alltoallw", NEIGHBOR(NEIGHBOR_EXCHANGE_RULE)},
 };
+
+const hc_algo_t *mca_coll_hiercoll_shortcut_auto(const hc_call_t *c)
+{
+    if ((HC_ALLREDUCE != c->coll && HC_REDUCE != c->coll) || !shortcut_wanted(c)) {
+        return NULL;
+    }
+    size_t min = HC_ALLREDUCE == c->coll ? mca_coll_hiercoll_component.allreduce_rhrd_min
+                                         : mca_coll_hiercoll_component.reduce_rhrd_min;
+    if (rhrd_wanted(c, min)) {
+        return NULL;
+    }
+    return HC_ALLREDUCE == c->coll ? shortcut_of(allreduce_algos) : shortcut_of(reduce_algos);
+}
