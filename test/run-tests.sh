@@ -257,7 +257,7 @@ for np in 1 2 3 4 5 7 8; do
         --mca coll_hiercoll_stats 1 --mca coll_hiercoll_allreduce_algorithm shortcut \
         --mca coll_hiercoll_reduce_algorithm shortcut "$sc"
 done
-EXPECT=("$SC_OK" "$SC_RAN" "allreduce=shortcut\(absorbing")
+EXPECT=("$SC_OK" "$SC_RAN" "allreduce(\(rules:[^)]*\))?=shortcut\(absorbing")
 run "shortcut-auto-np6" 600 "${MPI[@]}" -np 6 --mca coll hiercoll,basic,libnbc \
     --mca coll_hiercoll_stats 1 --mca coll_hiercoll_verbose 1 "$sc" --quick
 # Engagement is per rank: ranks 0-2 always look, ranks 3-5 never; every

@@ -459,9 +459,10 @@ void mca_coll_hiercoll_sc_record(struct hc_sc_hist *h, bool decided, int from);
 void mca_coll_hiercoll_sc_free(mca_coll_hiercoll_module_t *m);
 /* auto (coll_hiercoll_algos.c): the shortcut algorithm of an allreduce or
  * reduce whose (op, datatype) has an absorbing value and whose vector fits
- * coll_hiercoll_shortcut_max, asked before the selection rules; NULL
- * otherwise.  shortcut_claims: may it claim calls of collective k at all
- * (then the collective stays entered whatever the rules say)? */
+ * coll_hiercoll_shortcut_max (0 turns auto's shortcut off), asked before
+ * the selection rules; NULL otherwise.  shortcut_claims: may it claim calls
+ * of collective k at all (then the collective stays entered whatever the
+ * rules say)? */
 const hc_algo_t *mca_coll_hiercoll_shortcut_auto(const hc_call_t *c);
 bool mca_coll_hiercoll_shortcut_claims(hc_coll_t k);
 /* Requests (and the memory they use) of a call that returned early:

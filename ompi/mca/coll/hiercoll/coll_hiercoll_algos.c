@@ -276,9 +276,8 @@ static bool shortcut_wanted(const hc_call_t *c)
 
 bool mca_coll_hiercoll_shortcut_claims(hc_coll_t k)
 {
-    return (HC_ALLREDUCE == k || HC_REDUCE == k)
-           && mca_coll_hiercoll_component.shortcut_threshold <= 100
-           && mca_coll_hiercoll_component.shortcut_max > 0;
+    /* (not the threshold: ranks may differ in it, and selection must agree) */
+    return (HC_ALLREDUCE == k || HC_REDUCE == k) && mca_coll_hiercoll_component.shortcut_max > 0;
 }
 
 /* The table's "shortcut" entry. */
