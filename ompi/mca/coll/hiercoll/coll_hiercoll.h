@@ -107,6 +107,7 @@ typedef struct hc_call {
     size_t ssize, rsize;/* signature bytes of one stype / rtype element;
                          * reductions keep their one datatype in rtype */
     const hcp_rule_t *rule; /* the selection rule that chose (verbose) */
+    bool sc_sel;            /* blocking allreduce: the results' history chose the shortcut */
 } hc_call_t;
 
 /* ------------------------------------------------------------------ */
@@ -227,6 +228,9 @@ typedef struct hc_fast {
     ompi_op_t *op;
     int count, root, tag;
     bool in_place;
+    /* a blocking allreduce whose results feed the short-circuit history,
+     * and what that history said when the call was selected */
+    bool sc_watch, sc_sel;
     hc_bind_t bind;
 } hc_fast_t;
 
@@ -457,14 +461,29 @@ bool mca_coll_hiercoll_sc_engage(mca_coll_hiercoll_module_t *m, const hcp_plan_t
  * it, itself for its input, or -1). */
 void mca_coll_hiercoll_sc_record(struct hc_sc_hist *h, bool decided, int from);
 void mca_coll_hiercoll_sc_free(mca_coll_hiercoll_module_t *m);
+/* Selection by the history of RESULTS: an allreduce's result is the same
+ * on every rank, so is its history (sc_observe records the result of a
+ * blocking allreduce that ran elsewhere, e.g. in the layer below), and
+ * sc_selects (the decided rate at least coll_hiercoll_shortcut_threshold)
+ * answers alike on every rank whose threshold is the job's. */
+bool mca_coll_hiercoll_sc_selects(mca_coll_hiercoll_module_t *m, ompi_op_t *op,
+                                  ompi_datatype_t *dt);
+void mca_coll_hiercoll_sc_observe(mca_coll_hiercoll_module_t *m, ompi_op_t *op,
+                                  ompi_datatype_t *dt, const void *result, int count);
 /* auto (coll_hiercoll_algos.c): the shortcut algorithm of an allreduce or
  * reduce whose (op, datatype) has an absorbing value and whose vector fits
  * coll_hiercoll_shortcut_max (0 turns auto's shortcut off), asked before
- * the selection rules; NULL otherwise.  shortcut_claims: may it claim calls
+ * the selection rules (blocking calls: only an allreduce whose results'
+ * history sc_selects it); NULL otherwise.  shortcut_upgrade: what auto
+ * chose otherwise, or its marked twin when that is the plain algorithm the
+ * shortcut marks (the same messages).  shortcut_claims: may it claim calls
  * of collective k at all (then the collective stays entered whatever the
- * rules say)? */
+ * rules say)?  shortcut_watch: does a blocking allreduce of this call feed
+ * the results' history? */
 const hc_algo_t *mca_coll_hiercoll_shortcut_auto(const hc_call_t *c);
+const hc_algo_t *mca_coll_hiercoll_shortcut_upgrade(const hc_call_t *c, const hc_algo_t *a);
 bool mca_coll_hiercoll_shortcut_claims(hc_coll_t k);
+bool mca_coll_hiercoll_shortcut_watch(const hc_call_t *c);
 /* Requests (and the memory they use) of a call that returned early:
  * completed later by the progress function, by the next call, or, for a
  * communicator going away, waited for.  `mem` is freed with them. */
@@ -514,6 +533,10 @@ int mca_coll_hiercoll_blocking_tag(hc_coll_t coll);
  * passed on (plan NULL): remember it for the fast path when the call
  * allows. */
 void mca_coll_hiercoll_fast_fill(const hc_call_t *c, const hcp_plan_t *plan, const hc_bind_t *b);
+/* After a fast-path allreduce that feeds the short-circuit history: record
+ * a result the layer below computed, and forget the remembered call when
+ * the history now selects differently. */
+void mca_coll_hiercoll_fast_sc_after(mca_coll_hiercoll_module_t *m, const void *rbuf);
 
 /* ------------------------------------------------------------------ */
 /* Entry points (coll_hiercoll_entry.c)                                 */

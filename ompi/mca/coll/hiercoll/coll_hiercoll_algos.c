@@ -738,10 +738,42 @@ const hc_coll_desc_t mca_coll_hiercoll_colls[HC_NCOLL] = {
     [HC_NEIGHBOR_ALLTOALLW] = {"neighbor_alltoallw", NEIGHBOR(NEIGHBOR_EXCHANGE_RULE)},
 };
 
+bool mca_coll_hiercoll_shortcut_watch(const hc_call_t *c)
+{
+    return HC_ALLREDUCE == c->coll && HC_BLOCKING == c->mode && HC_ALGO_AUTO == c->module->choice[c->coll]
+           && shortcut_wanted(c);
+}
+
+const hc_algo_t *mca_coll_hiercoll_shortcut_upgrade(const hc_call_t *c, const hc_algo_t *a)
+{
+    if (NULL == a || !shortcut_wanted(c)) {
+        return a;
+    }
+    if (a == &allreduce_algos[0]) { /* recursive doubling */
+        return shortcut_of(allreduce_algos);
+    }
+    if (a == &reduce_algos[1]) { /* binomial */
+        return shortcut_of(reduce_algos);
+    }
+    return a;
+}
+
 const hc_algo_t *mca_coll_hiercoll_shortcut_auto(const hc_call_t *c)
 {
     if ((HC_ALLREDUCE != c->coll && HC_REDUCE != c->coll) || !shortcut_wanted(c)) {
         return NULL;
+    }
+    /* Blocking calls follow the selection rules (measured without decided
+     * values) unless the allreduce's results were decided often enough;
+     * ranks must agree, so no rank-local history decides here. */
+    if (HC_BLOCKING == c->mode) {
+        if (HC_ALLREDUCE != c->coll) {
+            return NULL;
+        }
+        ((hc_call_t *) c)->sc_sel = mca_coll_hiercoll_sc_selects(c->module, c->op, c->rtype);
+        if (!c->sc_sel) {
+            return NULL;
+        }
     }
     size_t min = HC_ALLREDUCE == c->coll ? mca_coll_hiercoll_component.allreduce_rhrd_min
                                          : mca_coll_hiercoll_component.reduce_rhrd_min;

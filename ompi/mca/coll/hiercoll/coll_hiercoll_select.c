@@ -288,7 +288,7 @@ const hc_algo_t *mca_coll_hiercoll_select(const hc_call_t *c)
         }
         if (NULL != rule && rule->algo >= 0 && fits(&d->algos[rule->algo], c)) {
             ((hc_call_t *) c)->rule = rule;
-            return &d->algos[rule->algo];
+            return mca_coll_hiercoll_shortcut_upgrade(c, &d->algos[rule->algo]);
         }
         if (NULL == a) {
             a = d->auto_pick(c);
@@ -379,10 +379,20 @@ int mca_coll_hiercoll_dispatch(hc_call_t *c, ompi_request_t **request, struct om
     }
     if (NULL == a) {
         m->stats.fallbacks[c->coll]++;
-        if (HC_BLOCKING == c->mode) {
+        if (HC_BLOCKING != c->mode) {
+            return mca_coll_hiercoll_fallback(c, request, info);
+        }
+        if (OPAL_LIKELY(!mca_coll_hiercoll_shortcut_watch(c))) {
+            mca_coll_hiercoll_fast_fill(c, NULL, NULL);
+            return mca_coll_hiercoll_fallback(c, request, info);
+        }
+        /* the layer below's result feeds the short-circuit history */
+        rc = mca_coll_hiercoll_fallback(c, request, info);
+        if (OMPI_SUCCESS == rc) {
+            mca_coll_hiercoll_sc_observe(m, c->op, c->rtype, c->rbuf, c->rcount);
             mca_coll_hiercoll_fast_fill(c, NULL, NULL);
         }
-        return mca_coll_hiercoll_fallback(c, request, info);
+        return rc;
     }
     m->stats.calls[c->coll]++;
     if (NULL != a->run) {

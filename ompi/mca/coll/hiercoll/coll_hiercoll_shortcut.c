@@ -124,6 +124,59 @@ typedef struct hc_sc_hist {
 
 static uint64_t tick;
 
+/* The history entry of (op, dt) on this communicator, created (replacing
+ * the least recently used one) when `create`; NULL when there is none.
+ * Every rank makes the same calls, so the entries are alike on all ranks. */
+static hc_sc_hist_t *hist_of(mca_coll_hiercoll_module_t *m, ompi_op_t *op, ompi_datatype_t *dt,
+                             bool create)
+{
+    if (NULL == m->sc_hist) {
+        if (!create) {
+            return NULL;
+        }
+        m->sc_hist = calloc(HC_SC_NHIST, sizeof(hc_sc_hist_t));
+        if (NULL == m->sc_hist) {
+            return NULL;
+        }
+    }
+    hc_sc_hist_t *oldest = &m->sc_hist[0];
+    for (int i = 0; i < HC_SC_NHIST; ++i) {
+        hc_sc_hist_t *e = &m->sc_hist[i];
+        if (e->op == op && e->dt == dt) {
+            if (create) {
+                e->used = ++tick;
+            }
+            return e;
+        }
+        if (e->used < oldest->used) {
+            oldest = e;
+        }
+    }
+    if (!create) {
+        return NULL;
+    }
+    memset(oldest, 0, sizeof(*oldest));
+    oldest->op = op;
+    oldest->dt = dt;
+    oldest->from = -1;
+    oldest->used = ++tick;
+    return oldest;
+}
+
+/* Is the rate of decided calls in h at least the threshold (once learnt)? */
+static bool rate_high(const hc_sc_hist_t *h, bool learning)
+{
+    int thr = mca_coll_hiercoll_component.shortcut_threshold;
+    if (thr > 100) {
+        return false;
+    }
+    if (h->n < HC_SC_LEARN) {
+        return learning;
+    }
+    uint32_t mask = h->n >= 32 ? ~(uint32_t) 0 : ((uint32_t) 1 << h->n) - 1;
+    return (uint32_t) __builtin_popcount(h->bits & mask) * 100 >= (uint32_t) thr * h->n;
+}
+
 bool mca_coll_hiercoll_sc_engage(mca_coll_hiercoll_module_t *m, const hcp_plan_t *p,
                                  const hc_bind_t *b, hcp_sc_kind_t *k, hc_sc_hist_t **hist)
 {
@@ -131,42 +184,29 @@ bool mca_coll_hiercoll_sc_engage(mca_coll_hiercoll_module_t *m, const hcp_plan_t
     if (!mca_coll_hiercoll_sc_kind(b->op, b->type[HCP_RBUF], k)) {
         return false;
     }
-    if (NULL == m->sc_hist) {
-        m->sc_hist = calloc(HC_SC_NHIST, sizeof(hc_sc_hist_t));
-        if (NULL == m->sc_hist) {
-            return p->sc_force;
-        }
-    }
-    hc_sc_hist_t *h = NULL, *oldest = &m->sc_hist[0];
-    for (int i = 0; i < HC_SC_NHIST && NULL == h; ++i) {
-        hc_sc_hist_t *e = &m->sc_hist[i];
-        if (e->op == b->op && e->dt == b->type[HCP_RBUF]) {
-            h = e;
-        } else if (e->used < oldest->used) {
-            oldest = e;
-        }
-    }
+    hc_sc_hist_t *h = hist_of(m, b->op, b->type[HCP_RBUF], true);
     if (NULL == h) {
-        h = oldest;
-        memset(h, 0, sizeof(*h));
-        h->op = b->op;
-        h->dt = b->type[HCP_RBUF];
-        h->from = -1;
+        return p->sc_force;
     }
-    h->used = ++tick;
     *hist = h;
-    if (p->sc_force) {
-        return true;
+    return p->sc_force || rate_high(h, true);
+}
+
+bool mca_coll_hiercoll_sc_selects(mca_coll_hiercoll_module_t *m, ompi_op_t *op,
+                                  ompi_datatype_t *dt)
+{
+    const hc_sc_hist_t *h = hist_of(m, op, dt, false);
+    return NULL != h && rate_high(h, false);
+}
+
+void mca_coll_hiercoll_sc_observe(mca_coll_hiercoll_module_t *m, ompi_op_t *op,
+                                  ompi_datatype_t *dt, const void *result, int count)
+{
+    hcp_sc_kind_t k;
+    if (count <= 0 || !mca_coll_hiercoll_sc_kind(op, dt, &k)) {
+        return;
     }
-    int thr = mca_coll_hiercoll_component.shortcut_threshold;
-    if (thr > 100) {
-        return false;
-    }
-    if (h->n < HC_SC_LEARN) {
-        return true;
-    }
-    uint32_t mask = h->n >= 32 ? ~(uint32_t) 0 : ((uint32_t) 1 << h->n) - 1;
-    return (uint32_t) __builtin_popcount(h->bits & mask) * 100 >= (uint32_t) thr * h->n;
+    mca_coll_hiercoll_sc_record(hist_of(m, op, dt, true), hcp_sc_decided(&k, result, count), -1);
 }
 
 void mca_coll_hiercoll_sc_record(hc_sc_hist_t *h, bool decided, int from)
