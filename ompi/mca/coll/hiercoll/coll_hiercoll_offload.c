@@ -184,6 +184,9 @@ bool mca_coll_hiercoll_offload_usable(const hc_call_t *c)
     if ((HC_ALLREDUCE != c->coll && HC_REDUCE != c->coll) || OMPI_COMM_IS_INTER(c->comm)) {
         return false;
     }
+    if (NULL != c->module->offload && 0 == c->module->offload->kind) {
+        return false; /* opening: the wire-up's own collectives */
+    }
     int op = op_of(c->op), type = type_of(c->rtype);
     if (op < 0 || type < 0 || !hct_alu_supports((hct_op_t) op, (hct_type_t) type)) {
         return false;
