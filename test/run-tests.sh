@@ -260,14 +260,16 @@ for backend in progress ucx; do
             --mca coll_hiercoll_offload_backend $backend --mca coll_hiercoll_verbose 2 \
             "$colls" --only allreduce,reduce --quick
     done
-    for np in 2 5 8; do
+    for np in 2 5; do
         EXPECT=("$OL_OK")
         run "offload-$backend-t_offload-np$np" 600 "${MPI[@]}" -np $np "${OL[@]}" \
             --mca coll_hiercoll_offload_backend $backend "$offload"
     done
-    # every tree shape and radix at a size where they all differ
+    # every tree shape and radix at a size where they all differ (the
+    # transports carry the same programs: the UCX agent takes two of them)
     for tree in knomial kary; do
         for k in 2 4 8; do
+            [ $backend = ucx ] && [ $tree$k != knomial4 ] && [ $tree$k != kary8 ] && continue
             EXPECT=("$OL_OK" "offload on the .*")
             run "offload-$backend-$tree$k-np7" 600 "${MPI[@]}" -np 7 "${OL[@]}" \
                 --mca coll_hiercoll_offload_backend $backend --mca coll_hiercoll_verbose 1 \
