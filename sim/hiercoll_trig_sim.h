@@ -31,7 +31,8 @@ typedef struct sim_trig_cfg {
     int mpq;
     int ncalls;   /* calls one after the other on one channel (seq 0, 1, ...) */
     double hop;   /* time of one hop (1.0 for depth) */
-    double fire;  /* time an engine spends per chain run (0 for depth) */
+    double fire;  /* time an engine spends on each packet it receives, one
+                   * packet at a time (0 for depth): a serial NIC */
 } sim_trig_cfg_t;
 
 typedef struct sim_trig_result {

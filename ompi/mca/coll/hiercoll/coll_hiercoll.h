@@ -262,6 +262,7 @@ typedef struct mca_coll_hiercoll_component_t {
     int offload_radix;
     size_t offload_max_bytes;
     int offload_credits, offload_mpq;
+    bool offload_wait_progress;  /* a waiting caller helps the UCX agent */
 } mca_coll_hiercoll_component_t;
 
 OMPI_MODULE_DECLSPEC extern mca_coll_hiercoll_component_t mca_coll_hiercoll_component;

@@ -271,6 +271,17 @@ static int hiercoll_register(void)
             "armed); exceeding it is counted, never silent",
             OPAL_INFO_LVL_9, &c->offload_mpq);
 
+    c->offload_wait_progress = true;
+    (void) mca_base_component_var_register(
+        self(), "offload_wait_progress",
+        "UCX offload: a caller blocked in a wait (MPI_Allreduce, MPI_Wait...) also progresses "
+        "the agent's worker, so that no hop waits for the agent thread to be scheduled (on an "
+        "oversubscribed machine that hand-off costs a time slice); false: the agent alone "
+        "fires the chains and the caller only arms and waits. Calls that run while the "
+        "caller computes are the agent's either way",
+        MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
+        &c->offload_wait_progress);
+
     check_range("priority", &c->priority, -1, 100, 40);
     check_range("offload_credits", &c->offload_credits, 2, 65535, 64);
     check_range("offload_mpq", &c->offload_mpq, 16, INT_MAX, 65536);

@@ -322,6 +322,7 @@ static bool port_finished(hc_offload_t *o, hct_port_t *port)
     bool done = hct_port_done(port) && 0 == hct_chan_backlog(o->chan);
     if (done) {
         hct_disarm(port);
+        o->eng->armed--;
     }
     pthread_mutex_unlock(&o->eng->lock);
     return done;
@@ -348,6 +349,11 @@ static int offload_progress(void)
     if (!opal_list_is_empty(&ol.chans)) {
         n += poll_progress_chans();
     }
+#if HIERCOLL_HAVE_UCX
+    if (ol.nactive > 0 && mca_coll_hiercoll_component.offload_wait_progress) {
+        n += mca_coll_hiercoll_ucx_help(); /* MPI_Wait/Test on an offloaded request */
+    }
+#endif
     if (ol.nactive > 0) {
         opal_list_item_t *it, *next;
         for (it = opal_list_get_first(&ol.active); it != opal_list_get_end(&ol.active); it = next) {
@@ -356,6 +362,11 @@ static int offload_progress(void)
             if (port_finished(r->ol, r->port)) {
                 opal_list_remove_item(&ol.active, it);
                 ol.nactive--;
+#if HIERCOLL_HAVE_UCX
+                if (0 == ol.nactive) {
+                    mca_coll_hiercoll_ucx_helped();
+                }
+#endif
                 complete_req(r);
                 ++n;
             }
@@ -539,7 +550,15 @@ static hct_port_t *arm(hc_offload_t *o, uint16_t seq, const hct_prog_t *p, const
 {
     pthread_mutex_lock(&o->eng->lock);
     hct_port_t *port = hct_arm(o->chan, seq, p, in, out);
+    if (NULL != port) {
+        o->eng->armed++;
+    }
     pthread_mutex_unlock(&o->eng->lock);
+#if HIERCOLL_HAVE_UCX
+    if (HC_OL_UCX == o->kind) {
+        mca_coll_hiercoll_ucx_kick();
+    }
+#endif
     return port;
 }
 
@@ -577,11 +596,22 @@ static int run_blocking(hc_offload_t *o, const hc_call_t *c)
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
     while (!port_finished(o, port)) {
-        opal_progress();
+#if HIERCOLL_HAVE_UCX
         if (HC_OL_UCX == o->kind) {
-            sched_yield(); /* the agent fires the chains: let it run */
+            if (mca_coll_hiercoll_component.offload_wait_progress) {
+                (void) mca_coll_hiercoll_ucx_help();
+            } else {
+                sched_yield(); /* the agent fires the chains: let it run */
+            }
         }
+#endif
+        opal_progress();
     }
+#if HIERCOLL_HAVE_UCX
+    if (HC_OL_UCX == o->kind && mca_coll_hiercoll_component.offload_wait_progress) {
+        mca_coll_hiercoll_ucx_helped();
+    }
+#endif
     return OMPI_SUCCESS;
 }
 

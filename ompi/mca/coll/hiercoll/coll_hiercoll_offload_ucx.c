@@ -23,6 +23,7 @@
 #include "ompi_config.h"
 
 #include <poll.h>
+#include <unistd.h>
 #include <string.h>
 
 #include <ucp/api/ucp.h>
@@ -65,6 +66,7 @@ static struct {
     int efd;
     pthread_t agent;
     volatile int stop;
+    volatile int helping; /* a waiting caller progresses the worker */
     hc_ol_engine_t eng;
     proc_ep_t *eps;
     int neps, cap;
@@ -191,13 +193,17 @@ static void *agent_main(void *arg)
     (void) arg;
     int idle = 0;
     while (!U.stop) {
+        if (U.helping) {
+            usleep(20); /* leave the core to the caller that drives the worker */
+            continue;
+        }
         int did = drain_outbox();
         if (ucp_worker_progress(U.worker) || did) {
             idle = 0;
             continue;
         }
-        if (++idle < SPIN_IDLE) {
-            continue;
+        if (++idle < SPIN_IDLE || U.eng.armed > 0) {
+            continue; /* a call is in flight: stay hot, as a NIC would */
         }
         ucs_status_t st = ucp_worker_arm(U.worker);
         if (UCS_OK == st && 0 == U.nout) {
@@ -431,6 +437,31 @@ int mca_coll_hiercoll_ucx_open(mca_coll_hiercoll_module_t *m, hct_chan_t **chan,
     mca_coll_hiercoll_log(1, "%s: offload on the UCX agent (own worker, %d endpoints in the "
                           "process table)", comm->c_name, U.neps);
     return OMPI_SUCCESS;
+}
+
+int mca_coll_hiercoll_ucx_help(void)
+{
+    /* the worker is thread-safe (UCS_THREAD_MODE_MULTI) and the AM handler
+     * takes the engine's lock inside the worker's: the same order as the
+     * agent's, and the caller holds no engine lock here */
+    if (!U.up) {
+        return 0;
+    }
+    U.helping = 1; /* the agent steps back while a caller drives */
+    int n = drain_outbox();
+    return n + (int) ucp_worker_progress(U.worker);
+}
+
+void mca_coll_hiercoll_ucx_helped(void)
+{
+    U.helping = 0;
+}
+
+void mca_coll_hiercoll_ucx_kick(void)
+{
+    if (U.up) {
+        ucp_worker_signal(U.worker);
+    }
 }
 
 void mca_coll_hiercoll_ucx_close(hct_chan_t *chan)
