@@ -23,6 +23,9 @@
  *   --coll NAME        bcast reduce allreduce barrier gather gatherv scatter
  *                      scatterv allgather allgatherv alltoall alltoallv
  *                      reduce_scatter reduce_scatter_block scan exscan
+ *                      neighbor_allgather neighbor_alltoall (on a periodic
+ *                      ring: every contender's communicator duplicates one
+ *                      MPI_Cart_create of MPI_COMM_WORLD)
  *   --against LIST     components to compare with (tuned, basic, han, libnbc,
  *                      ...; "linear" means basic); each gets tuned below it
  *                      and hiercoll excluded from its communicator
@@ -146,6 +149,12 @@ static void call(bench_t *b, MPI_Comm comm, long bytes)
     } else if (!strcmp(c, "alltoall")) {
         GO(MPI_Alltoall(s, n, MPI_BYTE, r, n, MPI_BYTE, comm),
            MPI_Ialltoall(s, n, MPI_BYTE, r, n, MPI_BYTE, comm, q));
+    } else if (!strcmp(c, "neighbor_allgather")) {
+        GO(MPI_Neighbor_allgather(s, n, MPI_BYTE, r, n, MPI_BYTE, comm),
+           MPI_Ineighbor_allgather(s, n, MPI_BYTE, r, n, MPI_BYTE, comm, q));
+    } else if (!strcmp(c, "neighbor_alltoall")) {
+        GO(MPI_Neighbor_alltoall(s, n, MPI_BYTE, r, n, MPI_BYTE, comm),
+           MPI_Ineighbor_alltoall(s, n, MPI_BYTE, r, n, MPI_BYTE, comm, q));
     } else if (!strcmp(c, "gatherv") || !strcmp(c, "scatterv") || !strcmp(c, "allgatherv")
                || !strcmp(c, "alltoallv")) {
         for (int i = 0; i < p; ++i) {
@@ -191,6 +200,9 @@ static size_t result_bytes(const bench_t *b, long bytes)
     if (!strcmp(c, "gather") || !strcmp(c, "gatherv") || !strcmp(c, "allgather")
         || !strcmp(c, "allgatherv") || !strcmp(c, "alltoall") || !strcmp(c, "alltoallv")) {
         return p * n;
+    }
+    if (!strncmp(c, "neighbor_", 9)) {
+        return 2 * n; /* the ring's two neighbors */
     }
     if (!strcmp(c, "reduce_scatter") || !strcmp(c, "reduce_scatter_block")) {
         return n / 8 * 8;
@@ -290,6 +302,10 @@ static long parse_size(const char *s)
     return (long) v;
 }
 
+/* What contenders duplicate: MPI_COMM_WORLD, or a periodic ring for the
+ * neighborhood collectives. */
+static MPI_Comm base_comm = MPI_COMM_NULL;
+
 static MPI_Comm contender_comm(const char *pref, char **infos, int ninfo)
 {
     MPI_Info info;
@@ -306,7 +322,7 @@ static MPI_Comm contender_comm(const char *pref, char **infos, int ninfo)
         *eq = 0;
         MPI_Info_set(info, kv, eq + 1);
     }
-    MPI_Comm_dup_with_info(MPI_COMM_WORLD, info, &c);
+    MPI_Comm_dup_with_info(base_comm, info, &c);
     MPI_Info_free(&info);
     return c;
 }
@@ -376,6 +392,11 @@ int main(int argc, char **argv)
         die("--root out of range");
     }
 
+    base_comm = MPI_COMM_WORLD;
+    if (!strncmp(b.coll, "neighbor_", 9)) {
+        int dims[1] = {b.size}, periods[1] = {1};
+        MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &base_comm);
+    }
     /* contenders: hiercoll first */
     contender_t *cs = calloc(MAXC, sizeof(contender_t));
     int nc = 0;
@@ -464,6 +485,9 @@ int main(int argc, char **argv)
         MPI_Barrier(MPI_COMM_WORLD);
         for (int c = 0; c < nc; ++c) {
             MPI_Comm_free(&cs[c].comm);
+        }
+        if (MPI_COMM_WORLD != base_comm) {
+            MPI_Comm_free(&base_comm);
         }
         MPI_Finalize();
         return 0;
@@ -633,6 +657,9 @@ int main(int argc, char **argv)
     }
     for (int c = 0; c < nc; ++c) {
         MPI_Comm_free(&cs[c].comm);
+    }
+    if (MPI_COMM_WORLD != base_comm) {
+        MPI_Comm_free(&base_comm);
     }
     free(cs);
     free(b.sbuf);

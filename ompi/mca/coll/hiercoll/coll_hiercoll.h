@@ -59,6 +59,12 @@ typedef enum hc_coll {
     HC_SCAN,
     HC_SCATTER,
     HC_SCATTERV,
+    /* neighborhood collectives (coll_hiercoll_neighbor.c) */
+    HC_NEIGHBOR_ALLGATHER,
+    HC_NEIGHBOR_ALLGATHERV,
+    HC_NEIGHBOR_ALLTOALL,
+    HC_NEIGHBOR_ALLTOALLV,
+    HC_NEIGHBOR_ALLTOALLW,
     HC_NCOLL
 } hc_coll_t;
 
@@ -89,6 +95,7 @@ typedef struct hc_call {
     const int *scounts, *sdispls, *rcounts, *rdispls;
     ompi_datatype_t *stype, *rtype;
     ompi_datatype_t *const *stypes, *const *rtypes;
+    const MPI_Aint *sadispls, *radispls; /* neighbor_alltoallw's byte displacements */
     ompi_op_t *op;
     int root;
     /* derived */
@@ -274,6 +281,12 @@ void mca_coll_hiercoll_log(int level, const char *fmt, ...)
 void mca_coll_hiercoll_param_error(const char *fmt, ...)
     __opal_attribute_format__(__printf__, 1, 2);
 
+/* The info key that chooses a collective's algorithm on a communicator:
+ * "hiercoll_<coll>_algorithm", or "hiercoll_<coll>" where that is longer
+ * than MPI allows (MPI_MAX_INFO_KEY: reduce_scatter_block and the
+ * neighborhood collectives). */
+const char *mca_coll_hiercoll_info_key(hc_coll_t k, char *buf, size_t len);
+
 int mca_coll_hiercoll_init_query(bool enable_progress_threads,
                                  bool enable_mpi_threads);
 mca_coll_base_module_t *mca_coll_hiercoll_comm_query(ompi_communicator_t *comm,
@@ -316,6 +329,7 @@ struct hc_bind {
     ptrdiff_t step[HCP_NBUF];          /* bytes per unit of offset */
     size_t size[HCP_NBUF];             /* signature bytes per unit */
     ompi_datatype_t *const *ptypes[2]; /* per-peer types of SBUF, RBUF */
+    bool ptypes_per_block;  /* ptypes indexed by the op's block (its soff), not its peer */
     ompi_op_t *op;
 };
 /* Bind one of a plan's buffers to memory of a datatype. */
@@ -351,6 +365,17 @@ int mca_coll_hiercoll_vtree_plan(hcp_plan_t *plan, const hc_call_t *call);
  * and its subtree's part of the layout, stage 1 is the tree. */
 int mca_coll_hiercoll_vtree_stages(const hc_call_t *call, hc_stages_t *out);
 bool mca_coll_hiercoll_vtree_staged(const hc_call_t *call);
+
+/* ------------------------------------------------------------------ */
+/* Neighborhood collectives (coll_hiercoll_neighbor.c)                  */
+/* ------------------------------------------------------------------ */
+
+/* The algorithms of the five neighborhood collectives (one table). */
+extern const hc_algo_t mca_coll_hiercoll_neighbor_algos[];
+/* Their auto policy and its verbose description. */
+const hc_algo_t *mca_coll_hiercoll_neighbor_auto(const hc_call_t *c);
+void mca_coll_hiercoll_neighbor_describe(const mca_coll_hiercoll_module_t *m, hc_coll_t k,
+                                         hc_mode_t md, char *buf, size_t len);
 
 /* ------------------------------------------------------------------ */
 /* Decomposition (coll_hiercoll_decomp.c)                               */

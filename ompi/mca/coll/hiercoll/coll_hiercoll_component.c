@@ -150,7 +150,13 @@ static int hiercoll_register(void)
     reg_int("priority",
             "Priority of the hiercoll coll component (0-100; -1 disables it). With the "
             "default, hiercoll sits above tuned (30) and basic (10), so that "
-            "\"--mca coll hiercoll,basic,...\" uses it without another flag",
+            "\"--mca coll hiercoll,basic,...\" uses it without another flag. On the "
+            "intracommunicators it accepts hiercoll fills every collective slot but "
+            "reduce_local (blocking, nonblocking, persistent, and the neighborhood "
+            "collectives in the three modes) and runs its own plans where no "
+            "lower-priority component has the slot (under \"hiercoll,basic\": every "
+            "nonblocking and persistent collective); intercommunicators are left to the "
+            "other components",
             OPAL_INFO_LVL_6, &c->priority);
 
     c->verbose = 0;
@@ -176,12 +182,14 @@ static int hiercoll_register(void)
             snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s\"%s\" (%s)",
                      list[0] ? ", " : "", a->name, a->summary);
         }
+        char key[OPAL_MAX_INFO_KEY + 1];
         snprintf(names[k], sizeof(names[k]), "%s_algorithm", d->name);
         snprintf(descs[k], sizeof(descs[k]),
                  "Algorithm of %s and its nonblocking and persistent forms: \"auto\" (%s), "
                  "\"fallback\" (always the previously selected component), or one of: %s. "
-                 "A communicator info key \"hiercoll_%s\" overrides it per communicator",
-                 d->name, d->auto_rule, list, names[k]);
+                 "A communicator info key \"%s\" overrides it per communicator",
+                 d->name, d->auto_rule, list,
+                 mca_coll_hiercoll_info_key((hc_coll_t) k, key, sizeof(key)));
         c->algorithm_param[k] = "auto";
         reg_string(names[k], descs[k], OPAL_INFO_LVL_5, &c->algorithm_param[k]);
     }

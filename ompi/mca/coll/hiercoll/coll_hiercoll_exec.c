@@ -56,6 +56,13 @@ void mca_coll_hiercoll_bind(const hc_call_t *c, hc_bind_t *b)
         b->ptypes[HCP_RBUF] = c->rtypes;
         b->step[HCP_SBUF] = b->step[HCP_RBUF] = 1;
     }
+    if (HC_NEIGHBOR_ALLTOALLW == c->coll) {
+        /* per-block datatypes, byte displacements */
+        b->ptypes[HCP_SBUF] = c->stypes;
+        b->ptypes[HCP_RBUF] = c->rtypes;
+        b->ptypes_per_block = true;
+        b->step[HCP_SBUF] = b->step[HCP_RBUF] = 1;
+    }
     b->op = c->op;
 }
 
@@ -65,6 +72,12 @@ static inline ompi_datatype_t *type_of(const hc_bind_t *b, int buf, int peer)
         return b->ptypes[buf][peer];
     }
     return b->type[buf];
+}
+
+/* The index into ptypes of an op's range: its peer, or its block. */
+static inline int type_index(const hc_bind_t *b, const hcp_op_t *op)
+{
+    return b->ptypes_per_block && hcp_is_comm(op) ? (int) op->soff : op->peer;
 }
 
 static inline char *addr_of(const hc_bind_t *b, int buf, int64_t off)
@@ -154,7 +167,7 @@ static int post_round(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm,
             continue;
         }
         void *addr = addr_of(b, op->buf, op->off);
-        ompi_datatype_t *t = type_of(b, op->buf, op->peer);
+        ompi_datatype_t *t = type_of(b, op->buf, type_index(b, op));
         if (block_recv) {
             rc = mca_pml.pml_recv(addr, (size_t) op->count, t, op->peer, tag, comm,
                                   MPI_STATUS_IGNORE);
@@ -170,7 +183,7 @@ static int post_round(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm,
             continue;
         }
         void *addr = addr_of(b, op->buf, op->off);
-        ompi_datatype_t *t = type_of(b, op->buf, op->peer);
+        ompi_datatype_t *t = type_of(b, op->buf, type_index(b, op));
         if (block_last && i == last_send) {
             rc = mca_pml.pml_send(addr, (size_t) op->count, t, op->peer, tag,
                                   MCA_PML_BASE_SEND_STANDARD, comm);
@@ -180,7 +193,7 @@ static int post_round(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm,
             *nreq += OMPI_SUCCESS == rc;
         }
         m->stats.msgs++;
-        m->stats.bytes_sent += bytes_of(b, op->buf, op->peer, op->count);
+        m->stats.bytes_sent += bytes_of(b, op->buf, type_index(b, op), op->count);
     }
     return rc;
 }

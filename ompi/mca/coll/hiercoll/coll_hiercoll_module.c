@@ -82,6 +82,15 @@ static void module_destruct(mca_coll_hiercoll_module_t *m)
 OBJ_CLASS_INSTANCE(mca_coll_hiercoll_module_t, mca_coll_base_module_t, module_construct,
                    module_destruct);
 
+const char *mca_coll_hiercoll_info_key(hc_coll_t k, char *buf, size_t len)
+{
+    int w = snprintf(buf, len, "hiercoll_%s_algorithm", mca_coll_hiercoll_colls[k].name);
+    if (w < 0 || w >= OPAL_MAX_INFO_KEY || (size_t) w >= len) {
+        snprintf(buf, len, "hiercoll_%s", mca_coll_hiercoll_colls[k].name);
+    }
+    return buf;
+}
+
 /* Per-communicator overrides by info keys "hiercoll_<coll>_algorithm",
  * "hiercoll_gatherv_level" and "hiercoll_decomp_criterion"; a bad value is
  * reported by the communicator's rank 0 and ignored. */
@@ -94,7 +103,7 @@ static void read_info(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm)
     char key[OPAL_MAX_INFO_KEY + 1], val[OPAL_MAX_INFO_VAL + 1];
     int flag = 0;
     for (int k = 0; k < HC_NCOLL; ++k) {
-        snprintf(key, sizeof(key), "hiercoll_%s_algorithm", mca_coll_hiercoll_colls[k].name);
+        mca_coll_hiercoll_info_key((hc_coll_t) k, key, sizeof(key));
         if (OPAL_SUCCESS == opal_info_get(info, key, sizeof(val) - 1, val, &flag) && flag) {
             int idx = mca_coll_hiercoll_algo_index((hc_coll_t) k, val);
             if (idx < HC_ALGO_FALLBACK) {

@@ -65,7 +65,8 @@ typedef struct hcp_op {
     int32_t peer;  /* SEND, RECV: the peer; COPY: the own rank (per-peer types) */
     int64_t off;   /* in units of buf */
     int64_t count; /* in units of buf */
-    int64_t soff;  /* COPY, REDUCE: in units of sbuf */
+    int64_t soff;  /* COPY, REDUCE: in units of sbuf; SEND, RECV of a buffer with
+                    * one datatype per block (neighbor alltoallw): the block */
     int64_t scount;/* COPY: in units of sbuf; REDUCE: equal to count */
 } hcp_op_t;
 

@@ -50,6 +50,11 @@ static const slot_t slots[HC_NCOLL][HC_NMODE] = {
     [HC_SCAN] = SLOTS(scan),
     [HC_SCATTER] = SLOTS(scatter),
     [HC_SCATTERV] = SLOTS(scatterv),
+    [HC_NEIGHBOR_ALLGATHER] = SLOTS(neighbor_allgather),
+    [HC_NEIGHBOR_ALLGATHERV] = SLOTS(neighbor_allgatherv),
+    [HC_NEIGHBOR_ALLTOALL] = SLOTS(neighbor_alltoall),
+    [HC_NEIGHBOR_ALLTOALLV] = SLOTS(neighbor_alltoallv),
+    [HC_NEIGHBOR_ALLTOALLW] = SLOTS(neighbor_alltoallw),
 };
 
 static const char *mode_prefix[HC_NMODE] = {"", "i", ""};
@@ -190,6 +195,12 @@ void mca_coll_hiercoll_call_init(hc_call_t *c, ompi_communicator_t *comm,
         /* ... and the root's recvbuf */
         c->in_place = (c->rank == c->root && MPI_IN_PLACE == c->rbuf);
         break;
+    case HC_NEIGHBOR_ALLGATHER:
+    case HC_NEIGHBOR_ALLGATHERV:
+    case HC_NEIGHBOR_ALLTOALL:
+    case HC_NEIGHBOR_ALLTOALLV:
+    case HC_NEIGHBOR_ALLTOALLW:
+        break; /* MPI has no in-place neighborhood collectives */
     default:
         c->in_place = (MPI_IN_PLACE == c->sbuf);
         break;
@@ -382,6 +393,9 @@ int mca_coll_hiercoll_fallback(hc_call_t *c, ompi_request_t **req, struct ompi_i
     mca_coll_base_comm_coll_t *p = &c->module->prev;
     ompi_communicator_t *comm = c->comm;
     mca_coll_base_module_t *mod = *slot_module(p, c->coll, c->mode);
+    if (NULL == slot_fn(p, c->coll, c->mode)) {
+        return OMPI_ERR_NOT_SUPPORTED; /* nothing below, and no plan of hiercoll's fits */
+    }
 
 #define CALL3(name, ...)                                                                           \
     switch (c->mode) {                                                                             \
@@ -439,6 +453,19 @@ int mca_coll_hiercoll_fallback(hc_call_t *c, ompi_request_t **req, struct ompi_i
     case HC_SCATTERV:
         CALL3(scatterv, c->sbuf, c->scounts, c->sdispls, c->stype, c->rbuf, c->rcount, c->rtype,
               c->root);
+    case HC_NEIGHBOR_ALLGATHER:
+        CALL3(neighbor_allgather, c->sbuf, c->scount, c->stype, c->rbuf, c->rcount, c->rtype);
+    case HC_NEIGHBOR_ALLGATHERV:
+        CALL3(neighbor_allgatherv, c->sbuf, c->scount, c->stype, c->rbuf, c->rcounts, c->rdispls,
+              c->rtype);
+    case HC_NEIGHBOR_ALLTOALL:
+        CALL3(neighbor_alltoall, c->sbuf, c->scount, c->stype, c->rbuf, c->rcount, c->rtype);
+    case HC_NEIGHBOR_ALLTOALLV:
+        CALL3(neighbor_alltoallv, c->sbuf, c->scounts, c->sdispls, c->stype, c->rbuf, c->rcounts,
+              c->rdispls, c->rtype);
+    case HC_NEIGHBOR_ALLTOALLW:
+        CALL3(neighbor_alltoallw, c->sbuf, c->scounts, c->sadispls, c->stypes, c->rbuf,
+              c->rcounts, c->radispls, c->rtypes);
     default:
         return OMPI_ERR_NOT_SUPPORTED;
     }
