@@ -9,9 +9,10 @@
  * worker: it progresses it and, inside the active-message handler, hands
  * every packet to the triggered engine, which fires the armed chains there
  * (their sends leave from the handler; a handler never progresses the
- * worker).  The calling thread only arms and waits.  When idle for a while
- * the agent sleeps on the worker's event fd, so it does not take a core
- * from the application.
+ * worker).  The calling thread arms and waits (while it waits it may also
+ * progress the worker: coll_hiercoll_offload_wait_progress).  When idle the
+ * agent sleeps on the worker's event fd, so it does not take a core from
+ * the application.
  *
  * Endpoints: one table per process keyed by ompi_proc_t, reused by every
  * communicator.  A communicator's first offloaded call exchanges worker
@@ -34,7 +35,11 @@
 #include "coll_hiercoll_offload.h"
 
 #define HC_AM_ID 17
-#define SPIN_IDLE 20000 /* empty progress calls before the agent sleeps */
+/* Empty progress calls before the agent sleeps on the worker's event fd
+ * (woken by arriving packets or a caller's arm).  Short: on a shared or
+ * oversubscribed machine a spinning agent takes the core the application
+ * computes on, and a thread woken from the kernel is scheduled promptly. */
+#define SPIN_IDLE 200
 
 typedef struct proc_ep {
     ompi_proc_t *proc;
@@ -202,8 +207,8 @@ static void *agent_main(void *arg)
             idle = 0;
             continue;
         }
-        if (++idle < SPIN_IDLE || U.eng.armed > 0) {
-            continue; /* a call is in flight: stay hot, as a NIC would */
+        if (++idle < SPIN_IDLE) {
+            continue;
         }
         ucs_status_t st = ucp_worker_arm(U.worker);
         if (UCS_OK == st && 0 == U.nout) {
