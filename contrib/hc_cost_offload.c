@@ -5,14 +5,12 @@
  * hc_cost offload: the triggered offload's allreduce (seed 003) modelled by
  * the event simulation of all ranks' engines (sim/hiercoll_trig_sim.h):
  * every packet takes one hop of alpha and phi of its receiver's time (an
- * engine handles one packet at a time, as a NIC's trigger unit does).  alpha and phi are fitted (least squares) to
- * the seed's measured 4-nomial figures (48 bytes: 24.94 / 31.21 / 38.42 us
- * at 64 / 128 / 256 nodes); a recursive-doubling allreduce costs
- * ceil(log2 n) rounds (two more when n is not a power of two) of a host
- * round trip alpha_rd fitted to the seed's MPICH 3.3.2 figures (34.22 /
- * 45.23 / 58.73 us).  Printed per n: the modelled latency of each tree
- * shape and K, recursive doubling, and the seed's measurements where it
- * has them.
+ * engine handles one packet at a time, as a NIC's trigger unit does).  alpha and phi are fitted
+ * (least squares) to the seed's measured 4-nomial figures (48 bytes: 24.94 / 31.21 / 38.42 us at 64
+ * / 128 / 256 nodes); a recursive-doubling allreduce costs ceil(log2 n) rounds (two more when n is
+ * not a power of two) of a host round trip alpha_rd fitted to the seed's MPICH 3.3.2 figures (34.22
+ * / 45.23 / 58.73 us).  Printed per n: the modelled latency of each tree shape and K, recursive
+ * doubling, and the seed's measurements where it has them.
  *
  *   hc_cost offload [--n 16,64,128,256,1024,32768] [--bytes 48] [--extra reduce]
  */
@@ -39,12 +37,13 @@ static double model(int n, hct_shape_t s, int k, int all, size_t count, double h
         int ok = 1;
         for (int r = 0; r < n && ok; ++r) {
             hct_prog_init(&progs[r]);
-            ok = 0 == (all ? hct_plan_allreduce(&progs[r], s, k, n, r, 0, HCT_SUM, HCT_DOUBLE, count)
-                           : hct_plan_reduce(&progs[r], s, k, n, r, 0, HCT_SUM, HCT_DOUBLE, count));
+            ok = 0
+                 == (all ? hct_plan_allreduce(&progs[r], s, k, n, r, 0, HCT_SUM, HCT_DOUBLE, count)
+                         : hct_plan_reduce(&progs[r], s, k, n, r, 0, HCT_SUM, HCT_DOUBLE, count));
             pp[r] = &progs[r];
         }
-        sim_trig_cfg_t cfg = {.seed = 1, .credits = 64, .mpq = 1 << 20, .ncalls = 1, .hop = hop,
-                              .fire = fire};
+        sim_trig_cfg_t cfg = {
+            .seed = 1, .credits = 64, .mpq = 1 << 20, .ncalls = 1, .hop = hop, .fire = fire};
         sim_trig_result_t res;
         if (ok && 0 == sim_trig_run(n, pp, ins, NULL, &cfg, &res) && 0 == res.incomplete) {
             t = res.finish;
@@ -97,7 +96,8 @@ int hc_cost_offload(int argc, char **argv)
         phi = b2 / a22;
     }
     double alpha_rd = rb / rr;
-    printf("# hc_cost offload: %s of %zu doubles; alpha %.3f us per hop, phi %.3f us per packet received "
+    printf("# hc_cost offload: %s of %zu doubles; alpha %.3f us per hop, phi %.3f us per packet "
+           "received "
            "(fitted to the seed's 4-nomial allreduce), recursive doubling %.3f us per round "
            "(fitted to the seed's MPICH)\n",
            all ? "allreduce" : "reduce", count, alpha, phi, alpha_rd);
@@ -133,7 +133,8 @@ int hc_cost_offload(int argc, char **argv)
         } else {
             printf(" %9s %9s", "-", "-");
         }
-        printf(" %10ld\n", (all ? 2L : 1L) * (n - 1) * (long) ((count * 8 + 119) / 120 ? (count * 8 + 119) / 120 : 1));
+        printf(" %10ld\n", (all ? 2L : 1L) * (n - 1)
+                               * (long) ((count * 8 + 119) / 120 ? (count * 8 + 119) / 120 : 1));
     }
     free(o.ns);
     return 0;

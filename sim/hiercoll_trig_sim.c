@@ -95,7 +95,8 @@ static int be_send(void *ctx, hct_chan_t *chan, int rank, const hct_pkt_t *pkt)
     ev_t e;
     int src = hct_chan_rank(chan);
     double start = s->now > s->busy[src] ? s->now : s->busy[src];
-    e.t = start + s->cfg->hop + (s->cfg->jitter > 0 ? (double) (rnd(s) % (unsigned) s->cfg->jitter) : 0);
+    e.t = start + s->cfg->hop
+          + (s->cfg->jitter > 0 ? (double) (rnd(s) % (unsigned) s->cfg->jitter) : 0);
     e.tie = rnd(s);
     e.dst = rank;
     e.src = src;

@@ -182,7 +182,7 @@ static void persistent(void)
     MPI_Request ra, rr;
     MPIX_Allreduce_init(a, b, COUNT, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &ra);
     MPIX_Reduce_init(a, x, COUNT, MPI_LONG_LONG, MPI_SUM, n - 1, MPI_COMM_WORLD, MPI_INFO_NULL,
-                    &rr);
+                     &rr);
     for (int it = 0; it < 100; ++it) {
         fill(a, rank, COUNT, it);
         MPI_Start(&ra);

@@ -38,12 +38,12 @@
 typedef struct hc_offload {
     mca_coll_hiercoll_module_t *m;
     ompi_communicator_t *comm;
-    int kind;              /* HC_OL_UCX or HC_OL_PROGRESS; 0: not opened; -1: failed */
+    int kind;                 /* HC_OL_UCX or HC_OL_PROGRESS; 0: not opened; -1: failed */
     int backend, tree, radix; /* the parameters, or the communicator's info keys */
     hc_ol_engine_t *eng;
     hct_chan_t *chan;
-    uint16_t seq;          /* next blocking/nonblocking port */
-    int npersistent;       /* persistent requests initialized */
+    uint16_t seq;    /* next blocking/nonblocking port */
+    int npersistent; /* persistent requests initialized */
     /* blocking calls: the last program and its key */
     hct_prog_t prog;
     bool prog_valid;
@@ -54,7 +54,7 @@ typedef struct hc_offload {
     /* progress transport: receives always posted */
     ompi_request_t *rreq[HC_OL_NRECV];
     hct_pkt_t rbuf[HC_OL_NRECV];
-    opal_list_item_t item;  /* in ol.progress_chans */
+    opal_list_item_t item; /* in ol.progress_chans */
 } hc_offload_t;
 
 /* A nonblocking or persistent offloaded call. */
@@ -79,9 +79,9 @@ typedef struct send_slot {
 } send_slot_t;
 
 static struct {
-    hc_ol_engine_t prog;     /* the progress transport's engine */
-    opal_list_t active;      /* hc_ol_req_t in flight */
-    opal_list_t chans;       /* hc_offload_t on the progress transport */
+    hc_ol_engine_t prog; /* the progress transport's engine */
+    opal_list_t active;  /* hc_ol_req_t in flight */
+    opal_list_t chans;   /* hc_offload_t on the progress transport */
     bool lists_up, progress_registered;
     volatile int32_t nactive;
     send_slot_t *slots;
@@ -89,7 +89,7 @@ static struct {
     bool in_progress;
 } ol;
 
-#define ITEM_OF(p, type, field) ((type *) ((char *) (p) - offsetof(type, field)))
+#define ITEM_OF(p, type, field) ((type *) ((char *) (p) -offsetof(type, field)))
 
 /* ------------------------------------------------------------------ */
 /* Parameters                                                           */
@@ -107,7 +107,8 @@ void mca_coll_hiercoll_offload_params(void)
         c->offload_backend = HC_OL_PROGRESS;
     } else {
         mca_coll_hiercoll_param_error("coll_hiercoll_offload_backend=\"%s\" is not one of ucx, "
-                                      "progress, auto; using auto", b);
+                                      "progress, auto; using auto",
+                                      b);
         c->offload_backend = HC_OL_AUTO;
     }
     const char *t = c->offload_tree_param ? c->offload_tree_param : "knomial";
@@ -117,7 +118,8 @@ void mca_coll_hiercoll_offload_params(void)
         c->offload_tree = HCT_KARY;
     } else {
         mca_coll_hiercoll_param_error("coll_hiercoll_offload_tree=\"%s\" is neither knomial nor "
-                                      "kary; using knomial", t);
+                                      "kary; using knomial",
+                                      t);
         c->offload_tree = HCT_KNOMIAL;
     }
     if (2 != c->offload_radix && 4 != c->offload_radix && 8 != c->offload_radix) {
@@ -143,7 +145,7 @@ static void read_info(hc_offload_t *o)
     }
     if (OPAL_SUCCESS == opal_info_get(info, "hiercoll_offload_backend", sizeof(val) - 1, val, &flag)
         && flag) {
-        o->backend = 0 == strcmp(val, "ucx") ? HC_OL_UCX
+        o->backend = 0 == strcmp(val, "ucx")        ? HC_OL_UCX
                      : 0 == strcmp(val, "progress") ? HC_OL_PROGRESS
                                                     : HC_OL_AUTO;
     }
@@ -190,21 +192,38 @@ static int type_of(ompi_datatype_t *dt)
     int id = ompi_op_ddt_map[dt->id];
     int sgn;
     switch (id) {
-    case OMPI_OP_BASE_TYPE_INT8_T: return HCT_INT8;
-    case OMPI_OP_BASE_TYPE_UINT8_T: return HCT_UINT8;
-    case OMPI_OP_BASE_TYPE_INT16_T: return HCT_INT16;
-    case OMPI_OP_BASE_TYPE_UINT16_T: return HCT_UINT16;
-    case OMPI_OP_BASE_TYPE_INT32_T: return HCT_INT32;
-    case OMPI_OP_BASE_TYPE_UINT32_T: return HCT_UINT32;
-    case OMPI_OP_BASE_TYPE_INT64_T: return HCT_INT64;
-    case OMPI_OP_BASE_TYPE_UINT64_T: return HCT_UINT64;
-    case OMPI_OP_BASE_TYPE_LONG: sgn = 1; break;
-    case OMPI_OP_BASE_TYPE_UNSIGNED_LONG: sgn = 0; break;
-    case OMPI_OP_BASE_TYPE_FLOAT: return sizeof(float) == size ? HCT_FLOAT : -1;
-    case OMPI_OP_BASE_TYPE_DOUBLE: return sizeof(double) == size ? HCT_DOUBLE : -1;
-    case OMPI_OP_BASE_TYPE_LONG_DOUBLE: return sizeof(long double) == size ? HCT_LONG_DOUBLE : -1;
-    case OMPI_OP_BASE_TYPE_BOOL: return sizeof(_Bool) == size ? HCT_BOOL : -1;
-    default: return -1; /* Fortran, complex, pair types, byte, wchar */
+    case OMPI_OP_BASE_TYPE_INT8_T:
+        return HCT_INT8;
+    case OMPI_OP_BASE_TYPE_UINT8_T:
+        return HCT_UINT8;
+    case OMPI_OP_BASE_TYPE_INT16_T:
+        return HCT_INT16;
+    case OMPI_OP_BASE_TYPE_UINT16_T:
+        return HCT_UINT16;
+    case OMPI_OP_BASE_TYPE_INT32_T:
+        return HCT_INT32;
+    case OMPI_OP_BASE_TYPE_UINT32_T:
+        return HCT_UINT32;
+    case OMPI_OP_BASE_TYPE_INT64_T:
+        return HCT_INT64;
+    case OMPI_OP_BASE_TYPE_UINT64_T:
+        return HCT_UINT64;
+    case OMPI_OP_BASE_TYPE_LONG:
+        sgn = 1;
+        break;
+    case OMPI_OP_BASE_TYPE_UNSIGNED_LONG:
+        sgn = 0;
+        break;
+    case OMPI_OP_BASE_TYPE_FLOAT:
+        return sizeof(float) == size ? HCT_FLOAT : -1;
+    case OMPI_OP_BASE_TYPE_DOUBLE:
+        return sizeof(double) == size ? HCT_DOUBLE : -1;
+    case OMPI_OP_BASE_TYPE_LONG_DOUBLE:
+        return sizeof(long double) == size ? HCT_LONG_DOUBLE : -1;
+    case OMPI_OP_BASE_TYPE_BOOL:
+        return sizeof(_Bool) == size ? HCT_BOOL : -1;
+    default:
+        return -1; /* Fortran, complex, pair types, byte, wchar */
     }
     if (8 == size) {
         return sgn ? HCT_INT64 : HCT_UINT64;
@@ -435,8 +454,10 @@ static hc_offload_t *offload_of(mca_coll_hiercoll_module_t *m, ompi_communicator
             o->kind = HC_OL_UCX;
             return o;
         }
-        mca_coll_hiercoll_log(1, "%s: offload: UCX agent unavailable, using the progress "
-                              "transport", comm->c_name);
+        mca_coll_hiercoll_log(1,
+                              "%s: offload: UCX agent unavailable, using the progress "
+                              "transport",
+                              comm->c_name);
     }
 #else
     if (HC_OL_UCX == want && 0 == ompi_comm_rank(comm)) {

@@ -99,8 +99,8 @@ static int wire_send(ucp_ep_h ep, wire_t *w)
 {
     ucp_request_param_t prm;
     memset(&prm, 0, sizeof(prm));
-    prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA
-                       | UCP_OP_ATTR_FIELD_FLAGS;
+    prm.op_attr_mask =
+        UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS;
     prm.cb.send = sent;
     prm.user_data = w;
     prm.flags = UCP_AM_SEND_FLAG_EAGER;
@@ -344,8 +344,7 @@ int mca_coll_hiercoll_ucx_open(mca_coll_hiercoll_module_t *m, hct_chan_t **chan,
     mca_coll_base_comm_coll_t *p = &m->prev;
     int n = ompi_comm_size(comm), me = ompi_comm_rank(comm);
     if (NULL == p->coll_allgather) {
-        mca_coll_hiercoll_log(1, "%s: offload: no previous allgather to wire up UCX",
-                              comm->c_name);
+        mca_coll_hiercoll_log(1, "%s: offload: no previous allgather to wire up UCX", comm->c_name);
         return OMPI_ERR_NOT_AVAILABLE; /* the same on every rank */
     }
     int ok = OMPI_SUCCESS == global_up();
@@ -417,8 +416,8 @@ int mca_coll_hiercoll_ucx_open(mca_coll_hiercoll_module_t *m, hct_chan_t **chan,
     }
     free(flags);
     if (OMPI_SUCCESS != rc || !every) {
-        mca_coll_hiercoll_log(1, "%s: offload: UCX endpoints failed (rc %d, here %d)",
-                              comm->c_name, rc, made);
+        mca_coll_hiercoll_log(1, "%s: offload: UCX endpoints failed (rc %d, here %d)", comm->c_name,
+                              rc, made);
         return OMPI_ERR_NOT_AVAILABLE;
     }
     ucx_chan_t *uc = calloc(1, sizeof(*uc));
@@ -439,8 +438,10 @@ int mca_coll_hiercoll_ucx_open(mca_coll_hiercoll_module_t *m, hct_chan_t **chan,
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
     *eng = &U.eng;
-    mca_coll_hiercoll_log(1, "%s: offload on the UCX agent (own worker, %d endpoints in the "
-                          "process table)", comm->c_name, U.neps);
+    mca_coll_hiercoll_log(1,
+                          "%s: offload on the UCX agent (own worker, %d endpoints in the "
+                          "process table)",
+                          comm->c_name, U.neps);
     return OMPI_SUCCESS;
 }
 
