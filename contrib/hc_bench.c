@@ -507,10 +507,15 @@ int main(int argc, char **argv)
             printf("%10s %-22s %10s %10s %10s %8s\n", "bytes", "contender", "t_call_us",
                    "t_comp_us", "t_total_us", "overlap");
         }
-        /* steps of the compute loop per second, measured once */
-        double t0 = MPI_Wtime();
-        compute(20000000);
-        double rate = 20000000 / (MPI_Wtime() - t0);
+        /* steps of the compute loop per second: the fastest of several
+         * short runs (a shared machine preempts the long ones) */
+        double rate = 0;
+        for (int k = 0; k < 20; ++k) {
+            double t0 = MPI_Wtime();
+            compute(200000);
+            double r = 200000 / (MPI_Wtime() - t0);
+            rate = r > rate ? r : rate;
+        }
         MPI_Bcast(&rate, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
         for (int si = 0; si < ns; ++si) {
             long bytes = sizes[si];
