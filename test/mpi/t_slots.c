@@ -183,8 +183,7 @@ int main(int argc, char **argv)
                 int len = 0;
                 MPI_Error_string(rc, msg, &len);
                 printf("FAIL [rank %d] intercommunicator: MPI_Intercomm_create failed (%s): the "
-                       "selected components leave an intercommunicator slot empty (under "
-                       "hiercoll,basic: until hiercoll serves intercommunicators)\n",
+                       "selected components leave an intercommunicator slot empty\n",
                        world_rank, msg);
                 failures++;
             } else {

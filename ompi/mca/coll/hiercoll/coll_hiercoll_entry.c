@@ -11,6 +11,7 @@
 #include "ompi_config.h"
 
 #include "coll_hiercoll.h"
+#include "coll_hiercoll_fast.h"
 
 static int run(hc_call_t c, ompi_communicator_t *comm, mca_coll_base_module_t *module,
                ompi_request_t **request, struct ompi_info_t *info)
@@ -221,6 +222,10 @@ static int hc_allgatherv_init(const void *sbuf, int scount, ompi_datatype_t *sdt
 static int hc_allreduce(const void *sbuf, void *rbuf, int count, ompi_datatype_t *dtype,
                         ompi_op_t *op, ompi_communicator_t *comm, mca_coll_base_module_t *module)
 {
+    const hc_fast_t *f = hc_fast_hit(module, HC_ALLREDUCE, sbuf, rbuf, count, dtype, op, 0);
+    if (NULL != f) {
+        return HC_FAST_RUN(module, f, allreduce, sbuf, rbuf, count, dtype, op, comm);
+    }
     return run(ALLREDUCE_ARGS(HC_BLOCKING), comm, module, NULL, NULL);
 }
 
@@ -317,6 +322,10 @@ static int hc_alltoallw_init(const void *sbuf, const int *scounts, const int *sd
 /* barrier */
 static int hc_barrier(ompi_communicator_t *comm, mca_coll_base_module_t *module)
 {
+    const hc_fast_t *f = hc_fast_hit(module, HC_BARRIER, NULL, NULL, 0, NULL, NULL, 0);
+    if (NULL != f) {
+        return HC_FAST_RUN(module, f, barrier, comm);
+    }
     return run(BARRIER_ARGS(HC_BLOCKING), comm, module, NULL, NULL);
 }
 
@@ -336,6 +345,10 @@ static int hc_barrier_init(ompi_communicator_t *comm, struct ompi_info_t *info,
 static int hc_bcast(void *buff, int count, ompi_datatype_t *datatype, int root,
                     ompi_communicator_t *comm, mca_coll_base_module_t *module)
 {
+    const hc_fast_t *f = hc_fast_hit(module, HC_BCAST, NULL, buff, count, datatype, NULL, root);
+    if (NULL != f) {
+        return HC_FAST_RUN(module, f, bcast, buff, count, datatype, root, comm);
+    }
     return run(BCAST_ARGS(HC_BLOCKING), comm, module, NULL, NULL);
 }
 
@@ -425,6 +438,10 @@ static int hc_gatherv_init(const void *sbuf, int scount, ompi_datatype_t *sdtype
 static int hc_reduce(const void *sbuf, void *rbuf, int count, ompi_datatype_t *dtype, ompi_op_t *op,
                      int root, ompi_communicator_t *comm, mca_coll_base_module_t *module)
 {
+    const hc_fast_t *f = hc_fast_hit(module, HC_REDUCE, sbuf, rbuf, count, dtype, op, root);
+    if (NULL != f) {
+        return HC_FAST_RUN(module, f, reduce, sbuf, rbuf, count, dtype, op, root, comm);
+    }
     return run(REDUCE_ARGS(HC_BLOCKING), comm, module, NULL, NULL);
 }
 

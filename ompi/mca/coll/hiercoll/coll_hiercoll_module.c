@@ -154,9 +154,14 @@ static int module_enable(mca_coll_base_module_t *module, ompi_communicator_t *co
     m->gatherv_level = mca_coll_hiercoll_component.gatherv_level;
     read_info(m, comm);
     mca_coll_hiercoll_save_prev(m, comm);
+    mca_coll_hiercoll_fast_enable(m, comm);
     m->enabled = true;
     if (mca_coll_hiercoll_component.verbose >= 1 && 0 == ompi_comm_rank(comm)) {
-        mca_coll_hiercoll_describe(m);
+        if (OMPI_COMM_IS_INTER(comm)) {
+            mca_coll_hiercoll_inter_describe(m);
+        } else {
+            mca_coll_hiercoll_describe(m);
+        }
     }
     return OMPI_SUCCESS;
 }
@@ -185,18 +190,23 @@ mca_coll_base_module_t *mca_coll_hiercoll_comm_query(ompi_communicator_t *comm, 
     if (!c->abi_ok || c->priority < 0) {
         return NULL;
     }
-    /* Intercommunicators are left to coll/inter and friends.  hiercoll's
-     * own sub-communicators are created with the info key
+    /* Intercommunicators get a module too: it passes calls to the layer
+     * below where that fills the slot and runs hiercoll's intercommunicator
+     * plans in the others (coll_hiercoll_inter.c).  hiercoll's own
+     * sub-communicators are created with the info key
      * ompi_comm_coll_preference="^hiercoll", which keeps this function
      * from even being asked about them. */
-    if (OMPI_COMM_IS_INTER(comm)) {
-        return NULL;
-    }
     mca_coll_hiercoll_module_t *m = OBJ_NEW(mca_coll_hiercoll_module_t);
     if (NULL == m) {
         return NULL;
     }
     *priority = c->priority;
+    if (OMPI_COMM_IS_INTER(comm) && c->priority < 100) {
+        /* coll/inter asks for the same default priority (40): one more
+         * keeps hiercoll above it, so that what runs where is hiercoll's
+         * choice (coll_hiercoll_inter_own) and shows in its statistics */
+        *priority = c->priority + 1;
+    }
     m->super.coll_module_enable = module_enable;
     mca_coll_hiercoll_set_entry_points(&m->super);
     return &m->super;
