@@ -64,8 +64,10 @@ int hct_alu_supports(hct_op_t op, hct_type_t t)
         }                                                                                          \
     } while (0)
 
-#define ALU_ARITH(T)                                                                               \
-    switch (op) {                                                                                  \
+/* SUM, MAX and MIN: every type; the logical ops: integers and bool;
+ * the bitwise ops: integers.  Unsupported pairs do nothing (callers ask
+ * hct_alu_supports first). */
+#define ALU_SUM_MAX_MIN(T)                                                                         \
     case HCT_SUM:                                                                                  \
         ALU_LOOP(T, a + b);                                                                        \
         break;                                                                                     \
@@ -74,9 +76,13 @@ int hct_alu_supports(hct_op_t op, hct_type_t t)
         break;                                                                                     \
     case HCT_MIN:                                                                                  \
         ALU_LOOP(T, a < b ? a : b);                                                                \
-        break;                                                                                     \
+        break;
+
+#define ALU_INT(T)                                                                                 \
+    switch (op) {                                                                                  \
+        ALU_SUM_MAX_MIN(T)                                                                         \
     case HCT_LAND:                                                                                 \
-        ALU_LOOP(T, a &&b);                                                                        \
+        ALU_LOOP(T, a && b);                                                                       \
         break;                                                                                     \
     case HCT_LOR:                                                                                  \
         ALU_LOOP(T, a || b);                                                                       \
@@ -84,14 +90,8 @@ int hct_alu_supports(hct_op_t op, hct_type_t t)
     case HCT_LXOR:                                                                                 \
         ALU_LOOP(T, !a != !b);                                                                     \
         break;                                                                                     \
-    default:                                                                                       \
-        break;                                                                                     \
-    }
-
-#define ALU_INT(T)                                                                                 \
-    switch (op) {                                                                                  \
     case HCT_BAND:                                                                                 \
-        ALU_LOOP(T, a &b);                                                                         \
+        ALU_LOOP(T, a & b);                                                                        \
         break;                                                                                     \
     case HCT_BOR:                                                                                  \
         ALU_LOOP(T, a | b);                                                                        \
@@ -100,20 +100,12 @@ int hct_alu_supports(hct_op_t op, hct_type_t t)
         ALU_LOOP(T, a ^ b);                                                                        \
         break;                                                                                     \
     default:                                                                                       \
-        ALU_ARITH(T) break;                                                                        \
+        break;                                                                                     \
     }
 
 #define ALU_FLOAT(T)                                                                               \
     switch (op) {                                                                                  \
-    case HCT_SUM:                                                                                  \
-        ALU_LOOP(T, a + b);                                                                        \
-        break;                                                                                     \
-    case HCT_MAX:                                                                                  \
-        ALU_LOOP(T, a > b ? a : b);                                                                \
-        break;                                                                                     \
-    case HCT_MIN:                                                                                  \
-        ALU_LOOP(T, a < b ? a : b);                                                                \
-        break;                                                                                     \
+        ALU_SUM_MAX_MIN(T)                                                                         \
     default:                                                                                       \
         break;                                                                                     \
     }
