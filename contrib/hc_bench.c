@@ -377,6 +377,7 @@ static void usage(void)
     printf("usage: mpirun -np N hc_bench [--coll NAME] [--against LIST] [--min B] [--max B]\n"
            "         [--iters N] [--trials N] [--root R] [--layout contiguous|reversed]\n"
            "         [--nonblocking] [--info K=V]... [--csv FILE] [--png FILE] [--traffic K]\n"
+           "         [--sizes B,B...] [--variant LABEL:K=V,K=V]... [--overlap]\n"
            "       mpirun -np N hc_bench --report bcast,reduce,allreduce,barrier [--min B]\n"
            "         [--max B] [--trials N] [--trial-ms T] [--algos A,B] [--control]\n"
            "         [--csv FILE]\n"
