@@ -288,6 +288,45 @@ EXPECT=("$OL_OK" "coll_hiercoll_offload_radix=3 is not 2, 4 or 8; using 2"
 run "offload-bad-params-np3" 300 "${MPI[@]}" -np 3 "${OL[@]}" --mca coll_hiercoll_offload_radix 3 \
     --mca coll_hiercoll_offload_tree ring --mca coll_hiercoll_offload_backend ib "$offload"
 
+
+# Short-circuit reductions (seed 004): t_colls' reductions through the
+# shortcut algorithms (its sums, user ops and non-commutative ops run them
+# plain), then t_shortcut: every (op, datatype) with an absorbing value
+# against Open MPI's op functions, forced and under auto, ranks differing
+# in engagement, and 110,000 early-exiting calls with the communicator
+# freed at once.
+forced_reductions shortcut 2 3 5 8
+sc=$testdir/mpi/t_shortcut
+SC_OK='t_shortcut: np [0-9]+: [0-9]+ checks, 0 failed'
+SC_RAN='hiercoll: shortcut comm MPI_COMM_WORLD rank [0-9]+/[0-9]+: engaged [1-9][0-9]*, decided [1-9]'
+for np in 1 2 3 4 5 7 8; do
+    EXPECT=("$SC_OK")
+    [ $np -gt 1 ] && EXPECT+=("$SC_RAN")
+    REJECT=("in flight at finalize")
+    run "shortcut-forced-np$np" 600 "${MPI[@]}" -np $np --mca coll hiercoll,basic \
+        --mca coll_hiercoll_stats 1 --mca coll_hiercoll_allreduce_algorithm shortcut \
+        --mca coll_hiercoll_reduce_algorithm shortcut "$sc"
+done
+EXPECT=("$SC_OK" "$SC_RAN" "allreduce(\(rules:[^)]*\))?=shortcut\(absorbing")
+run "shortcut-auto-np6" 600 "${MPI[@]}" -np 6 --mca coll hiercoll,basic,libnbc \
+    --mca coll_hiercoll_stats 1 --mca coll_hiercoll_verbose 1 "$sc" --quick
+# Engagement is per rank: ranks 0-2 always look, ranks 3-5 never; every
+# rank still sends the same messages, so the results stay exact.
+EXPECT=("$SC_OK" "shortcut comm MPI_COMM_WORLD rank [0-2]/6: engaged [1-9]")
+REJECT=("shortcut comm MPI_COMM_WORLD rank [3-5]/6: engaged")
+run "shortcut-mixed-engagement-np6" 600 "${MPI[@]}" --mca coll hiercoll,basic \
+    --mca coll_hiercoll_stats 1 \
+    -np 3 env OMPI_MCA_coll_hiercoll_shortcut_threshold=0 "$sc" --quick : \
+    -np 3 env OMPI_MCA_coll_hiercoll_shortcut_threshold=101 "$sc" --quick
+# a bad threshold: one line, the default kept, nothing lost
+EXPECT=("$SC_OK" "$SC_RAN")
+EXPECT_ONCE=('hiercoll: ERROR: coll_hiercoll_shortcut_threshold="500" is not an integer in \[0, 101\]; using 10')
+run "shortcut-bad-threshold-np3" 300 "${MPI[@]}" -np 3 --mca coll hiercoll,basic \
+    --mca coll_hiercoll_stats 1 --mca coll_hiercoll_shortcut_threshold 500 "$sc" --quick
+EXPECT=("$SC_OK" "clean: 110000 calls.* 0 posted, 0 unexpected")
+REJECT=("in flight at finalize")
+run "shortcut-clean-np4" 120 "${MPI[@]}" -np 4 --mca coll hiercoll,basic \
+    --mca coll_hiercoll_stats 1 "$sc" --clean 100000
 # Everything forced to the fallback: hiercoll only passes calls on.
 fb=()
 for c in $ALL_COLLS; do fb+=(--mca "coll_hiercoll_${c}_algorithm" fallback); done
@@ -616,8 +655,9 @@ run "params-disabled" 120 "${MPI[@]}" -np 2 --mca coll hiercoll,tuned,basic,libn
     --mca coll_hiercoll_priority -1 --mca coll_hiercoll_stats 1 "$comms" 20 --no-free-in-flight
 
 # verbose 1: one line per communicator naming every collective's choice
+SC_AUTO='shortcut\(absorbing,<=[0-9]+B,engaged>=[0-9]+%\)'
 EXPECT=("t_comms: np 7: [0-9]+ checks, 0 failed"
-        "hiercoll: MPI_COMM_WORLD \(cid 0, np 7\).* allreduce(\(rules:[^)]*\))?=recursive_doubling<[0-9]+B,rhrd[ |].*barrier=dissemination .*bcast(\(rules:[^)]*\))?=binomial.* reduce(\(rules:[^)]*\))?=binomial<[0-9]+B,rhrd[ |]"
+        "hiercoll: MPI_COMM_WORLD \(cid 0, np 7\).* allreduce(\(rules:[^)]*\))?=($SC_AUTO\|)?recursive_doubling<[0-9]+B,rhrd[ |].*barrier=dissemination .*bcast(\(rules:[^)]*\))?=binomial.* reduce(\(rules:[^)]*\))?=($SC_AUTO\|)?binomial<[0-9]+B,rhrd[ |]"
         "allgather->basic\(rules: every size, not entered\)\|=linear\|=linear")
 EXPECT_ONCE=("hiercoll: MPI_COMM_WORLD \(cid 0, np 7\)")
 run "verbose-1" 120 "${MPI[@]}" -np 7 --mca coll hiercoll,basic --mca coll_hiercoll_verbose 1 \

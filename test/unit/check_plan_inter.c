@@ -136,6 +136,21 @@ static int g_rank(const iargs_t *a, int g, int lr)
     return g ? a->na + lr : lr;
 }
 
+/* Rank r's RBUF holds remote rank j's input as block j of its own layout
+ * (rc, dsp of its group), gaps aside. */
+static void expect_blocks(sim_t *s, const iargs_t *a, int r, const char *what)
+{
+    int g = group_of(a, r), nr = g ? a->na : a->nb;
+    for (int j = 0; j < nr; ++j) {
+        int64_t d = (int64_t) a->dsp[g][j] * ES;
+        if (a->rc[g][j] > 0) {
+            UNIT_EXPECT(s, r, HCP_RBUF, d, (int64_t) a->rc[g][j] * ES,
+                        sim_shifted(sim_input(g_rank(a, !g, j)), -d), false, "%s r%d from %d", what,
+                        r, j);
+        }
+    }
+}
+
 /* Run one case and check every rank's result. */
 static void run_case(iargs_t *a)
 {
@@ -199,14 +214,7 @@ static void run_case(iargs_t *a)
         }
         case I_GATHERV:
             if (g == a->rootg && lr == a->root) {
-                for (int j = 0; j < nr; ++j) {
-                    if (a->rc[g][j] > 0) {
-                        UNIT_EXPECT(
-                            s, r, HCP_RBUF, (int64_t) a->dsp[g][j] * ES, (int64_t) a->rc[g][j] * ES,
-                            sim_shifted(sim_input(g_rank(a, rg, j)), -(int64_t) a->dsp[g][j] * ES),
-                            false, "%s r%d from %d", what, r, j);
-                    }
-                }
+                expect_blocks(s, a, r, what);
             }
             break;
         case I_SCATTERV:
@@ -227,14 +235,7 @@ static void run_case(iargs_t *a)
             break;
         }
         case I_ALLGATHERV:
-            for (int j = 0; j < nr; ++j) {
-                if (a->rc[g][j] > 0) {
-                    UNIT_EXPECT(
-                        s, r, HCP_RBUF, (int64_t) a->dsp[g][j] * ES, (int64_t) a->rc[g][j] * ES,
-                        sim_shifted(sim_input(g_rank(a, rg, j)), -(int64_t) a->dsp[g][j] * ES),
-                        false, "%s r%d from %d", what, r, j);
-                }
-            }
+            expect_blocks(s, a, r, what);
             break;
         default: { /* alltoallv, alltoallw: block j from remote j's block lr */
             int64_t off = 0, c = a->sc[rg][lr], gap = 1; /* the receivers' layout (plan()) */

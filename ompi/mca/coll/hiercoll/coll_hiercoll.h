@@ -182,6 +182,9 @@ typedef struct hc_stats {
     uint64_t calls[HC_NCOLL];     /* run by hiercoll */
     uint64_t fallbacks[HC_NCOLL]; /* passed to the previous component */
     uint64_t msgs, bytes_sent, bytes_copied, bytes_reduced;
+    /* short-circuit: calls run with early exit engaged, calls that
+     * returned early, requests completed after their call returned */
+    uint64_t sc_engaged, sc_early, sc_late_reqs;
 } hc_stats_t;
 
 /* ------------------------------------------------------------------ */
@@ -254,6 +257,8 @@ struct mca_coll_hiercoll_module_t {
      * the info key hiercoll_decomp_criterion */
     const hcp_criterion_t *decomp_crit;
     hcp_criterion_t decomp_own;
+    struct hc_sc_hist *sc_hist; /* short-circuit history, created lazily */
+    int sc_decider;             /* info key hiercoll_shortcut_decider, or -1 */
     /* selection rules and the fast path (coll_hiercoll_fast.c) */
     hcp_rule_t rules[HC_NCOLL][HC_MAX_RULES]; /* those for this size, by bytes */
     int nrules[HC_NCOLL];
@@ -296,6 +301,10 @@ typedef struct mca_coll_hiercoll_component_t {
     int gatherv_tree_min;        /* processes from which auto uses the tree */
     char *decomp_criterion;
     hcp_criterion_t decomp;      /* decomp_criterion, parsed */
+    int shortcut_threshold;      /* % of decided results from which auto engages */
+    size_t shortcut_max;         /* bytes up to which reductions may exit early */
+    struct hc_leftover *leftovers; /* requests of calls that returned early */
+    volatile int32_t nleftovers;
     bool inter_own;              /* intercommunicators: own plans for every slot */
     char *rules_file;            /* coll_hiercoll_rules_file */
     hcp_rules_t rules;           /* the rules in force */
@@ -446,6 +455,43 @@ size_t mca_coll_hiercoll_decomp_describe(const mca_coll_hiercoll_module_t *m, hc
 int mca_coll_hiercoll_decomp_run(hc_call_t *c);
 
 /* ------------------------------------------------------------------ */
+/* Short-circuit reductions (coll_hiercoll_shortcut.c)                  */
+/* ------------------------------------------------------------------ */
+
+/* The absorbing value of a predefined (op, datatype), as Open MPI's op
+ * functions compute it; false when there is none. */
+bool mca_coll_hiercoll_sc_kind(ompi_op_t *op, ompi_datatype_t *dt, hcp_sc_kind_t *k);
+/* Engage early exit for a run of a marked plan?  Fills *k and *hist (the
+ * history entry of (communicator, op, datatype), for sc_record). */
+bool mca_coll_hiercoll_sc_engage(mca_coll_hiercoll_module_t *m, const hcp_plan_t *p,
+                                 const hc_bind_t *b, hcp_sc_kind_t *k, struct hc_sc_hist **hist);
+/* After a run: was this rank's result (or, without one, its input)
+ * decided, and did it return early (from = the rank whose value decided
+ * it, itself for its input, or -1). */
+void mca_coll_hiercoll_sc_record(struct hc_sc_hist *h, bool decided, int from);
+void mca_coll_hiercoll_sc_free(mca_coll_hiercoll_module_t *m);
+/* auto (coll_hiercoll_algos.c): the shortcut algorithm of an allreduce or
+ * reduce whose (op, datatype) has an absorbing value and whose vector fits
+ * coll_hiercoll_shortcut_max (0 turns auto's shortcut off), asked before
+ * the selection rules; NULL otherwise.  shortcut_claims: may it claim calls
+ * of collective k at all (then the collective stays entered whatever the
+ * rules say)? */
+const hc_algo_t *mca_coll_hiercoll_shortcut_auto(const hc_call_t *c);
+bool mca_coll_hiercoll_shortcut_claims(hc_coll_t k);
+/* Requests (and the memory they use) of a call that returned early:
+ * completed later by the progress function, by the next call, or, for a
+ * communicator going away, waited for.  `mem` is freed with them. */
+typedef struct hc_leftover {
+    struct hc_leftover *next;
+    ompi_communicator_t *comm; /* not retained: the PML requests retain it */
+    int nreqs;
+    ompi_request_t **reqs; /* MPI_REQUEST_NULL once freed */
+    void *mem[2];
+} hc_leftover_t;
+void mca_coll_hiercoll_sc_leave(hc_leftover_t *lo);
+/* Free the leftovers that completed; wait for those of `comm` (NULL:
+ * wait for none). */
+void mca_coll_hiercoll_sc_sweep(ompi_communicator_t *comm);
 /* Intercommunicators (coll_hiercoll_inter.c)                           */
 /* ------------------------------------------------------------------ */
 

@@ -262,6 +262,21 @@ static int hiercoll_register(void)
                "op is commutative; below it, and for other ops, the binomial tree",
                OPAL_INFO_LVL_6, HC_NUM_SIZE, &c->reduce_rhrd_min, 512 * 1024, 0, HC_MAX_BYTES);
 
+    /* Short-circuit reductions: see coll_hiercoll_shortcut.c and the
+     * README's measurements (contrib/hc_converge) for the defaults. */
+    reg_number("shortcut_threshold",
+               "auto allreduce/reduce with an op and datatype that have an absorbing value "
+               "(LAND, LOR, BAND, BOR, MIN, MAX, PROD on integer and logical types): look for it "
+               "(early exit) when at least this percentage of the last 32 such calls on the "
+               "communicator had a decided result (0: always; 101: never). Ranks may differ: "
+               "every rank sends the same messages either way",
+               OPAL_INFO_LVL_6, HC_NUM_INT, &c->shortcut_threshold, 10, 0, 101);
+    reg_number("shortcut_max",
+               "The largest vector (bytes) of an allreduce/reduce that may exit early (the "
+               "messages must go eagerly: a rank that returned early leaves receives posted); "
+               "larger ones run the plain algorithm",
+               OPAL_INFO_LVL_6, HC_NUM_SIZE, &c->shortcut_max, 2048, 0, 64 * 1024);
+
     c->gatherv_level_param = "conservative";
     reg_string("gatherv_level",
                "Tree gatherv/scatterv level: \"conservative\" (standard conforming: the root "
@@ -374,12 +389,24 @@ static int hiercoll_open(void)
     c->nactive = 0;
     c->progress_registered = false;
     c->in_progress = false;
+    c->leftovers = NULL;
+    c->nleftovers = 0;
     return OMPI_SUCCESS;
 }
 
 static int hiercoll_close(void)
 {
     mca_coll_hiercoll_component_t *c = &mca_coll_hiercoll_component;
+    if (0 != c->nleftovers) { /* (the PML is gone: only the memory can go) */
+        opal_output(0, "hiercoll: %d early-exit calls still had requests in flight at finalize",
+                    (int) c->nleftovers);
+        while (NULL != c->leftovers) {
+            hc_leftover_t *lo = c->leftovers;
+            c->leftovers = lo->next;
+            free(lo->mem[1]);
+            free(lo->mem[0]);
+        }
+    }
     if (c->progress_registered) {
         opal_progress_unregister(mca_coll_hiercoll_progress);
         c->progress_registered = false;

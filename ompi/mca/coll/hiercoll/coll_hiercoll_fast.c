@@ -158,6 +158,7 @@ void mca_coll_hiercoll_fast_enable(mca_coll_hiercoll_module_t *m, ompi_communica
         void **fn = blocking_fn(&m->super, (hc_coll_t) k);
         if (m->fast_ok && m->nrules[k] > 0 && NULL != fn
             && hcp_rules_always(m->rules[k], m->nrules[k], HCP_RULE_FALLBACK)
+            && !mca_coll_hiercoll_shortcut_claims((hc_coll_t) k)
             && mca_coll_hiercoll_has_fallback(m, (hc_coll_t) k, HC_BLOCKING)) {
             *fn = NULL;
         }

@@ -48,6 +48,21 @@ static int append_local(hcp_plan_t *p, hcp_plan_t *sub, int built, const uint8_t
     return 0;
 }
 
+/* The root's group of a bcast (the root sends to remote rank 0) or a
+ * reduce (the root receives from it): true when this rank's plan is
+ * complete (its group's other ranks and empty calls do nothing). */
+static bool root_group_done(hcp_plan_t *p, int root, int64_t count, size_t esize, bool root_sends)
+{
+    if (0 == count * (int64_t) esize || HCP_INTER_NONE == root) {
+        return true;
+    }
+    if (HCP_INTER_ROOT == root) {
+        (root_sends ? hcp_send : hcp_recv)(p, 0, HCP_RBUF, 0, count);
+        return true;
+    }
+    return false;
+}
+
 /* ------------------------------------------------------------------ */
 
 int hcp_inter_barrier(hcp_plan_t *p, int nl, int nr, int rank)
@@ -86,11 +101,7 @@ int hcp_inter_bcast(hcp_plan_t *p, int nl, int nr, int rank, int root, int64_t c
 {
     (void) nr;
     hcp_reset(p, esize, esize);
-    if (0 == count * (int64_t) esize || HCP_INTER_NONE == root) {
-        return hcp_finish(p);
-    }
-    if (HCP_INTER_ROOT == root) {
-        hcp_send(p, 0, HCP_RBUF, 0, count);
+    if (root_group_done(p, root, count, esize, true)) {
         return hcp_finish(p);
     }
     if (0 == rank) {
@@ -150,11 +161,7 @@ int hcp_inter_reduce(hcp_plan_t *p, int nl, int nr, int rank, int root, int64_t 
 {
     (void) nr;
     hcp_reset(p, esize, esize);
-    if (0 == count * (int64_t) esize || HCP_INTER_NONE == root) {
-        return hcp_finish(p);
-    }
-    if (HCP_INTER_ROOT == root) {
-        hcp_recv(p, 0, HCP_RBUF, 0, count);
+    if (root_group_done(p, root, count, esize, false)) {
         return hcp_finish(p);
     }
     int acc = reduce_to_leader(p, nl, rank, count, esize, commutative);

@@ -278,6 +278,10 @@ const hc_algo_t *mca_coll_hiercoll_select(const hc_call_t *c)
         a = mca_coll_hiercoll_decomp_auto(c);
         /* the selection rules (coll_hiercoll_fast.c); the call records the
          * rule that decided, for verbose output */
+        if (NULL == a) { /* short-circuit reductions before the rules (measured
+                          * on ops without absorbing values) */
+            a = mca_coll_hiercoll_shortcut_auto(c);
+        }
         const hcp_rule_t *rule = NULL == a ? mca_coll_hiercoll_rule_of(c) : NULL;
         if (NULL != rule && HCP_RULE_FALLBACK == rule->algo && can_fall_back) {
             ((hc_call_t *) c)->rule = rule;
