@@ -148,6 +148,10 @@ typedef struct hc_algo {
     /* Algorithms with both a plan and stages: does this call take the
      * stages?  NULL: always.  Same answer on every rank. */
     bool (*staged)(const hc_call_t *call);
+    /* Request algorithms (triggered offload, coll_hiercoll_offload.c): run
+     * the call in every mode themselves (blocking: request NULL, info
+     * NULL); `usable` decides which calls they take. */
+    int (*start)(hc_call_t *call, ompi_request_t **request, struct ompi_info_t *info);
 } hc_algo_t;
 
 typedef struct hc_coll_desc {
@@ -264,6 +268,7 @@ struct mca_coll_hiercoll_module_t {
     int nrules[HC_NCOLL];
     bool fast_ok;                    /* may blocking calls take the fast path? */
     hc_fast_t fast[HC_NCOLL];        /* the last blocking call's plan, bound */
+    struct hc_offload *offload; /* triggered offload state, created lazily */
 };
 OBJ_CLASS_DECLARATION(mca_coll_hiercoll_module_t);
 
@@ -307,6 +312,14 @@ typedef struct mca_coll_hiercoll_component_t {
     bool inter_own;              /* intercommunicators: own plans for every slot */
     char *rules_file;            /* coll_hiercoll_rules_file */
     hcp_rules_t rules;           /* the rules in force */
+    /* triggered offload (coll_hiercoll_offload.c) */
+    char *offload_backend_param, *offload_tree_param;
+    int offload_backend;         /* HC_OL_* */
+    int offload_tree;            /* hct_shape_t */
+    int offload_radix;
+    size_t offload_max_bytes;
+    int offload_credits, offload_mpq;
+    bool offload_wait_progress;  /* a waiting caller helps the UCX agent */
 } mca_coll_hiercoll_component_t;
 
 OMPI_MODULE_DECLSPEC extern mca_coll_hiercoll_component_t mca_coll_hiercoll_component;
@@ -537,6 +550,20 @@ void mca_coll_hiercoll_fast_fill(const hc_call_t *c, const hcp_plan_t *plan, con
  * a result the layer below computed, and forget the remembered call when
  * the history now selects differently. */
 void mca_coll_hiercoll_fast_sc_after(mca_coll_hiercoll_module_t *m, const void *rbuf);
+
+/* ------------------------------------------------------------------ */
+/* Triggered offload (coll_hiercoll_offload.c)                          */
+/* ------------------------------------------------------------------ */
+
+/* The "offload" algorithms of allreduce and reduce: usable declines what
+ * the engine's ALU cannot do; start runs every mode. */
+bool mca_coll_hiercoll_offload_usable(const hc_call_t *c);
+int mca_coll_hiercoll_offload_start(hc_call_t *c, ompi_request_t **request,
+                                    struct ompi_info_t *info);
+/* Parse the offload parameters (component registration). */
+void mca_coll_hiercoll_offload_params(void);
+void mca_coll_hiercoll_offload_free(mca_coll_hiercoll_module_t *m);
+void mca_coll_hiercoll_offload_fini(void);
 
 /* ------------------------------------------------------------------ */
 /* Entry points (coll_hiercoll_entry.c)                                 */

@@ -326,6 +326,44 @@ static int hiercoll_register(void)
                "overrides it per communicator",
                OPAL_INFO_LVL_5, &c->decomp_criterion);
 
+    c->offload_backend_param = "auto";
+    reg_string("offload_backend",
+               "Transport of the triggered offload (algorithm \"offload\" of allreduce and "
+               "reduce): \"ucx\" (the component's own UCP worker driven by an agent thread "
+               "that fires the armed chains, so the calling thread only arms and waits), "
+               "\"progress\" (packets over the PML, chains fired inside Open MPI's progress, "
+               "for machines with no core to spare) or \"auto\" (ucx when UCX works on every "
+               "rank of the communicator, else progress)",
+               OPAL_INFO_LVL_5, &c->offload_backend_param);
+    c->offload_tree_param = "knomial";
+    reg_string("offload_tree", "Tree of the triggered offload: \"knomial\" or \"kary\"",
+               OPAL_INFO_LVL_5, &c->offload_tree_param);
+    reg_number("offload_radix", "K of the offload's K-nomial or K-ary tree: 2, 4 or 8",
+               OPAL_INFO_LVL_5, HC_NUM_INT, &c->offload_radix, 2, 2, 8);
+    reg_number("offload_max_bytes",
+               "The longest vector (bytes) the offload takes (it travels as 120-byte packets, "
+               "each with its own counters); longer ones go to the next algorithm",
+               OPAL_INFO_LVL_6, HC_NUM_SIZE, &c->offload_max_bytes, 16384, 0, 1 << 20);
+    reg_number("offload_credits",
+               "Offload flow control: packets a process may have outstanding at each peer of a "
+               "communicator before the peer consumes them (keeps the packet queue bounded)",
+               OPAL_INFO_LVL_9, HC_NUM_INT, &c->offload_credits, 64, 2, 65535);
+    reg_number("offload_mpq",
+               "Offload: bound of each process's packet queue (packets kept before their call "
+               "is armed); exceeding it is counted, never silent",
+               OPAL_INFO_LVL_9, HC_NUM_INT, &c->offload_mpq, 65536, 16, INT_MAX);
+    c->offload_wait_progress = true;
+    (void) mca_base_component_var_register(
+        self(), "offload_wait_progress",
+        "UCX offload: a caller blocked in a wait (MPI_Allreduce, MPI_Wait...) also progresses "
+        "the agent's worker, so that no hop waits for the agent thread to be scheduled (on an "
+        "oversubscribed machine that hand-off costs a time slice); false: the agent alone "
+        "fires the chains and the caller only arms and waits. Calls that run while the "
+        "caller computes are the agent's either way",
+        MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
+        &c->offload_wait_progress);
+    mca_coll_hiercoll_offload_params();
+
     parse_algorithms();
     c->gatherv_level = mca_coll_hiercoll_gatherv_level_of(c->gatherv_level_param);
     if (c->gatherv_level < 0) {
@@ -373,6 +411,7 @@ static int hiercoll_close(void)
         opal_progress_unregister(mca_coll_hiercoll_progress);
         c->progress_registered = false;
     }
+    mca_coll_hiercoll_offload_fini();
     OBJ_DESTRUCT(&c->active);
     OBJ_DESTRUCT(&c->lock);
     hcp_criterion_fini(&c->decomp);
