@@ -138,6 +138,10 @@ typedef struct hc_algo {
     /* Algorithms with both a plan and stages: does this call take the
      * stages?  NULL: always.  Same answer on every rank. */
     bool (*staged)(const hc_call_t *call);
+    /* Request algorithms (triggered offload, coll_hiercoll_offload.c): run
+     * the call in every mode themselves (blocking: request NULL, info
+     * NULL); `usable` decides which calls they take. */
+    int (*start)(hc_call_t *call, ompi_request_t **request, struct ompi_info_t *info);
 } hc_algo_t;
 
 typedef struct hc_coll_desc {

@@ -232,7 +232,8 @@ static bool fits(const hc_algo_t *a, const hc_call_t *c)
 static const hc_algo_t *last_resort(hc_coll_t coll, const hc_call_t *c)
 {
     for (const hc_algo_t *a = mca_coll_hiercoll_colls[coll].algos; a->name; ++a) {
-        if (NULL == a->run && (NULL == c || NULL == a->usable || a->usable(c))) {
+        if (NULL == a->run && NULL == a->start
+            && (NULL == c || NULL == a->usable || a->usable(c))) {
             return a;
         }
     }
@@ -338,6 +339,9 @@ int mca_coll_hiercoll_dispatch(hc_call_t *c, ompi_request_t **request, struct om
     m->stats.calls[c->coll]++;
     if (NULL != a->run) {
         return a->run(c);
+    }
+    if (NULL != a->start) {
+        return a->start(c, request, info);
     }
 
     hc_bind_t b;
