@@ -218,6 +218,7 @@ struct mca_coll_hiercoll_module_t {
      * the info key hiercoll_decomp_criterion */
     const hcp_criterion_t *decomp_crit;
     hcp_criterion_t decomp_own;
+    struct hc_offload *offload; /* triggered offload state, created lazily */
 };
 OBJ_CLASS_DECLARATION(mca_coll_hiercoll_module_t);
 
@@ -254,6 +255,13 @@ typedef struct mca_coll_hiercoll_component_t {
     int gatherv_tree_min;        /* processes from which auto uses the tree */
     char *decomp_criterion;
     hcp_criterion_t decomp;      /* decomp_criterion, parsed */
+    /* triggered offload (coll_hiercoll_offload.c) */
+    char *offload_backend_param, *offload_tree_param;
+    int offload_backend;         /* HC_OL_* */
+    int offload_tree;            /* hct_shape_t */
+    int offload_radix;
+    size_t offload_max_bytes;
+    int offload_credits, offload_mpq;
 } mca_coll_hiercoll_component_t;
 
 OMPI_MODULE_DECLSPEC extern mca_coll_hiercoll_component_t mca_coll_hiercoll_component;
@@ -372,6 +380,20 @@ size_t mca_coll_hiercoll_decomp_describe(const mca_coll_hiercoll_module_t *m, hc
                                          hc_mode_t md, char *buf, size_t len);
 /* Run a blocking call decomposed (the "decomp" algorithms' run). */
 int mca_coll_hiercoll_decomp_run(hc_call_t *c);
+
+/* ------------------------------------------------------------------ */
+/* Triggered offload (coll_hiercoll_offload.c)                          */
+/* ------------------------------------------------------------------ */
+
+/* The "offload" algorithms of allreduce and reduce: usable declines what
+ * the engine's ALU cannot do; start runs every mode. */
+bool mca_coll_hiercoll_offload_usable(const hc_call_t *c);
+int mca_coll_hiercoll_offload_start(hc_call_t *c, ompi_request_t **request,
+                                    struct ompi_info_t *info);
+/* Parse the offload parameters (component registration). */
+void mca_coll_hiercoll_offload_params(void);
+void mca_coll_hiercoll_offload_free(mca_coll_hiercoll_module_t *m);
+void mca_coll_hiercoll_offload_fini(void);
 
 /* ------------------------------------------------------------------ */
 /* Entry points (coll_hiercoll_entry.c)                                 */

@@ -249,6 +249,13 @@ static int reduce_rabenseifner(hcp_plan_t *p, const hc_call_t *c)
         hcp_reduce_rabenseifner(p, c->size, c->rank, c->root, c->rcount, c->rsize, c->in_place));
 }
 
+/* Triggered offload (coll_hiercoll_offload.c): every mode, its own usable. */
+#define OFFLOAD(sum)                                                                               \
+    {                                                                                              \
+        .name = "offload", .summary = sum, .usable = mca_coll_hiercoll_offload_usable,             \
+        .start = mca_coll_hiercoll_offload_start                                                   \
+    }
+
 static const hc_algo_t reduce_algos[] = {
     {.name = "linear",
      .summary = "the root receives from every rank and reduces in rank order",
@@ -267,6 +274,8 @@ static const hc_algo_t reduce_algos[] = {
      .plan = reduce_rabenseifner,
      .usable = rhrd_usable},
     DECOMP("every part to its leader, then the leaders to the root over the bridge"),
+    OFFLOAD("triggered offload (seed 003): chains armed up front on a K-nomial or K-ary tree, "
+            "fired by the transport's agent or progress; the ALU's predefined ops and types"),
     {.name = NULL},
 };
 
@@ -313,6 +322,9 @@ static const hc_algo_t allreduce_algos[] = {
      .plan = allreduce_rabenseifner,
      .usable = rhrd_usable},
     DECOMP("part reduce, bridge allreduce, part bcast"),
+    OFFLOAD("triggered offload (seed 003): reduce up and result down a K-nomial or K-ary tree "
+            "armed up front, fired by the transport's agent or progress; the ALU's predefined "
+            "ops and types"),
     {.name = NULL},
 };
 
@@ -391,6 +403,8 @@ static int scatterv_linear(hcp_plan_t *p, const hc_call_t *c)
 static const hc_algo_t gather_algos[] = {
     {.name = "linear", .summary = "the root receives from every rank", .plan = gather_linear},
     DECOMP("every part to its leader, then the leaders to the root over the bridge"),
+    OFFLOAD("triggered offload (seed 003): chains armed up front on a K-nomial or K-ary tree, "
+            "fired by the transport's agent or progress; the ALU's predefined ops and types"),
     {.name = NULL},
 };
 #define VTREE_ALGO(what)                                                                           \
@@ -406,6 +420,8 @@ static const hc_algo_t gatherv_algos[] = {
     {.name = "linear", .summary = "the root receives from every rank", .plan = gatherv_linear},
     VTREE_ALGO("the root receives from log2(n) ranks"),
     DECOMP("every part to its leader, then the leaders to the root over the bridge"),
+    OFFLOAD("triggered offload (seed 003): chains armed up front on a K-nomial or K-ary tree, "
+            "fired by the transport's agent or progress; the ALU's predefined ops and types"),
     {.name = NULL},
 };
 static const hc_algo_t scatter_algos[] = {

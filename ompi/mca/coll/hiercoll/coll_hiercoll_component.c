@@ -239,7 +239,42 @@ static int hiercoll_register(void)
                "overrides it per communicator",
                OPAL_INFO_LVL_5, &c->decomp_criterion);
 
+    c->offload_backend_param = "auto";
+    reg_string("offload_backend",
+               "Transport of the triggered offload (algorithm \"offload\" of allreduce and "
+               "reduce): \"ucx\" (the component's own UCP worker driven by an agent thread "
+               "that fires the armed chains, so the calling thread only arms and waits), "
+               "\"progress\" (packets over the PML, chains fired inside Open MPI's progress, "
+               "for machines with no core to spare) or \"auto\" (ucx when UCX works on every "
+               "rank of the communicator, else progress)",
+               OPAL_INFO_LVL_5, &c->offload_backend_param);
+    c->offload_tree_param = "knomial";
+    reg_string("offload_tree",
+               "Tree of the triggered offload: \"knomial\" or \"kary\"", OPAL_INFO_LVL_5,
+               &c->offload_tree_param);
+    c->offload_radix = 2;
+    reg_int("offload_radix", "K of the offload's K-nomial or K-ary tree: 2, 4 or 8",
+            OPAL_INFO_LVL_5, &c->offload_radix);
+    c->offload_max_bytes = 16384;
+    reg_size("offload_max_bytes",
+             "The longest vector (bytes) the offload takes (it travels as 120-byte packets, "
+             "each with its own counters); longer ones go to the next algorithm",
+             OPAL_INFO_LVL_6, &c->offload_max_bytes);
+    c->offload_credits = 64;
+    reg_int("offload_credits",
+            "Offload flow control: packets a process may have outstanding at each peer of a "
+            "communicator before the peer consumes them (keeps the packet queue bounded)",
+            OPAL_INFO_LVL_9, &c->offload_credits);
+    c->offload_mpq = 65536;
+    reg_int("offload_mpq",
+            "Offload: bound of each process's packet queue (packets kept before their call is "
+            "armed); exceeding it is counted, never silent",
+            OPAL_INFO_LVL_9, &c->offload_mpq);
+
     check_range("priority", &c->priority, -1, 100, 40);
+    check_range("offload_credits", &c->offload_credits, 2, 65535, 64);
+    check_range("offload_mpq", &c->offload_mpq, 16, INT_MAX, 65536);
+    mca_coll_hiercoll_offload_params();
     check_range("verbose", &c->verbose, 0, 2, 0);
     check_range("gatherv_tree_min", &c->gatherv_tree_min, 1, INT_MAX, 128);
     parse_algorithms();
@@ -276,6 +311,7 @@ static int hiercoll_close(void)
         opal_progress_unregister(mca_coll_hiercoll_progress);
         c->progress_registered = false;
     }
+    mca_coll_hiercoll_offload_fini();
     OBJ_DESTRUCT(&c->active);
     OBJ_DESTRUCT(&c->lock);
     hcp_criterion_fini(&c->decomp);

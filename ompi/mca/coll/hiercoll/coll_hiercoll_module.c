@@ -27,6 +27,7 @@ static void module_construct(mca_coll_hiercoll_module_t *m)
     m->gatherv_level = 0;
     m->enabled = false;
     m->decomp = NULL;
+    m->offload = NULL;
     m->decomp_crit = &mca_coll_hiercoll_component.decomp;
     memset(&m->decomp_own, 0, sizeof(m->decomp_own));
     m->decomp_own.kind = HCP_CRIT_NONE;
@@ -68,6 +69,7 @@ static void module_destruct(mca_coll_hiercoll_module_t *m)
         print_stats(m);
     }
     mca_coll_hiercoll_decomp_free(m);
+    mca_coll_hiercoll_offload_free(m);
     hcp_criterion_fini(&m->decomp_own);
     mca_coll_hiercoll_release_prev(m);
     hcp_fini(&m->plan);

@@ -386,6 +386,11 @@ void *hct_chan_user(const hct_chan_t *c)
     return c->user;
 }
 
+int hct_chan_backlog(const hct_chan_t *c)
+{
+    return c->nbacklog;
+}
+
 int hct_chan_rank(const hct_chan_t *c)
 {
     return c->rank;

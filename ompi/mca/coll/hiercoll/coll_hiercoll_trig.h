@@ -295,6 +295,10 @@ int hct_engine_backlog(const hct_engine_t *e);
 hct_chan_t *hct_chan_open(hct_engine_t *e, uint16_t id, int size, int rank, void *user);
 void hct_chan_close(hct_chan_t *c); /* ports must be disarmed */
 void *hct_chan_user(const hct_chan_t *c);
+/* Packets of this channel waiting for credits: a call is complete for the
+ * caller once its port is done AND this is 0 (senders are throttled to
+ * `credits` packets ahead of their receivers). */
+int hct_chan_backlog(const hct_chan_t *c);
 int hct_chan_rank(const hct_chan_t *c);
 uint16_t hct_chan_id(const hct_chan_t *c);
 

@@ -1,0 +1,49 @@
+/*
+ * Copyright (c) 2026 The hiercoll authors.
+ * $COPYRIGHT$
+ *
+ * The triggered offload inside Open MPI (seed 003): what the glue
+ * (coll_hiercoll_offload.c) and its transports share.
+ *
+ * One triggered engine (coll_hiercoll_trig.h) per transport and process:
+ *   progress  packets travel over the PML (tagged 128-byte messages on the
+ *             communicator); chains fire inside Open MPI's progress;
+ *   ucx       the component's own UCP context and worker; an agent thread
+ *             owns the worker, receives packets as active messages and
+ *             fires chains from the AM handler (coll_hiercoll_offload_ucx.c).
+ * A communicator gets a channel on one of them at its first offloaded call
+ * (collective: every rank makes that call), chosen the same on every rank.
+ */
+#ifndef MCA_COLL_HIERCOLL_OFFLOAD_H
+#define MCA_COLL_HIERCOLL_OFFLOAD_H
+
+#include <pthread.h>
+
+#include "coll_hiercoll.h"
+#include "coll_hiercoll_trig.h"
+
+BEGIN_C_DECLS
+
+enum { HC_OL_AUTO = 0, HC_OL_UCX = 1, HC_OL_PROGRESS = 2 };
+
+/* A transport's engine with the lock that serializes it. */
+typedef struct hc_ol_engine {
+    hct_engine_t *e;
+    pthread_mutex_t lock;
+    bool up;
+} hc_ol_engine_t;
+
+#if HIERCOLL_HAVE_UCX
+/* Open a channel for the module's communicator on the UCX agent's engine
+ * (collective: wires up through m->prev's allgather on the first call).
+ * Every rank returns the same verdict; on failure the caller uses the
+ * progress transport. */
+int mca_coll_hiercoll_ucx_open(mca_coll_hiercoll_module_t *m, hct_chan_t **chan,
+                               hc_ol_engine_t **eng);
+void mca_coll_hiercoll_ucx_close(hct_chan_t *chan);
+void mca_coll_hiercoll_ucx_fini(void);
+#endif
+
+END_C_DECLS
+
+#endif /* MCA_COLL_HIERCOLL_OFFLOAD_H */
