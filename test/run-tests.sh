@@ -124,6 +124,11 @@ if [ "$have_check" = yes ]; then
     for t in "$testdir"/unit/check_*; do
         [ -x "$t" ] || continue
         case "$t" in *.c|*.o) continue ;; esac
+        # the ofi backend's test needs a provider with FI_TRIGGER (sockets here)
+        if [ "$(basename "$t")" = check_ofi_trig ] && ! fi_info -c FI_TRIGGER >/dev/null 2>&1; then
+            echo "SKIP: unit-check_ofi_trig (no libfabric provider offers FI_TRIGGER)"
+            continue
+        fi
         EXPECT=("Checks: [0-9]+, Failures: 0, Errors: 0")
         run "unit-$(basename "$t")" 900 "$t"
     done

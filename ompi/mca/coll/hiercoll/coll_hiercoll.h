@@ -262,6 +262,8 @@ typedef struct mca_coll_hiercoll_component_t {
     int offload_radix;
     size_t offload_max_bytes;
     int offload_credits, offload_mpq;
+    int offload_ofi_max_triggered; /* ofi backend: the NIC's triggered-op limit (0: none) */
+    char *offload_ofi_built;       /* read-only: was the ofi backend built */
 } mca_coll_hiercoll_component_t;
 
 OMPI_MODULE_DECLSPEC extern mca_coll_hiercoll_component_t mca_coll_hiercoll_component;

@@ -36,7 +36,9 @@
 typedef struct hc_offload {
     mca_coll_hiercoll_module_t *m;
     ompi_communicator_t *comm;
-    int kind;              /* HC_OL_UCX or HC_OL_PROGRESS; 0: not opened; -1: failed */
+    int kind;              /* HC_OL_UCX, _PROGRESS or _OFI; 0: not opened; -1: failed */
+    hcf_chan_t *fchan;     /* ofi: the channel (calls that do not fit use chan) */
+    bool prog_ofi;         /* blocking: the cached program fits the ofi budget */
     hc_ol_engine_t *eng;
     hct_chan_t *chan;
     uint16_t seq;          /* next blocking/nonblocking port */
@@ -64,6 +66,8 @@ typedef struct hc_ol_req {
     const void *input;
     void *output;
     hct_port_t *port;
+    hcf_port_t *fport;     /* ofi: the armed port instead of port */
+    bool ofi;              /* ofi: the program fits the budget */
     uint16_t pbase, gen;
     bool persistent, active;
     opal_list_item_t item; /* in ol.active */
@@ -102,9 +106,11 @@ void mca_coll_hiercoll_offload_params(void)
         c->offload_backend = HC_OL_UCX;
     } else if (0 == strcmp(b, "progress")) {
         c->offload_backend = HC_OL_PROGRESS;
+    } else if (0 == strcmp(b, "ofi")) {
+        c->offload_backend = HC_OL_OFI;
     } else {
-        mca_coll_hiercoll_param_error("coll_hiercoll_offload_backend=\"%s\" is not one of ucx, "
-                                      "progress, auto; using auto", b);
+        mca_coll_hiercoll_param_error("coll_hiercoll_offload_backend=\"%s\" is not one of ofi, "
+                                      "ucx, progress, auto; using auto", b);
         c->offload_backend = HC_OL_AUTO;
     }
     const char *t = c->offload_tree_param ? c->offload_tree_param : "knomial";
@@ -297,8 +303,25 @@ static void complete_req(hc_ol_req_t *r)
 {
     r->active = false;
     r->port = NULL;
+    r->fport = NULL;
     r->super.req_status.MPI_ERROR = OMPI_SUCCESS;
     ompi_request_complete(&r->super, true);
+}
+
+/* Is a request's port done (and disarmed)?  An ofi port that failed
+ * completes the request with an error. */
+static bool req_finished(hc_ol_req_t *r)
+{
+#if HIERCOLL_HAVE_OFI
+    if (NULL != r->fport) {
+        int d = mca_coll_hiercoll_ofi_finished(r->fport);
+        if (d < 0) {
+            r->super.req_status.MPI_ERROR = OMPI_ERROR;
+        }
+        return 0 != d;
+    }
+#endif
+    return port_finished(r->ol, r->port);
 }
 
 static int offload_progress(void)
@@ -319,10 +342,12 @@ static int offload_progress(void)
         for (it = opal_list_get_first(&ol.active); it != opal_list_get_end(&ol.active); it = next) {
             next = opal_list_get_next(it);
             hc_ol_req_t *r = ITEM_OF(it, hc_ol_req_t, item);
-            if (port_finished(r->ol, r->port)) {
+            if (req_finished(r)) {
                 opal_list_remove_item(&ol.active, it);
                 ol.nactive--;
+                int err = r->super.req_status.MPI_ERROR;
                 complete_req(r);
+                r->super.req_status.MPI_ERROR = err;
                 ++n;
             }
         }
@@ -383,8 +408,20 @@ static hc_offload_t *offload_of(mca_coll_hiercoll_module_t *m, ompi_communicator
     OBJ_CONSTRUCT(&o->item, opal_list_item_t);
     lists_up();
     int want = mca_coll_hiercoll_component.offload_backend;
+    bool ofi = false;
+#if HIERCOLL_HAVE_OFI
+    /* ofi first where asked or auto; it keeps a progress channel for the
+     * calls that do not fit the provider's budget */
+    if ((HC_OL_OFI == want || HC_OL_AUTO == want) && ompi_comm_size(comm) > 1) {
+        ofi = OMPI_SUCCESS == mca_coll_hiercoll_ofi_open(m, &o->fchan);
+    }
+#else
+    if (HC_OL_OFI == want && 0 == ompi_comm_rank(comm)) {
+        mca_coll_hiercoll_log(1, "offload: built without libfabric, no ofi backend");
+    }
+#endif
 #if HIERCOLL_HAVE_UCX
-    if (HC_OL_PROGRESS != want && ompi_comm_size(comm) > 1) {
+    if (!ofi && HC_OL_PROGRESS != want && ompi_comm_size(comm) > 1) {
         if (OMPI_SUCCESS == mca_coll_hiercoll_ucx_open(m, &o->chan, &o->eng)) {
             o->kind = HC_OL_UCX;
             return o;
@@ -411,7 +448,7 @@ static hc_offload_t *offload_of(mca_coll_hiercoll_module_t *m, ompi_communicator
         return NULL;
     }
     o->eng = &ol.prog;
-    o->kind = HC_OL_PROGRESS;
+    o->kind = ofi ? HC_OL_OFI : HC_OL_PROGRESS;
     for (int i = 0; i < HC_OL_NRECV; ++i) {
         post_recv(o, i);
     }
@@ -426,7 +463,12 @@ void mca_coll_hiercoll_offload_free(mca_coll_hiercoll_module_t *m)
         return;
     }
     m->offload = NULL;
-    if (HC_OL_PROGRESS == o->kind) {
+#if HIERCOLL_HAVE_OFI
+    if (HC_OL_OFI == o->kind) {
+        mca_coll_hiercoll_ofi_close(o->fchan);
+    }
+#endif
+    if (HC_OL_PROGRESS == o->kind || HC_OL_OFI == o->kind) {
         opal_list_remove_item(&ol.chans, &o->item);
         for (int i = 0; i < HC_OL_NRECV; ++i) {
             if (NULL != o->rreq[i]) {
@@ -451,6 +493,9 @@ void mca_coll_hiercoll_offload_free(mca_coll_hiercoll_module_t *m)
 
 void mca_coll_hiercoll_offload_fini(void)
 {
+#if HIERCOLL_HAVE_OFI
+    mca_coll_hiercoll_ofi_fini();
+#endif
 #if HIERCOLL_HAVE_UCX
     mca_coll_hiercoll_ucx_fini();
 #endif
@@ -477,17 +522,45 @@ void mca_coll_hiercoll_offload_fini(void)
 /* Calls                                                                */
 /* ------------------------------------------------------------------ */
 
-static int plan(hct_prog_t *p, const hc_call_t *c)
+static int plan_rank(hct_prog_t *p, const hc_call_t *c, int rank)
 {
     mca_coll_hiercoll_component_t *mc = &mca_coll_hiercoll_component;
     hct_op_t op = (hct_op_t) op_of(c->op);
     hct_type_t type = (hct_type_t) type_of(c->rtype);
     int rc = HC_ALLREDUCE == c->coll
                  ? hct_plan_allreduce(p, (hct_shape_t) mc->offload_tree, mc->offload_radix,
-                                      c->size, c->rank, 0, op, type, (size_t) c->rcount)
+                                      c->size, rank, 0, op, type, (size_t) c->rcount)
                  : hct_plan_reduce(p, (hct_shape_t) mc->offload_tree, mc->offload_radix, c->size,
-                                   c->rank, c->root, op, type, (size_t) c->rcount);
+                                   rank, c->root, op, type, (size_t) c->rcount);
     return 0 == rc ? OMPI_SUCCESS : OMPI_ERR_OUT_OF_RESOURCE;
+}
+
+static int plan(hct_prog_t *p, const hc_call_t *c)
+{
+    return plan_rank(p, c, c->rank);
+}
+
+/* ofi: does this call fit the provider's budget?  Decided on the root's
+ * program (the most children), so every rank gives the same answer. */
+static bool ofi_fits(hc_offload_t *o, const hc_call_t *c)
+{
+#if HIERCOLL_HAVE_OFI
+    if (HC_OL_OFI == o->kind) {
+        hct_prog_t rp;
+        hct_prog_init(&rp);
+        bool fits = OMPI_SUCCESS == plan_rank(&rp, c, HC_REDUCE == c->coll ? c->root : 0)
+                    && mca_coll_hiercoll_ofi_fits(o->fchan, &rp);
+        hct_prog_fini(&rp);
+        if (!fits) {
+            mca_coll_hiercoll_log(2, "%s: offload: %d elements do not fit the ofi budget: "
+                                  "progress transport", c->comm->c_name, c->rcount);
+        }
+        return fits;
+    }
+#endif
+    (void) o;
+    (void) c;
+    return false;
 }
 
 /* The input and output vectors of this rank. */
@@ -527,6 +600,7 @@ static int run_blocking(hc_offload_t *o, const hc_call_t *c)
             return rc;
         }
         o->prog_valid = true;
+        o->prog_ofi = ofi_fits(o, c);
         o->key_coll = (int) c->coll;
         o->key_root = root;
         o->key_count = (size_t) c->rcount;
@@ -536,6 +610,16 @@ static int run_blocking(hc_offload_t *o, const hc_call_t *c)
     const void *in;
     void *out;
     vectors(c, &in, &out);
+#if HIERCOLL_HAVE_OFI
+    if (o->prog_ofi) {
+        hcf_port_t *fp = mca_coll_hiercoll_ofi_arm(o->fchan, next_seq(o), &o->prog, in, out);
+        int d = 0;
+        while (NULL != fp && 0 == (d = mca_coll_hiercoll_ofi_finished(fp))) {
+            opal_progress();
+        }
+        return NULL != fp && d > 0 ? OMPI_SUCCESS : OMPI_ERROR;
+    }
+#endif
     hct_port_t *port = arm(o, next_seq(o), &o->prog, in, out);
     if (NULL == port) {
         return OMPI_ERR_OUT_OF_RESOURCE;
@@ -575,14 +659,19 @@ static int req_begin(hc_ol_req_t *r, uint16_t seq)
     r->super.req_state = OMPI_REQUEST_ACTIVE;
     r->super.req_complete = REQUEST_PENDING;
     r->super.req_status.MPI_ERROR = OMPI_SUCCESS;
-    r->port = arm(r->ol, seq, &r->prog, r->input, r->output);
-    if (NULL == r->port) {
+#if HIERCOLL_HAVE_OFI
+    if (r->ofi) {
+        r->fport = mca_coll_hiercoll_ofi_arm(r->ol->fchan, seq, &r->prog, r->input, r->output);
+    } else
+#endif
+        r->port = arm(r->ol, seq, &r->prog, r->input, r->output);
+    if (NULL == r->port && NULL == r->fport) {
         r->super.req_status.MPI_ERROR = OMPI_ERR_OUT_OF_RESOURCE;
         ompi_request_complete(&r->super, true);
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
     r->active = true;
-    if (port_finished(r->ol, r->port)) {
+    if (req_finished(r)) {
         complete_req(r);
         return OMPI_SUCCESS;
     }
@@ -641,6 +730,7 @@ int mca_coll_hiercoll_offload_start(hc_call_t *c, ompi_request_t **request,
     hct_prog_init(&r->prog);
     vectors(c, &r->input, &r->output);
     int rc = plan(&r->prog, c);
+    r->ofi = OMPI_SUCCESS == rc && ofi_fits(o, c);
     if (OMPI_SUCCESS != rc) {
         ompi_request_t *rp = &r->super;
         req_free(&rp);

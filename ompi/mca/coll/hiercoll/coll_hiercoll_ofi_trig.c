@@ -365,8 +365,18 @@ int hcf_fits(const hcf_fabric_t *f, const hct_prog_t *p)
 /* Channels                                                             */
 /* ------------------------------------------------------------------ */
 
-hcf_chan_t *hcf_chan_open(hcf_fabric_t *f, uint16_t id, int size, int rank, const void *names,
-                          size_t stride)
+int hcf_av_insert(hcf_fabric_t *f, const void *name, uint64_t *addr)
+{
+    fi_addr_t a;
+    if (fi_av_insert(f->av, name, 1, &a, 0, NULL) != 1) {
+        return -1;
+    }
+    *addr = (uint64_t) a;
+    return 0;
+}
+
+hcf_chan_t *hcf_chan_open_addrs(hcf_fabric_t *f, uint16_t id, int size, int rank,
+                                const uint64_t *addrs)
 {
     hcf_chan_t *c = calloc(1, sizeof(*c));
     if (c == NULL || (c->addr = calloc((size_t) size, sizeof(fi_addr_t))) == NULL) {
@@ -378,13 +388,26 @@ hcf_chan_t *hcf_chan_open(hcf_fabric_t *f, uint16_t id, int size, int rank, cons
     c->size = size;
     c->rank = rank;
     for (int r = 0; r < size; ++r) {
-        if (fi_av_insert(f->av, (const char *) names + (size_t) r * stride, 1, &c->addr[r], 0,
-                         NULL)
-            != 1) {
-            hcf_chan_close(c);
-            return NULL;
+        c->addr[r] = (fi_addr_t) addrs[r];
+    }
+    return c;
+}
+
+hcf_chan_t *hcf_chan_open(hcf_fabric_t *f, uint16_t id, int size, int rank, const void *names,
+                          size_t stride)
+{
+    uint64_t *a = calloc((size_t) size + 1, sizeof(*a));
+    hcf_chan_t *c = NULL;
+    int r = 0;
+    for (; a != NULL && r < size; ++r) {
+        if (hcf_av_insert(f, (const char *) names + (size_t) r * stride, &a[r]) != 0) {
+            break;
         }
     }
+    if (a != NULL && r == size) {
+        c = hcf_chan_open_addrs(f, id, size, rank, a);
+    }
+    free(a);
     return c;
 }
 

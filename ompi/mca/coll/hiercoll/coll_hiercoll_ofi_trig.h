@@ -83,6 +83,11 @@ hcf_needs_t hcf_budget(const hcf_fabric_t *f);
 int hcf_needs(const hcf_fabric_t *f, const hct_prog_t *p, hcf_needs_t *n);
 int hcf_fits(const hcf_fabric_t *f, const hct_prog_t *p);
 
+/* A peer's endpoint name into the address vector (its address). */
+int hcf_av_insert(hcf_fabric_t *f, const void *name, uint64_t *addr);
+/* A channel over addresses from hcf_av_insert (addrs[rank]: this one's). */
+hcf_chan_t *hcf_chan_open_addrs(hcf_fabric_t *f, uint16_t id, int size, int rank,
+                                const uint64_t *addrs);
 /* A channel: names[r] (stride bytes apart) is rank r's endpoint name. */
 hcf_chan_t *hcf_chan_open(hcf_fabric_t *f, uint16_t id, int size, int rank, const void *names,
                           size_t stride);
