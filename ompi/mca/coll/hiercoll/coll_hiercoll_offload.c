@@ -18,6 +18,8 @@
  */
 #include "ompi_config.h"
 
+#include <sched.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ompi/mca/pml/pml.h"
@@ -37,6 +39,7 @@ typedef struct hc_offload {
     mca_coll_hiercoll_module_t *m;
     ompi_communicator_t *comm;
     int kind;              /* HC_OL_UCX, _PROGRESS or _OFI; 0: not opened; -1: failed */
+    int backend, tree, radix; /* the parameters, or the communicator's info keys */
     hcf_chan_t *fchan;     /* ofi: the channel (calls that do not fit use chan) */
     bool prog_ofi;         /* blocking: the cached program fits the ofi budget */
     hc_ol_engine_t *eng;
@@ -127,6 +130,38 @@ void mca_coll_hiercoll_offload_params(void)
         mca_coll_hiercoll_param_error("coll_hiercoll_offload_radix=%d is not 2, 4 or 8; using 2",
                                       c->offload_radix);
         c->offload_radix = 2;
+    }
+}
+
+/* The communicator's info keys hiercoll_offload_backend, _tree, _radix
+ * (read at its first offloaded call; every rank must pass the same). */
+static void read_info(hc_offload_t *o)
+{
+    mca_coll_hiercoll_component_t *mc = &mca_coll_hiercoll_component;
+    o->backend = mc->offload_backend;
+    o->tree = mc->offload_tree;
+    o->radix = mc->offload_radix;
+    opal_info_t *info = o->comm->super.s_info;
+    char val[64];
+    int flag = 0;
+    if (NULL == info) {
+        return;
+    }
+    if (OPAL_SUCCESS == opal_info_get(info, "hiercoll_offload_backend", sizeof(val) - 1, val, &flag)
+        && flag) {
+        o->backend = 0 == strcmp(val, "ucx") ? HC_OL_UCX
+                     : 0 == strcmp(val, "progress") ? HC_OL_PROGRESS
+                     : 0 == strcmp(val, "ofi")      ? HC_OL_OFI
+                                                    : HC_OL_AUTO;
+    }
+    if (OPAL_SUCCESS == opal_info_get(info, "hiercoll_offload_tree", sizeof(val) - 1, val, &flag)
+        && flag) {
+        o->tree = 0 == strcmp(val, "kary") ? HCT_KARY : HCT_KNOMIAL;
+    }
+    if (OPAL_SUCCESS == opal_info_get(info, "hiercoll_offload_radix", sizeof(val) - 1, val, &flag)
+        && flag) {
+        int k = atoi(val);
+        o->radix = (2 == k || 4 == k || 8 == k) ? k : o->radix;
     }
 }
 
@@ -407,7 +442,8 @@ static hc_offload_t *offload_of(mca_coll_hiercoll_module_t *m, ompi_communicator
     hct_prog_init(&o->prog);
     OBJ_CONSTRUCT(&o->item, opal_list_item_t);
     lists_up();
-    int want = mca_coll_hiercoll_component.offload_backend;
+    read_info(o);
+    int want = o->backend;
     bool ofi = false;
 #if HIERCOLL_HAVE_OFI
     /* ofi first where asked or auto; it keeps a progress channel for the
@@ -453,6 +489,8 @@ static hc_offload_t *offload_of(mca_coll_hiercoll_module_t *m, ompi_communicator
         post_recv(o, i);
     }
     opal_list_append(&ol.chans, &o->item);
+    mca_coll_hiercoll_log(1, "%s: offload on the progress transport (%s, K=%d)", comm->c_name,
+                          HCT_KARY == o->tree ? "kary" : "knomial", o->radix);
     return o;
 }
 
@@ -522,22 +560,21 @@ void mca_coll_hiercoll_offload_fini(void)
 /* Calls                                                                */
 /* ------------------------------------------------------------------ */
 
-static int plan_rank(hct_prog_t *p, const hc_call_t *c, int rank)
+static int plan_rank(const hc_offload_t *o, hct_prog_t *p, const hc_call_t *c, int rank)
 {
-    mca_coll_hiercoll_component_t *mc = &mca_coll_hiercoll_component;
     hct_op_t op = (hct_op_t) op_of(c->op);
     hct_type_t type = (hct_type_t) type_of(c->rtype);
     int rc = HC_ALLREDUCE == c->coll
-                 ? hct_plan_allreduce(p, (hct_shape_t) mc->offload_tree, mc->offload_radix,
-                                      c->size, rank, 0, op, type, (size_t) c->rcount)
-                 : hct_plan_reduce(p, (hct_shape_t) mc->offload_tree, mc->offload_radix, c->size,
-                                   rank, c->root, op, type, (size_t) c->rcount);
+                 ? hct_plan_allreduce(p, (hct_shape_t) o->tree, o->radix, c->size, rank, 0, op,
+                                      type, (size_t) c->rcount)
+                 : hct_plan_reduce(p, (hct_shape_t) o->tree, o->radix, c->size, rank, c->root,
+                                   op, type, (size_t) c->rcount);
     return 0 == rc ? OMPI_SUCCESS : OMPI_ERR_OUT_OF_RESOURCE;
 }
 
-static int plan(hct_prog_t *p, const hc_call_t *c)
+static int plan(const hc_offload_t *o, hct_prog_t *p, const hc_call_t *c)
 {
-    return plan_rank(p, c, c->rank);
+    return plan_rank(o, p, c, c->rank);
 }
 
 /* ofi: does this call fit the provider's budget?  Decided on the root's
@@ -548,7 +585,7 @@ static bool ofi_fits(hc_offload_t *o, const hc_call_t *c)
     if (HC_OL_OFI == o->kind) {
         hct_prog_t rp;
         hct_prog_init(&rp);
-        bool fits = OMPI_SUCCESS == plan_rank(&rp, c, HC_REDUCE == c->coll ? c->root : 0)
+        bool fits = OMPI_SUCCESS == plan_rank(o, &rp, c, HC_REDUCE == c->coll ? c->root : 0)
                     && mca_coll_hiercoll_ofi_fits(o->fchan, &rp);
         hct_prog_fini(&rp);
         if (!fits) {
@@ -595,7 +632,7 @@ static int run_blocking(hc_offload_t *o, const hc_call_t *c)
     if (!o->prog_valid || o->key_coll != (int) c->coll || o->key_root != root
         || o->key_count != (size_t) c->rcount || o->key_op != op || o->key_type != type) {
         o->prog_valid = false;
-        int rc = plan(&o->prog, c);
+        int rc = plan(o, &o->prog, c);
         if (OMPI_SUCCESS != rc) {
             return rc;
         }
@@ -626,6 +663,9 @@ static int run_blocking(hc_offload_t *o, const hc_call_t *c)
     }
     while (!port_finished(o, port)) {
         opal_progress();
+        if (HC_OL_UCX == o->kind) {
+            sched_yield(); /* the agent fires the chains: let it run */
+        }
     }
     return OMPI_SUCCESS;
 }
@@ -729,7 +769,7 @@ int mca_coll_hiercoll_offload_start(hc_call_t *c, ompi_request_t **request,
     r->persistent = persistent;
     hct_prog_init(&r->prog);
     vectors(c, &r->input, &r->output);
-    int rc = plan(&r->prog, c);
+    int rc = plan(o, &r->prog, c);
     r->ofi = OMPI_SUCCESS == rc && ofi_fits(o, c);
     if (OMPI_SUCCESS != rc) {
         ompi_request_t *rp = &r->super;
