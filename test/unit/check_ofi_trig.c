@@ -20,6 +20,7 @@
 
 #include "coll_hiercoll_ofi_trig.h"
 #include "coll_hiercoll_trig.h"
+#include "coll_hiercoll_trig_bcast.h"
 #include "hiercoll_trig_sim.h"
 
 #define MAXN 8
@@ -86,7 +87,8 @@ static void fill(void *buf, hct_type_t t, size_t count, int rank, uint64_t salt)
     }
 }
 
-/* Run one call on n ranks through ofi and through the engine; compare. */
+/* Run one call on n ranks through ofi and through the engine; compare the
+ * outputs of every rank (reduce 0), the root (1) or all but the root (2). */
 static void one(planner_t plan, int reduce, hct_shape_t s, int k, int n, int root, hct_op_t op,
                 hct_type_t t, size_t count)
 {
@@ -146,7 +148,7 @@ static void one(planner_t plan, int reduce, hct_shape_t s, int k, int n, int roo
     }
     for (int r = 0; r < n; ++r) {
         hcf_disarm(port[r]);
-        if (!reduce || r == root) {
+        if (0 == reduce || (1 == reduce && r == root) || (2 == reduce && r != root)) {
             ck_assert_msg(0 == memcmp(out[r], ref[r], bytes),
                           "n %d k %d shape %d root %d op %d type %d count %zu: rank %d differs "
                           "from the engine",
@@ -209,6 +211,43 @@ START_TEST(test_reduce_roots)
 }
 END_TEST
 
+/* bcast and barrier through the same path: planners with the ALU's shape */
+static int plan_bcast(hct_prog_t *p, hct_shape_t s, int k, int n, int rank, int root, hct_op_t op,
+                      hct_type_t type, size_t count)
+{
+    (void) op;
+    (void) type;
+    return hct_plan_bcast(p, s, k, n, rank, root, count);
+}
+
+static int plan_barrier(hct_prog_t *p, hct_shape_t s, int k, int n, int rank, int root,
+                        hct_op_t op, hct_type_t type, size_t count)
+{
+    (void) root;
+    (void) op;
+    (void) type;
+    (void) count;
+    return hct_plan_barrier(p, s, k, n, rank);
+}
+
+START_TEST(test_bcast_barrier)
+{
+    static const size_t bytes[] = {0, 1, 48, 121, 700};
+    for (int n = 1; n <= MAXN; ++n) {
+        open_chans(n);
+        for (int k = 2; k <= 8; k *= 2) {
+            for (size_t b = 0; b < sizeof(bytes) / sizeof(bytes[0]); ++b) {
+                /* 2: the root's output is not compared (its buffer is the input) */
+                one(plan_bcast, 2, (hct_shape_t) ((k + b) % 2), k, n, (int) (b % (size_t) n),
+                    HCT_NOP, HCT_UINT8, bytes[b]);
+            }
+            one(plan_barrier, 0, (hct_shape_t) (k % 2), k, n, 0, HCT_SUM, HCT_UINT8, 0);
+        }
+        close_chans(n);
+    }
+}
+END_TEST
+
 START_TEST(test_budget)
 {
     /* a vector far beyond the provider's counters does not fit, and says so */
@@ -241,6 +280,7 @@ int main(void)
     tcase_add_test(tc, test_allreduce);
     tcase_add_test(tc, test_ops_types);
     tcase_add_test(tc, test_reduce_roots);
+    tcase_add_test(tc, test_bcast_barrier);
     tcase_add_test(tc, test_budget);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
