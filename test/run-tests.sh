@@ -396,32 +396,42 @@ run "abi-mismatch-declines" 300 "${MPI[@]}" -np 3 -x HIERCOLL_TEST_ABI_MISMATCH=
 # ---------------------------------------------------------------------------
 # The offload's ofi backend (libfabric FI_TRIGGER deferred work), when built
 # and a provider offers triggers (sockets here): the provider fires what the
-# backend relies on; allreduce and reduce exact in every mode; without a
-# provider that has triggers (FI_PROVIDER=tcp) one line and the fallback.
+# backend relies on; allreduce, reduce, bcast and barrier exact in every
+# mode; without a provider that has triggers (FI_PROVIDER=tcp) one line per
+# communicator and the next backend.  Then offloaded bcast and barrier on
+# the other backends.
 # ---------------------------------------------------------------------------
+OL=(--mca coll hiercoll,basic,libnbc --mca coll_hiercoll_allreduce_algorithm offload
+    --mca coll_hiercoll_reduce_algorithm offload --mca coll_hiercoll_bcast_algorithm offload
+    --mca coll_hiercoll_barrier_algorithm offload --mca coll_hiercoll_verbose 1)
 if [ -x "$testdir/ofi/t_fi_trigger" ] && fi_info -c FI_TRIGGER >/dev/null 2>&1; then
     EXPECT=("t_fi_trigger: OK")
     run "ofi-fi-trigger" 120 "$testdir/ofi/t_fi_trigger"
-    OFI=(--mca coll hiercoll,basic,libnbc --mca coll_hiercoll_allreduce_algorithm offload
-         --mca coll_hiercoll_reduce_algorithm offload --mca coll_hiercoll_offload_backend ofi
-         --mca coll_hiercoll_verbose 1)
-    for np in 2 3 5 8; do
+    for np in 2 3 5; do
         EXPECT=("$OK" "MPI_COMM_WORLD: offload on ofi \(provider sockets"
+                "MPI_COMM_WORLD \(cid 0, np $np\).* barrier=offload bcast=offload"
                 "offload: ofi \(sockets\): [1-9][0-9]* ports armed")
         REJECT=("triggered operation failed")
-        run "ofi-colls-np$np" 600 "${MPI[@]}" -np $np "${OFI[@]}" "$colls" --quick \
-            --only allreduce,reduce
+        run "ofi-colls-np$np" 600 "${MPI[@]}" -np $np "${OL[@]}" \
+            --mca coll_hiercoll_offload_backend ofi "$colls" --quick \
+            --only allreduce,reduce,bcast,barrier
     done
     EXPECT=("t_offload: np 3: [0-9]+ checks, 0 failed" "offload on ofi \(provider sockets"
             "offload: ofi \(sockets\): [1-9][0-9]* ports armed")
-    run "ofi-offload-np3" 600 "${MPI[@]}" -np 3 "${OFI[@]}" "$testdir/mpi/t_offload"
+    run "ofi-offload-np3" 600 "${MPI[@]}" -np 3 "${OL[@]}" --mca coll_hiercoll_offload_backend ofi \
+        "$testdir/mpi/t_offload"
     # a provider without triggers: one line per communicator, the next backend
     EXPECT=("t_colls: np 3: [0-9]+ checks, 0 failed")
     EXPECT_ONCE=("MPI_COMM_WORLD: offload: no ofi backend \(no libfabric provider offers FI_TRIGGER")
     REJECT=("offload on ofi" "ports armed")
-    run "ofi-fallback-tcp-np3" 300 "${MPI[@]}" -np 3 -x FI_PROVIDER=tcp "${OFI[@]}" "$colls" \
-        --quick --only allreduce
+    run "ofi-fallback-tcp-np3" 300 "${MPI[@]}" -np 3 -x FI_PROVIDER=tcp "${OL[@]}" \
+        --mca coll_hiercoll_offload_backend ofi "$colls" --quick --only allreduce
 fi
+for be in progress ucx; do
+XX 600 "${MPI[@]}" -np 5 "${OL[@]}" \
+        --mca coll_hiercoll_offload_backend $be --mca coll_hiercoll_stats 1 "$colls" --quick \
+        --only bcast,barrier
+done
 EXPECT=("parameter \"coll_hiercoll_offload_ofi_max_triggered\""
         "informational \"coll_hiercoll_offload_ofi_built\" \(current value: \"(yes|no)\"")
 run "ompi-info-ofi-built" 60 "$ompi_info" --param coll hiercoll --level 9

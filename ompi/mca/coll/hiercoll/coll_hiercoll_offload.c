@@ -28,6 +28,7 @@
 
 #include "coll_hiercoll.h"
 #include "coll_hiercoll_offload.h"
+#include "coll_hiercoll_trig_bcast.h"
 
 /* The progress transport's tag, in the range no Open MPI component in
  * this build uses (hcoll's). */
@@ -222,11 +223,27 @@ static int type_of(ompi_datatype_t *dt)
 bool mca_coll_hiercoll_offload_usable(const hc_call_t *c)
 {
     mca_coll_hiercoll_component_t *mc = &mca_coll_hiercoll_component;
-    if ((HC_ALLREDUCE != c->coll && HC_REDUCE != c->coll) || OMPI_COMM_IS_INTER(c->comm)) {
+    if ((HC_ALLREDUCE != c->coll && HC_REDUCE != c->coll && HC_BCAST != c->coll
+         && HC_BARRIER != c->coll)
+        || OMPI_COMM_IS_INTER(c->comm)) {
         return false;
     }
     if (NULL != c->module->offload && 0 == c->module->offload->kind) {
         return false; /* opening: the wire-up's own collectives */
+    }
+    if (HC_BARRIER == c->coll) {
+        return c->comm->c_contextid <= 0xffff && c->size <= 0xffff;
+    }
+    if (HC_BCAST == c->coll) { /* bytes of a predefined (contiguous) type */
+        size_t es = 0;
+        if (NULL == c->rtype || !ompi_datatype_is_predefined(c->rtype)) {
+            return false;
+        }
+        ompi_datatype_type_size(c->rtype, &es);
+        size_t bytes = (size_t) c->rcount * es;
+        return c->rcount >= 0 && bytes <= mc->offload_max_bytes
+               && (bytes + HCT_PAYLOAD - 1) / HCT_PAYLOAD < 0xffff
+               && c->comm->c_contextid <= 0xffff && c->size <= 0xffff;
     }
     int op = op_of(c->op), type = type_of(c->rtype);
     if (op < 0 || type < 0 || !hct_alu_supports((hct_op_t) op, (hct_type_t) type)) {
@@ -564,6 +581,17 @@ static int plan_rank(const hc_offload_t *o, hct_prog_t *p, const hc_call_t *c, i
 {
     hct_op_t op = (hct_op_t) op_of(c->op);
     hct_type_t type = (hct_type_t) type_of(c->rtype);
+    if (HC_BCAST == c->coll || HC_BARRIER == c->coll) {
+        size_t es = 0;
+        if (HC_BCAST == c->coll) {
+            ompi_datatype_type_size(c->rtype, &es);
+        }
+        int rc = HC_BCAST == c->coll ? hct_plan_bcast(p, (hct_shape_t) o->tree, o->radix, c->size,
+                                                      rank, c->root, (size_t) c->rcount * es)
+                                     : hct_plan_barrier(p, (hct_shape_t) o->tree, o->radix,
+                                                        c->size, rank);
+        return 0 == rc ? OMPI_SUCCESS : OMPI_ERR_OUT_OF_RESOURCE;
+    }
     int rc = HC_ALLREDUCE == c->coll
                  ? hct_plan_allreduce(p, (hct_shape_t) o->tree, o->radix, c->size, rank, 0, op,
                                       type, (size_t) c->rcount)
@@ -585,7 +613,9 @@ static bool ofi_fits(hc_offload_t *o, const hc_call_t *c)
     if (HC_OL_OFI == o->kind) {
         hct_prog_t rp;
         hct_prog_init(&rp);
-        bool fits = OMPI_SUCCESS == plan_rank(o, &rp, c, HC_REDUCE == c->coll ? c->root : 0)
+        bool fits = OMPI_SUCCESS
+                    == plan_rank(o, &rp, c,
+                                 HC_REDUCE == c->coll || HC_BCAST == c->coll ? c->root : 0)
                     && mca_coll_hiercoll_ofi_fits(o->fchan, &rp);
         hct_prog_fini(&rp);
         if (!fits) {
@@ -606,6 +636,12 @@ static void vectors(const hc_call_t *c, const void **in, void **out)
     bool result = HC_ALLREDUCE == c->coll || c->rank == c->root;
     *in = c->in_place ? c->rbuf : c->sbuf;
     *out = result ? c->rbuf : NULL;
+    if (HC_BCAST == c->coll) { /* the root's buffer is the input, the others' the output */
+        *in = c->rank == c->root ? c->rbuf : NULL;
+        *out = c->rank == c->root ? NULL : c->rbuf;
+    } else if (HC_BARRIER == c->coll) {
+        *in = *out = NULL;
+    }
 }
 
 static hct_port_t *arm(hc_offload_t *o, uint16_t seq, const hct_prog_t *p, const void *in,
@@ -628,9 +664,14 @@ static int run_blocking(hc_offload_t *o, const hc_call_t *c)
 {
     hct_op_t op = (hct_op_t) op_of(c->op);
     hct_type_t type = (hct_type_t) type_of(c->rtype);
-    int root = HC_REDUCE == c->coll ? c->root : 0;
+    int root = HC_REDUCE == c->coll || HC_BCAST == c->coll ? c->root : 0;
+    size_t es = 1; /* bcast: the key counts bytes (any predefined type) */
+    if (HC_BCAST == c->coll) {
+        ompi_datatype_type_size(c->rtype, &es);
+    }
+    size_t kcount = (size_t) c->rcount * es;
     if (!o->prog_valid || o->key_coll != (int) c->coll || o->key_root != root
-        || o->key_count != (size_t) c->rcount || o->key_op != op || o->key_type != type) {
+        || o->key_count != kcount || o->key_op != op || o->key_type != type) {
         o->prog_valid = false;
         int rc = plan(o, &o->prog, c);
         if (OMPI_SUCCESS != rc) {
@@ -640,7 +681,7 @@ static int run_blocking(hc_offload_t *o, const hc_call_t *c)
         o->prog_ofi = ofi_fits(o, c);
         o->key_coll = (int) c->coll;
         o->key_root = root;
-        o->key_count = (size_t) c->rcount;
+        o->key_count = kcount;
         o->key_op = op;
         o->key_type = type;
     }
