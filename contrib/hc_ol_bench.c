@@ -6,11 +6,9 @@
  * against tuned and libnbc, side by side in ONE job.
  *
  * Contenders are duplicates of MPI_COMM_WORLD: hiercoll's "offload"
- * algorithm of allreduce on each backend (info keys
- * hiercoll_allreduce_algorithm=offload and hiercoll_offload_backend=
- * ofi|ucx|progress; bcast and barrier on those communicators run
- * hiercoll's default algorithms: they have no offload yet), tuned and
- * libnbc (with hiercoll excluded).  For each collective (allreduce of 8 and 48 bytes,
+ * algorithm on each backend (info keys hiercoll_<coll>_algorithm=offload
+ * and hiercoll_offload_backend=ofi|ucx|progress), tuned and libnbc (with
+ * hiercoll excluded).  For each collective (allreduce of 8 and 48 bytes,
  * and whatever else --colls names) and contender, in alternating trials
  * (A B C ... A B C ...), medians of:
  *   t_call  blocking latency (slowest rank's mean per call);
@@ -61,11 +59,8 @@ static MPI_Comm make(const contender_t *c, const char *coll)
     MPI_Info_create(&info);
     MPI_Info_set(info, "ompi_comm_coll_preference", c->pref);
     if (c->backend) {
-        /* the offload runs allreduce and reduce (bcast and barrier: hiercoll's default) */
         snprintf(key, sizeof(key), "hiercoll_%s_algorithm", coll);
-        if (0 == strcmp(coll, "allreduce")) {
-            MPI_Info_set(info, key, "offload");
-        }
+        MPI_Info_set(info, key, "offload");
         MPI_Info_set(info, "hiercoll_offload_backend", c->backend);
     }
     MPI_Comm_dup_with_info(MPI_COMM_WORLD, info, &comm);

@@ -234,7 +234,11 @@ bool mca_coll_hiercoll_offload_usable(const hc_call_t *c)
     if (HC_BARRIER == c->coll) {
         return c->comm->c_contextid <= 0xffff && c->size <= 0xffff;
     }
-    if (HC_BCAST == c->coll) { /* bytes of a predefined (contiguous) type */
+    /* bcast: bytes of a predefined type.  The answer must be the same on
+     * every rank: a bcast whose ranks pass different datatypes of one
+     * signature (a predefined type here, a derived one there) must not force
+     * this algorithm (packing derived types is not done yet). */
+    if (HC_BCAST == c->coll) {
         size_t es = 0;
         if (NULL == c->rtype || !ompi_datatype_is_predefined(c->rtype)) {
             return false;
@@ -356,8 +360,7 @@ static void complete_req(hc_ol_req_t *r)
     r->active = false;
     r->port = NULL;
     r->fport = NULL;
-    r->super.req_status.MPI_ERROR = OMPI_SUCCESS;
-    ompi_request_complete(&r->super, true);
+    ompi_request_complete(&r->super, true); /* MPI_ERROR: set at begin, or by req_finished */
 }
 
 /* Is a request's port done (and disarmed)?  An ofi port that failed
@@ -397,9 +400,7 @@ static int offload_progress(void)
             if (req_finished(r)) {
                 opal_list_remove_item(&ol.active, it);
                 ol.nactive--;
-                int err = r->super.req_status.MPI_ERROR;
                 complete_req(r);
-                r->super.req_status.MPI_ERROR = err;
                 ++n;
             }
         }
