@@ -23,6 +23,9 @@
  *   --coll NAME        bcast reduce allreduce barrier gather gatherv scatter
  *                      scatterv allgather allgatherv alltoall alltoallv
  *                      reduce_scatter reduce_scatter_block scan exscan
+ *                      neighbor_allgather neighbor_alltoall (on a periodic
+ *                      ring: every contender's communicator duplicates one
+ *                      MPI_Cart_create of MPI_COMM_WORLD)
  *   --against LIST     components to compare with (tuned, basic, han, libnbc,
  *                      ...; "linear" means basic); each gets tuned below it
  *                      and hiercoll excluded from its communicator
@@ -38,12 +41,38 @@
  *                      e.g. hiercoll_allreduce_algorithm=rhrd
  *   --csv FILE         size,contender,latency_us,ratio rows
  *   --png FILE         a plot of the latencies (gnuplot)
+ *   --report LIST      the administrator's table (see below): for each
+ *                      collective of LIST (e.g. bcast,reduce,allreduce,barrier)
+ *                      and each size, hiercoll with auto against the same
+ *                      stack without hiercoll
+ *   --algos LIST       with --report of one collective: hiercoll's algorithms
+ *                      to time (one communicator each, info key
+ *                      hiercoll_<coll>_algorithm), instead of auto
+ *   --trial-ms T       with --report: milliseconds per trial (default 2)
+ *   --control          with --report: also a second communicator without
+ *                      hiercoll, timed and compared like hiercoll's (row
+ *                      "control"): the ratios an idle difference gets on
+ *                      this machine now, i.e. its noise
+ *   --help             this text
  *   --traffic K        no timing: make K calls of the collective at --min
  *                      bytes on the communicator of the LAST contender only
  *                      (hiercoll's when there is no --against) and print the
  *                      rank -> host map; contrib/hc_traffic.sh runs this under
  *                      Open MPI's pml monitoring with K calls and with none,
  *                      and subtracts, to count exactly what the calls sent.
+ *
+ * Report mode (--report): two duplicates of MPI_COMM_WORLD, one with
+ * hiercoll on top ("ompi_comm_coll_preference=hiercoll", its auto choice)
+ * and one with "ompi_comm_coll_preference=^hiercoll" (the stack as it is
+ * without hiercoll).  Each trial times enough calls to last --trial-ms
+ * (counted once per size, then fixed), the two communicators alternate
+ * (A B, B A, ...), and per size the ratio is the median over the trials of
+ * t(without) / t(hiercoll), each ratio from the two trials run back to
+ * back (so that a load that comes and goes hits both): above 1, hiercoll
+ * is faster.  It prints one line per size (median latencies, the ratio)
+ * and then, per collective, the geometric mean of the ratios over the
+ * sizes and the worst size.  --csv writes coll,np,bytes,candidate,
+ * latency_us,ratio rows (contrib/hc_tune reads them).
  */
 #include <math.h>
 #include <mpi.h>
@@ -57,6 +86,7 @@ typedef struct contender {
     char name[32];
     MPI_Comm comm;
     double lat[64]; /* per size, microseconds */
+    double ratio;   /* report mode: median of t(without) / t(this) over trial pairs */
     int ok[64];     /* result equal to hiercoll's */
 } contender_t;
 
@@ -136,6 +166,12 @@ static void call(bench_t *b, MPI_Comm comm, long bytes)
     } else if (!strcmp(c, "alltoall")) {
         GO(MPI_Alltoall(s, n, MPI_BYTE, r, n, MPI_BYTE, comm),
            MPI_Ialltoall(s, n, MPI_BYTE, r, n, MPI_BYTE, comm, q));
+    } else if (!strcmp(c, "neighbor_allgather")) {
+        GO(MPI_Neighbor_allgather(s, n, MPI_BYTE, r, n, MPI_BYTE, comm),
+           MPI_Ineighbor_allgather(s, n, MPI_BYTE, r, n, MPI_BYTE, comm, q));
+    } else if (!strcmp(c, "neighbor_alltoall")) {
+        GO(MPI_Neighbor_alltoall(s, n, MPI_BYTE, r, n, MPI_BYTE, comm),
+           MPI_Ineighbor_alltoall(s, n, MPI_BYTE, r, n, MPI_BYTE, comm, q));
     } else if (!strcmp(c, "gatherv") || !strcmp(c, "scatterv") || !strcmp(c, "allgatherv")
                || !strcmp(c, "alltoallv")) {
         for (int i = 0; i < p; ++i) {
@@ -181,6 +217,9 @@ static size_t result_bytes(const bench_t *b, long bytes)
     if (!strcmp(c, "gather") || !strcmp(c, "gatherv") || !strcmp(c, "allgather")
         || !strcmp(c, "allgatherv") || !strcmp(c, "alltoall") || !strcmp(c, "alltoallv")) {
         return p * n;
+    }
+    if (!strncmp(c, "neighbor_", 9)) {
+        return 2 * n; /* the ring's two neighbors */
     }
     if (!strcmp(c, "reduce_scatter") || !strcmp(c, "reduce_scatter_block")) {
         return n / 8 * 8;
@@ -245,6 +284,10 @@ static long parse_size(const char *s)
     return (long) v;
 }
 
+/* What contenders duplicate: MPI_COMM_WORLD, or a periodic ring for the
+ * neighborhood collectives. */
+static MPI_Comm base_comm = MPI_COMM_NULL;
+
 static MPI_Comm contender_comm(const char *pref, char **infos, int ninfo)
 {
     MPI_Info info;
@@ -261,9 +304,258 @@ static MPI_Comm contender_comm(const char *pref, char **infos, int ninfo)
         *eq = 0;
         MPI_Info_set(info, kv, eq + 1);
     }
-    MPI_Comm_dup_with_info(MPI_COMM_WORLD, info, &c);
+    MPI_Comm_dup_with_info(base_comm, info, &c);
     MPI_Info_free(&info);
     return c;
+}
+
+/* Buffers for sizes up to b->max per rank. */
+static void alloc_buffers(bench_t *b)
+{
+    b->cap = (size_t) (b->max > 8 ? b->max : 8) * (size_t) b->size;
+    b->sbuf = malloc(b->cap);
+    b->rbuf = malloc(b->cap);
+    b->check = malloc(b->cap);
+    b->counts = malloc(sizeof(int) * (size_t) b->size);
+    b->displs = malloc(sizeof(int) * (size_t) b->size);
+    if (!b->sbuf || !b->rbuf || !b->check || !b->counts || !b->displs) {
+        die("out of memory");
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Report mode                                                          */
+/* ------------------------------------------------------------------ */
+
+static void usage(void)
+{
+    printf("usage: mpirun -np N hc_bench [--coll NAME] [--against LIST] [--min B] [--max B]\n"
+           "         [--iters N] [--trials N] [--root R] [--layout contiguous|reversed]\n"
+           "         [--nonblocking] [--info K=V]... [--csv FILE] [--png FILE] [--traffic K]\n"
+           "       mpirun -np N hc_bench --report bcast,reduce,allreduce,barrier [--min B]\n"
+           "         [--max B] [--trials N] [--trial-ms T] [--algos A,B] [--control]\n"
+           "         [--csv FILE]\n"
+           "\n"
+           "Latency of collectives, hiercoll against other stacks, side by side in one job\n"
+           "(alternating trials, medians; ratio = t(other) / t(hiercoll), above 1: hiercoll\n"
+           "is faster).  --report prints, per collective, the ratio against the same stack\n"
+           "without hiercoll for every size from --min to --max (powers of two), their\n"
+           "geometric mean and the worst size; --control adds the same for a second\n"
+           "communicator without hiercoll (the noise).  Sizes take K, M, G suffixes.\n"
+           "--algos (one collective) times the named hiercoll algorithms instead of auto.\n"
+           "The options are described in the header of contrib/hc_bench.c.\n");
+}
+
+/* Calls per trial so that one trial lasts about `ms` on comm (rank 0's
+ * count, the same on every rank). */
+static int calibrate(bench_t *b, MPI_Comm comm, long bytes, double ms)
+{
+    int n = 1;
+    for (;;) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        double t = MPI_Wtime();
+        for (int i = 0; i < n; ++i) {
+            call(b, comm, bytes);
+        }
+        t = MPI_Wtime() - t;
+        double tmax;
+        MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        if (tmax * 1e3 >= ms / 4 || n >= 1 << 20) {
+            long want = (long) ((double) n * ms / fmax(tmax * 1e3, 1e-6));
+            return (int) fmax(3, fmin((double) (1 << 22), (double) want));
+        }
+        n *= 4;
+    }
+}
+
+static int report(bench_t *b, const char *list, const char *algos, double trial_ms, char **infos,
+                  int ninfo, const char *csv, int control)
+{
+    char colls[512], alist[512];
+    snprintf(colls, sizeof(colls), "%s", list);
+    snprintf(alist, sizeof(alist), "%s", algos ? algos : "");
+    char *cname[32], *aname[MAXC - 1];
+    int ncoll = 0, nalg = 0;
+    char *save = NULL;
+    for (char *t = strtok_r(colls, ",", &save); t && ncoll < 32; t = strtok_r(NULL, ",", &save)) {
+        cname[ncoll++] = t;
+    }
+    for (char *t = strtok_r(alist, ",", &save); t && nalg < MAXC - 1;
+         t = strtok_r(NULL, ",", &save)) {
+        aname[nalg++] = t;
+    }
+    if (0 == ncoll || (nalg > 0 && ncoll != 1)) {
+        die("--report wants a list of collectives (--algos: exactly one)");
+    }
+    FILE *out = NULL;
+    if (0 == b->rank && csv) {
+        out = fopen(csv, "w");
+        if (NULL == out) {
+            die("cannot write the --csv file");
+        }
+        fprintf(out, "coll,np,bytes,candidate,latency_us,ratio\n");
+    }
+    /* [0]: hiercoll's best candidate, [1]: the control (without against
+     * without: the machine's noise) */
+    double gmean[2][32], worst[2][32];
+    long worst_at[2][32];
+    int all_ok = 1;
+    if (0 == b->rank) {
+        printf("# hc_bench report, np %d, %d trials per size (median), ratio = t(without "
+               "hiercoll) / t(hiercoll)\n",
+               b->size, b->trials);
+    }
+    for (int ci = 0; ci < ncoll; ++ci) {
+        b->coll = cname[ci];
+        /* candidate 0: the stack without hiercoll; then hiercoll's auto, or
+         * each of --algos */
+        int nc = 0;
+        contender_t *cs = calloc(MAXC, sizeof(contender_t));
+        snprintf(cs[nc].name, sizeof(cs[nc].name), "fallback");
+        cs[nc++].comm = contender_comm("^hiercoll", NULL, 0);
+        if (0 == nalg) {
+            snprintf(cs[nc].name, sizeof(cs[nc].name), "auto");
+            cs[nc++].comm = contender_comm("hiercoll", infos, ninfo);
+        }
+        for (int a = 0; a < nalg; ++a) {
+            char *kv[17], key[128];
+            snprintf(key, sizeof(key), "hiercoll_%s_algorithm=%s", b->coll, aname[a]);
+            for (int i = 0; i < ninfo; ++i) {
+                kv[i] = infos[i];
+            }
+            kv[ninfo] = key;
+            snprintf(cs[nc].name, sizeof(cs[nc].name), "%s", aname[a]);
+            cs[nc++].comm = contender_comm("hiercoll", kv, ninfo + 1);
+        }
+        if (control) {
+            snprintf(cs[nc].name, sizeof(cs[nc].name), "control");
+            cs[nc++].comm = contender_comm("^hiercoll", NULL, 0);
+        }
+        long lo = b->min, hi = b->max;
+        if (!strcmp(b->coll, "barrier")) {
+            lo = hi = 0;
+        } else if (is_reduction(b->coll) && lo < 8) {
+            lo = 8;
+        }
+        double logsum[2] = {0, 0};
+        int nsz = 0;
+        worst[0][ci] = worst[1][ci] = 1e300;
+        worst_at[0][ci] = worst_at[1][ci] = lo;
+        if (0 == b->rank) {
+            printf("## %s\n%10s", b->coll, "bytes");
+            for (int c = 0; c < nc; ++c) {
+                printf(" %12s", c ? cs[c].name : "without_us");
+            }
+            for (int c = 1; c < nc; ++c) {
+                printf(" %12s", "ratio");
+            }
+            printf("\n");
+        }
+        for (long bytes = lo; bytes <= hi; bytes = bytes ? bytes * 2 : 1) {
+            size_t rb = result_bytes(b, bytes);
+            for (int c = 0; c < nc; ++c) {
+                fill(b, bytes);
+                call(b, cs[c].comm, bytes);
+                if (0 == c) {
+                    memcpy(b->check, b->rbuf, rb);
+                }
+                int ok = 0 == memcmp(b->check, b->rbuf, rb), all;
+                MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+                cs[c].ok[0] = all;
+                all_ok &= all;
+            }
+            int iters = b->iters_fixed > 0 ? b->iters_fixed
+                                           : calibrate(b, cs[0].comm, bytes, trial_ms);
+            double t[MAXC][64];
+            for (int k = 0; k < b->trials; ++k) {
+                for (int j = 0; j < nc; ++j) {
+                    int c = k % 2 ? nc - 1 - j : j; /* A B, B A, ... */
+                    t[c][k] = trial(b, cs[c].comm, bytes, iters);
+                }
+            }
+            /* per candidate: the median over trials of t(without) / t(it),
+             * each pair of trials run back to back (a load that comes and
+             * goes hits both); latencies: medians */
+            double pr[MAXC][64], ratio[2] = {0, 1};
+            for (int c = 0; c < nc; ++c) {
+                for (int k = 0; k < b->trials; ++k) {
+                    pr[c][k] = t[0][k] / t[c][k];
+                }
+                qsort(pr[c], (size_t) b->trials, sizeof(double), cmp_double);
+                cs[c].ratio = pr[c][b->trials / 2];
+                qsort(t[c], (size_t) b->trials, sizeof(double), cmp_double);
+                cs[c].lat[0] = t[c][b->trials / 2];
+                if (control && c == nc - 1) {
+                    ratio[1] = cs[c].ratio;
+                } else if (c > 0) {
+                    ratio[0] = fmax(ratio[0], cs[c].ratio);
+                }
+            }
+            ++nsz;
+            for (int i = 0; i < 2; ++i) {
+                logsum[i] += log(ratio[i]);
+                if (ratio[i] < worst[i][ci]) {
+                    worst[i][ci] = ratio[i];
+                    worst_at[i][ci] = bytes;
+                }
+            }
+            if (0 == b->rank) {
+                printf("%10ld", bytes);
+                for (int c = 0; c < nc; ++c) {
+                    printf(" %12.3f", cs[c].lat[0]);
+                }
+                for (int c = 1; c < nc; ++c) {
+                    printf(" %11.3fx", cs[c].ratio);
+                }
+                for (int c = 1; c < nc; ++c) {
+                    if (!cs[c].ok[0]) {
+                        printf("  RESULT DIFFERS: %s", cs[c].name);
+                    }
+                }
+                printf("\n");
+                fflush(stdout);
+                for (int c = 0; c < nc && out; ++c) {
+                    fprintf(out, "%s,%d,%ld,%s,%.4f,%.4f\n", b->coll, b->size, bytes,
+                            cs[c].name, cs[c].lat[0], cs[c].ratio);
+                }
+            }
+            if (0 == hi) {
+                break;
+            }
+        }
+        gmean[0][ci] = exp(logsum[0] / nsz);
+        gmean[1][ci] = exp(logsum[1] / nsz);
+        for (int c = 0; c < nc; ++c) {
+            MPI_Comm_free(&cs[c].comm);
+        }
+        free(cs);
+    }
+    if (0 == b->rank) {
+        printf("\n| np |");
+        for (int ci = 0; ci < ncoll; ++ci) {
+            printf(" %s |", cname[ci]);
+        }
+        printf("\n|---|");
+        for (int ci = 0; ci < ncoll; ++ci) {
+            printf("---|");
+        }
+        for (int i = 0; i <= control; ++i) {
+            printf(i ? "\n| %d control |" : "\n| %d |", b->size);
+            for (int ci = 0; ci < ncoll; ++ci) {
+                if (!strcmp(cname[ci], "barrier")) {
+                    printf(" %.2f |", gmean[i][ci]);
+                } else {
+                    printf(" %.2f (worst %.2f at %ld B) |", gmean[i][ci], worst[i][ci],
+                           worst_at[i][ci]);
+                }
+            }
+        }
+        printf("\n");
+        if (out) {
+            fclose(out);
+        }
+    }
+    return all_ok;
 }
 
 int main(int argc, char **argv)
@@ -273,7 +565,9 @@ int main(int argc, char **argv)
                  .traffic = -1};
     MPI_Comm_rank(MPI_COMM_WORLD, &b.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &b.size);
-    const char *against = NULL, *csv = NULL, *png = NULL;
+    const char *against = NULL, *csv = NULL, *png = NULL, *report_list = NULL, *algos = NULL;
+    double trial_ms = 2;
+    int control = 0;
     char *infos[16];
     int ninfo = 0;
     for (int i = 1; i < argc; ++i) {
@@ -304,13 +598,36 @@ int main(int argc, char **argv)
             csv = v, ++i;
         } else if (!strcmp(a, "--png")) {
             png = v, ++i;
+        } else if (!strcmp(a, "--report")) {
+            report_list = v, ++i;
+        } else if (!strcmp(a, "--algos")) {
+            algos = v, ++i;
+        } else if (!strcmp(a, "--control")) {
+            control = 1;
+        } else if (!strcmp(a, "--trial-ms")) {
+            trial_ms = atof(v), ++i;
+        } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            if (0 == b.rank) {
+                usage();
+            }
+            MPI_Finalize();
+            return 0;
         } else {
             if (0 == b.rank) {
-                fprintf(stderr, "hc_bench: unknown option %s (see the source's header)\n", a);
+                fprintf(stderr, "hc_bench: unknown option %s (try --help)\n", a);
             }
             MPI_Finalize();
             return 2;
         }
+    }
+    if (b.root < 0 || b.root >= b.size || b.trials < 1 || b.trials > 64 || trial_ms <= 0) {
+        die("--root, --trials (1-64) or --trial-ms out of range");
+    }
+    if (NULL != report_list) {
+        alloc_buffers(&b);
+        int ok = report(&b, report_list, algos, trial_ms, infos, ninfo, csv, control);
+        MPI_Finalize();
+        return ok ? 0 : 1;
     }
     if (b.traffic >= 0) {
         b.max = b.min; /* one size */
@@ -324,6 +641,11 @@ int main(int argc, char **argv)
         die("--root out of range");
     }
 
+    base_comm = MPI_COMM_WORLD;
+    if (!strncmp(b.coll, "neighbor_", 9)) {
+        int dims[1] = {b.size}, periods[1] = {1};
+        MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &base_comm);
+    }
     /* contenders: hiercoll first */
     contender_t *cs = calloc(MAXC, sizeof(contender_t));
     int nc = 0;
@@ -345,15 +667,7 @@ int main(int argc, char **argv)
         ++nc;
     }
 
-    b.cap = (size_t) (b.max > 8 ? b.max : 8) * (size_t) b.size;
-    b.sbuf = malloc(b.cap);
-    b.rbuf = malloc(b.cap);
-    b.check = malloc(b.cap);
-    b.counts = malloc(sizeof(int) * (size_t) b.size);
-    b.displs = malloc(sizeof(int) * (size_t) b.size);
-    if (!b.sbuf || !b.rbuf || !b.check || !b.counts || !b.displs) {
-        die("out of memory");
-    }
+    alloc_buffers(&b);
 
     long sizes[64];
     int ns = 0;
@@ -389,6 +703,9 @@ int main(int argc, char **argv)
         MPI_Barrier(MPI_COMM_WORLD);
         for (int c = 0; c < nc; ++c) {
             MPI_Comm_free(&cs[c].comm);
+        }
+        if (MPI_COMM_WORLD != base_comm) {
+            MPI_Comm_free(&base_comm);
         }
         MPI_Finalize();
         return 0;
@@ -499,6 +816,9 @@ int main(int argc, char **argv)
     }
     for (int c = 0; c < nc; ++c) {
         MPI_Comm_free(&cs[c].comm);
+    }
+    if (MPI_COMM_WORLD != base_comm) {
+        MPI_Comm_free(&base_comm);
     }
     free(cs);
     free(b.sbuf);

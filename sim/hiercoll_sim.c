@@ -245,6 +245,7 @@ struct sim {
     segvec_t va, vb, vc;
     sim_model_t model;
     double *start; /* per-rank start times, NULL: all 0 */
+    int na;        /* an intercommunicator's first group: ranks [0, na); 0: none */
     char err[512];
 };
 
@@ -414,6 +415,22 @@ const sim_stats_t *sim_stats(const sim_t *s, int rank)
     return &s->st[rank];
 }
 
+void sim_set_groups(sim_t *s, int na)
+{
+    s->na = na;
+}
+
+/* The simulator's rank of an op's peer: on an intercommunicator, a local
+ * peer is in the own group, the others in the other one. */
+static int peer_of(const sim_t *s, int rank, const hcp_op_t *op)
+{
+    if (0 == s->na) {
+        return op->peer;
+    }
+    bool in_first = (rank < s->na) == (bool) op->local; /* the peer's group */
+    return op->peer + (in_first ? 0 : s->na);
+}
+
 int sim_plan_all(sim_t *s, sim_planner_fn fn, void *arg,
                  int64_t (*sbuf_units)(int rank, void *arg),
                  int64_t (*rbuf_units)(int rank, void *arg))
@@ -423,9 +440,14 @@ int sim_plan_all(sim_t *s, sim_planner_fn fn, void *arg,
             fail(s, "rank %d: planner failed", r);
             return -1;
         }
-        const char *why = hcp_validate(&s->plans[r], s->n,
-                                       sbuf_units ? sbuf_units(r, arg) : -1,
-                                       rbuf_units ? rbuf_units(r, arg) : -1);
+        int own = s->n, other = s->n;
+        if (s->na > 0) {
+            own = r < s->na ? s->na : s->n - s->na;
+            other = s->n - own;
+        }
+        const char *why = hcp_validate_inter(&s->plans[r], own, other,
+                                             sbuf_units ? sbuf_units(r, arg) : -1,
+                                             rbuf_units ? rbuf_units(r, arg) : -1);
         if (NULL != why) {
             fail(s, "rank %d: invalid plan: %s", r, why);
             return -1;
@@ -591,7 +613,7 @@ static void post_round(sim_t *s, int rank)
             double depart = nic;
             nic = depart + s->model.o + s->model.beta * (double) bytes;
             posted_t me = {rank, i, nic + s->model.alpha};
-            pairq_t *q = pair_get(s, rank, op->peer);
+            pairq_t *q = pair_get(s, rank, peer_of(s, rank, op));
             if (q->n > 0 && HCP_RECV == q->kind) {
                 match(s, me, q_pop(q));
             } else {
@@ -599,7 +621,7 @@ static void post_round(sim_t *s, int rank)
             }
         } else if (HCP_RECV == op->kind) {
             posted_t me = {rank, i, 0};
-            pairq_t *q = pair_get(s, op->peer, rank);
+            pairq_t *q = pair_get(s, peer_of(s, rank, op), rank);
             if (q->n > 0 && HCP_SEND == q->kind) {
                 match(s, q_pop(q), me);
             } else {
@@ -707,7 +729,7 @@ int sim_run(sim_t *s, const sim_model_t *model)
             const hcp_plan_t *p = &s->plans[r];
             for (int i = hcp_round_begin(p, s->round[r]); i < p->round_end[s->round[r]]; ++i) {
                 if (hcp_is_comm(&p->ops[i])) {
-                    pending_peer = p->ops[i].peer;
+                    pending_peer = peer_of(s, r, &p->ops[i]);
                     break;
                 }
             }
@@ -734,7 +756,7 @@ int sim_run(sim_t *s, const sim_model_t *model)
                         abort();
                     }
                 }
-                peers[k++] = p->ops[i].peer;
+                peers[k++] = peer_of(s, r, &p->ops[i]);
             }
             int d = count_distinct(peers, k);
             if (HCP_SEND == kind) {

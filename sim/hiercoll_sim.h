@@ -68,6 +68,10 @@ extern const sim_model_t sim_model_default;
 sim_t *sim_new(int n, bool track_data);
 void sim_free(sim_t *s);
 int sim_size(const sim_t *s);
+/* Make the simulator an intercommunicator: ranks [0, na) are one group,
+ * [na, n) the other; a plan's peers are ranks of the own group (ops marked
+ * local) or of the other group, numbered from 0 in each. */
+void sim_set_groups(sim_t *s, int na);
 /* Build and validate every rank's plan; sbuf_units/rbuf_units(rank) bound
  * the user buffers (NULL: unchecked).  Returns 0 or -1 (see sim_error). */
 int sim_plan_all(sim_t *s, sim_planner_fn fn, void *arg,

@@ -251,6 +251,57 @@ REJECT=("calls [1-9][0-9]* \(passed")
 run "colls-fallback-tuned-np4" 600 "${MPI[@]}" -np 4 --mca coll hiercoll,tuned,basic,libnbc,self \
     --mca coll_hiercoll_stats 1 "${fb[@]}" "$colls" --quick
 
+# Persistent collectives match in initialization order: ranks start them
+# in different orders and restart them (t_persist); on top of the full
+# stack hiercoll's algorithms are forced (the tree gatherv staged, at the
+# conservative level) and must run everything.
+persist=$testdir/mpi/t_persist
+POK='t_persist: np [0-9]+: [0-9]+ checks, 0 failed'
+for np in 2 3 5 8; do
+    EXPECT=("$POK")
+    run "persist-order-basic-np$np" 300 "${MPI[@]}" -np $np --mca coll hiercoll,basic "$persist"
+done
+for np in 3 4; do
+    EXPECT=("$POK" "$ALL_RAN" ": gatherv_init = tree \\(persistent")
+    REJECT=("$NONE_PASSED")
+    run "persist-order-forced-np$np" 300 "${MPI[@]}" -np $np \
+        --mca coll hiercoll,tuned,basic,libnbc,inter --mca coll_hiercoll_stats 1 \
+        --mca coll_hiercoll_verbose 2 --mca coll_hiercoll_gatherv_level conservative \
+        $(forced binomial binomial dissemination recursive_doubling tree) "$persist"
+done
+
+# Intercommunicators (t_inter): every collective in every mode between
+# groups of different sizes and between one process and the rest, every
+# kind of root.  Under hiercoll,basic hiercoll serves the nonblocking and
+# persistent slots and basic's broken blocking ones (scatter crashes, the
+# reductions are out of order); on the full stack the layer below runs
+# what it has, and with coll_hiercoll_inter_own hiercoll runs everything.
+inter=$testdir/mpi/t_inter
+IOK='t_inter: np [0-9]+: [0-9]+ checks, 0 failed'
+INTER_RAN='hiercoll: stats comm inter (third|one) .*calls [1-9][0-9]* \(passed on 0\)'
+INTER_PASSED='hiercoll: stats comm inter (third|one) .*passed on [1-9]'
+for np in 2 3 5 8; do
+    EXPECT=("$IOK")
+    [ $np = 5 ] && EXPECT+=(": ibcast = inter:leaders \\(intercommunicator, np [0-9]\\+[0-9]\\)"
+                            ": bcast -> basic" ": scatter = inter:direct" ": reduce = inter:leaders"
+                            ": alltoallw_init = inter:direct")
+    run "inter-basic-np$np" 300 "${MPI[@]}" -np $np --mca coll hiercoll,basic \
+        $([ $np = 5 ] && echo --mca coll_hiercoll_verbose 2) "$inter"
+done
+for np in 3 5; do
+    EXPECT=("$IOK")
+    [ $np = 5 ] && EXPECT+=(": ibcast -> libnbc" ": bcast -> inter" ": allgather_init -> libnbc")
+    run "inter-stack-np$np" 300 "${MPI[@]}" -np $np --mca coll hiercoll,tuned,basic,libnbc,inter \
+        $([ $np = 5 ] && echo --mca coll_hiercoll_verbose 2) "$inter"
+done
+for np in 2 3 5 8; do
+    EXPECT=("$IOK" "${INTER_RAN/(third|one)/third}" "${INTER_RAN/(third|one)/one}")
+    REJECT=("$INTER_PASSED")
+    run "inter-own-stack-np$np" 300 "${MPI[@]}" -np $np \
+        --mca coll hiercoll,tuned,basic,libnbc,inter --mca coll_hiercoll_inter_own 1 \
+        --mca coll_hiercoll_stats 1 "$inter"
+done
+
 # ---------------------------------------------------------------------------
 # Decomposition: parts and a leaders' bridge
 # ---------------------------------------------------------------------------
@@ -339,19 +390,96 @@ EXPECT=("t_comms: np 3: [0-9]+ checks, 0 failed")
 run "comms-libnbc-np3" 300 "${MPI[@]}" -np 3 --mca coll hiercoll,basic,libnbc "$comms" 1000
 
 # ---------------------------------------------------------------------------
+# Neighborhood collectives (t_neighbor: every one in every mode on rings,
+# lines, grids with dimensions of size 1 and 2, a graph and a distributed
+# graph, against serial references)
+# ---------------------------------------------------------------------------
+neighbor=$testdir/mpi/t_neighbor
+NOK='t_neighbor: np [0-9]+: [0-9]+ checks, 0 failed'
+NEIGHBOR_COLLS="neighbor_allgather neighbor_allgatherv neighbor_alltoall neighbor_alltoallv
+                neighbor_alltoallw"
+NEIGHBOR_RAN="hiercoll: stats comm .*neighbor_allgather:[1-9][0-9]* neighbor_allgatherv:[1-9][0-9]* neighbor_alltoall:[1-9][0-9]* neighbor_alltoallv:[1-9][0-9]* neighbor_alltoallw:[1-9]"
+# hiercoll with coll/basic only: basic's blocking forms, hiercoll's plans
+# for the nonblocking and persistent ones (basic has none)
+for np in 1 2 3 4 5 6 7 8; do
+    EXPECT=("$NOK" "$NEIGHBOR_RAN")
+    run "neighbor-basic-np$np" 300 "${MPI[@]}" -np $np --mca coll hiercoll,basic \
+        --mca coll_hiercoll_stats 1 "$neighbor"
+done
+# The whole stack: libnbc fills the nonblocking and persistent slots below
+# hiercoll; auto passes calls on except where libnbc misplaces blocks
+# (periodic dimensions of size 1 or 2), and forced plans run every call
+EXPECT=("$NOK")
+run "neighbor-auto-libnbc-np4" 300 "${MPI[@]}" -np 4 --mca coll hiercoll,tuned,basic,libnbc,inter \
+    "$neighbor"
+nforced=()
+for c in $NEIGHBOR_COLLS; do nforced+=(--mca "coll_hiercoll_${c}_algorithm" linear); done
+for np in 2 5 8; do
+    EXPECT=("$NOK" "$NEIGHBOR_RAN")
+    REJECT=("$NONE_PASSED")
+    run "neighbor-forced-libnbc-np$np" 300 "${MPI[@]}" -np $np \
+        --mca coll hiercoll,tuned,basic,libnbc,inter --mca coll_hiercoll_stats 1 "${nforced[@]}" \
+        "$neighbor"
+done
+# ... or chosen per communicator by info keys (hiercoll_<coll>: the longer
+# hiercoll_<coll>_algorithm exceeds MPI_MAX_INFO_KEY)
+ninfo=()
+for c in $NEIGHBOR_COLLS; do ninfo+=(--info "hiercoll_$c=linear"); done
+EXPECT=("$NOK" "$NEIGHBOR_RAN")
+REJECT=("$NONE_PASSED")
+run "neighbor-info-keys-libnbc-np4" 300 "${MPI[@]}" -np 4 \
+    --mca coll hiercoll,tuned,basic,libnbc,inter --mca coll_hiercoll_stats 1 "$neighbor" \
+    "${ninfo[@]}"
+
+# ---------------------------------------------------------------------------
+# The slot walker: every function pointer of a communicator's collective
+# table, on MPI_COMM_WORLD, a dup, MPI_COMM_SELF, a Cartesian communicator
+# and (--inter) an intercommunicator; none may be empty
+# ---------------------------------------------------------------------------
+slots=$testdir/mpi/t_slots
+SOK='t_slots: np 3: [0-9]+ communicators, 67 slots each, 0 failures'
+EXPECT=("$SOK" "\| ineighbor_alltoallw \| hiercoll \| hiercoll \| hiercoll \| hiercoll \|"
+        "\| neighbor_alltoallw \| hiercoll>basic \|" "\| iallreduce \| hiercoll \|")
+run "slots-basic-np3" 120 "${MPI[@]}" -np 3 --mca coll hiercoll,basic "$slots"
+EXPECT=("$SOK" "\| ineighbor_allgather \| hiercoll>libnbc( \| hiercoll>libnbc)* \|")
+run "slots-libnbc-inter-np3" 120 "${MPI[@]}" -np 3 --mca coll hiercoll,tuned,basic,libnbc,inter \
+    "$slots" --inter
+# The intercommunicator under hiercoll,basic: hiercoll's
+# intercommunicator plans fill what basic leaves empty
+EXPECT=("$SOK" "\| iallreduce \| hiercoll \| hiercoll \| hiercoll \| hiercoll \| hiercoll \|"
+        "\| bcast_init \| hiercoll \| hiercoll \| hiercoll \| hiercoll \| hiercoll \|")
+run "slots-basic-inter-np3" 120 "${MPI[@]}" -np 3 --mca coll hiercoll,basic "$slots" --inter
+
+# ---------------------------------------------------------------------------
 # Parameters: bad values get one clear line and the default, nothing lost
 # ---------------------------------------------------------------------------
 EXPECT=("t_comms: np 3: [0-9]+ checks, 0 failed")
 EXPECT_ONCE=('hiercoll: ERROR: coll_hiercoll_bcast_algorithm="bogus" is not an algorithm of bcast'
-             'hiercoll: ERROR: coll_hiercoll_verbose=7 is out of range'
-             'hiercoll: ERROR: coll_hiercoll_priority=300 is out of range'
+             'hiercoll: ERROR: coll_hiercoll_verbose="7" is not an integer in \[0, 2\]; using 0'
+             'hiercoll: ERROR: coll_hiercoll_priority="300" is not an integer in \[-1, 100\]; using 40'
              'hiercoll: ERROR: coll_hiercoll_gatherv_level="silly"'
-             'hiercoll: ERROR: coll_hiercoll_gatherv_tree_min=0 is out of range'
+             'hiercoll: ERROR: coll_hiercoll_gatherv_tree_min="0" is not an integer in \[1, '
              'info key hiercoll_bcast_algorithm="no_such_algorithm"')
 run "params-bad-values" 120 "${MPI[@]}" -np 3 --mca coll hiercoll,basic,libnbc \
     --mca coll_hiercoll_bcast_algorithm bogus --mca coll_hiercoll_verbose 7 \
     --mca coll_hiercoll_priority 300 --mca coll_hiercoll_gatherv_level silly \
     --mca coll_hiercoll_gatherv_tree_min 0 "$comms" 20
+
+# Every numeric parameter with a negative, a garbage and an out-of-range
+# value (three runs): one error line each, the default kept (registered
+# through reg_number(); a new numeric parameter belongs in this list)
+NUMERIC=(priority:40 verbose:0 bcast_binomial_max:524288 allreduce_rhrd_min:65536
+         reduce_rhrd_min:524288 gatherv_tree_min:128)
+for bad in -5 banana 99999999999999999999; do
+    args=() EXPECT_ONCE=()
+    for p in "${NUMERIC[@]}"; do
+        args+=(--mca "coll_hiercoll_${p%%:*}" "$bad")
+        EXPECT_ONCE+=("hiercoll: ERROR: coll_hiercoll_${p%%:*}=\"$bad\" is not an integer in .*; using ${p#*:}\$")
+    done
+    EXPECT=("t_colls: np 3: [0-9]+ checks, 0 failed")
+    run "params-numeric-${bad:0:8}" 120 "${MPI[@]}" -np 3 --mca coll hiercoll,basic,libnbc \
+        "${args[@]}" "$colls" --quick
+done
 
 # A bad decomposition criterion: one line, decomposition off, nothing lost
 for crit in bogus block:0 list:0-1,3; do
@@ -364,6 +492,78 @@ for crit in bogus block:0 list:0-1,3; do
         --mca coll_hiercoll_verbose 1 "$comms" 20
 done
 
+# ---------------------------------------------------------------------------
+# Selection rules (coll_hiercoll_rules_file)
+# ---------------------------------------------------------------------------
+rdir=$testdir/rules
+if [ "$list" = no ]; then
+    mkdir -p "$rdir"
+    cat >"$rdir/good" <<'RULES'
+hiercoll-rules 1
+# a rules file as contrib/hc_tune writes it
+bcast np=2-4 bytes=0-99 fallback
+bcast np=2-4 bytes=100- linear
+reduce np=3 bytes=* binomial
+allreduce np=* bytes=0-63 rhrd
+allreduce np=* bytes=64- fallback:tuned
+barrier np=* bytes=* fallback
+end
+RULES
+    head -c 300 "$(command -v mpirun)" >"$rdir/garbage"
+    grep -v '^end' "$rdir/good" >"$rdir/truncated"
+    sed 's/^reduce /scatterx /' "$rdir/good" >"$rdir/unknown-collective"
+    sed 's/ linear$/ pipelined/' "$rdir/good" >"$rdir/unknown-algorithm"
+    sed 's/bytes=100- linear/bytes=50- linear/' "$rdir/good" >"$rdir/overlapping"
+    : >"$rdir/empty"
+fi
+# A good file: verbose 2 names the rule of every call, auto's where none
+# covers the call (allreduce on a non-commutative op: rhrd does not fit);
+# (with verbose 2 every call enters hiercoll, to be named); verbose 1: barrier,
+# passed on at every size, is left in the layer below's slot
+EXPECT=("$OK" "bcast -> basic \(blocking, np 3\) by rule $rdir/good:3 np=2-4 bytes=0-99"
+        "bcast = linear \(blocking, np 3\) by rule $rdir/good:4 np=2-4 bytes=100-"
+        "reduce = binomial \(blocking, np 3\) by rule $rdir/good:5"
+        "allreduce = rhrd \(blocking, np 3\) by rule $rdir/good:6"
+        "allreduce = recursive_doubling \(blocking, np 3\) by auto"
+        "ibcast = binomial \(nonblocking, np 3\) by auto"
+        "barrier -> basic \(blocking, np 3\) by rule $rdir/good:8")
+REJECT=("ERROR")
+run "rules-file-good-np3" 300 "${MPI[@]}" -np 3 --mca coll hiercoll,basic,libnbc \
+    --mca coll_hiercoll_rules_file "$rdir/good" --mca coll_hiercoll_verbose 2 "$colls" --quick
+EXPECT=("$OK" "MPI_COMM_WORLD \(cid 0, np 3\).* barrier->basic\(rules: every size, not entered\)\|")
+REJECT=("ERROR")
+run "rules-file-not-entered-np3" 300 "${MPI[@]}" -np 3 --mca coll hiercoll,basic,libnbc \
+    --mca coll_hiercoll_rules_file "$rdir/good" --mca coll_hiercoll_verbose 1 "$colls" --quick
+# Bad files: one error line naming the problem, the built-in rules, nothing lost
+for bad in garbage:"(not text|line 1: want the header)" truncated:"truncated: no \"end\" line" \
+    unknown-collective:"line 5: unknown collective \"scatterx\"" \
+    unknown-algorithm:"line 4: unknown algorithm \"pipelined\" of bcast" \
+    overlapping:"line 4: overlaps line 3 \(bcast\)" empty:"empty" missing:"cannot open it"; do
+    name=${bad%%:*}
+    EXPECT=("t_comms: np 3: [0-9]+ checks, 0 failed")
+    EXPECT_ONCE=("hiercoll: ERROR: coll_hiercoll_rules_file=\"$rdir/$name\": ${bad#*:}.*; using the built-in rules\$"
+                 "hiercoll: ERROR")
+    run "rules-file-$name" 120 "${MPI[@]}" -np 3 --mca coll hiercoll,basic,libnbc \
+        --mca coll_hiercoll_rules_file "$rdir/$name" "$comms" 20
+done
+
+# The fast path of repeated small blocking calls (t_fast): hiercoll's
+# algorithms on every size (a rules file of no rules), forced ones through
+# info keys, and the built-in rules over tuned (calls passed on and run
+# interleaved)
+fast=$testdir/mpi/t_fast
+[ "$list" = no ] && printf 'hiercoll-rules 1\nend\n' >"$rdir/none"
+EXPECT=("t_fast: np 3: [0-9]+ checks, 0 failed")
+run "fast-hiercoll-np3" 300 "${MPI[@]}" -np 3 --mca coll hiercoll,basic,libnbc \
+    --mca coll_hiercoll_rules_file "$rdir/none" "$fast" 300
+EXPECT=("t_fast: np 5: [0-9]+ checks, 0 failed")
+run "fast-forced-linear-np5" 300 "${MPI[@]}" -np 5 --mca coll hiercoll,basic,libnbc "$fast" 200 \
+    --info hiercoll_bcast_algorithm=linear --info hiercoll_reduce_algorithm=linear \
+    --info hiercoll_barrier_algorithm=linear --info hiercoll_allreduce_algorithm=rabenseifner
+EXPECT=("t_fast: np 4: [0-9]+ checks, 0 failed")
+run "fast-builtin-tuned-np4" 300 "${MPI[@]}" -np 4 --mca coll hiercoll,tuned,basic,libnbc \
+    "$fast" 300
+
 # priority -1 disables hiercoll: the job runs on the other components
 EXPECT=("t_comms: np 2: [0-9]+ checks, 0 failed")
 REJECT=("hiercoll: stats")
@@ -372,14 +572,14 @@ run "params-disabled" 120 "${MPI[@]}" -np 2 --mca coll hiercoll,tuned,basic,libn
 
 # verbose 1: one line per communicator naming every collective's choice
 EXPECT=("t_comms: np 7: [0-9]+ checks, 0 failed"
-        "hiercoll: MPI_COMM_WORLD \(cid 0, np 7\).* allreduce=recursive_doubling<[0-9]+B,rhrd .*barrier=dissemination .*bcast=binomial.* reduce=binomial<[0-9]+B,rhrd "
-        "allgather->basic\|=linear\|=linear")
+        "hiercoll: MPI_COMM_WORLD \(cid 0, np 7\).* allreduce(\(rules:[^)]*\))?=recursive_doubling<[0-9]+B,rhrd[ |].*barrier=dissemination .*bcast(\(rules:[^)]*\))?=binomial.* reduce(\(rules:[^)]*\))?=binomial<[0-9]+B,rhrd[ |]"
+        "allgather->basic\(rules: every size, not entered\)\|=linear\|=linear")
 EXPECT_ONCE=("hiercoll: MPI_COMM_WORLD \(cid 0, np 7\)")
 run "verbose-1" 120 "${MPI[@]}" -np 7 --mca coll hiercoll,basic --mca coll_hiercoll_verbose 1 \
     "$comms" 2
 # verbose 2: one line per call
 EXPECT=("t_comms: np 3: [0-9]+ checks, 0 failed"
-        "hiercoll: .*: allreduce = recursive_doubling \(blocking, np 3\)"
+        "hiercoll: .*: allreduce = recursive_doubling \(blocking, np 3\) by auto"
         "ibcast = binomial \(nonblocking, np 3\)"
         "barrier_init = dissemination \(persistent, np 3\)")
 run "verbose-2" 120 "${MPI[@]}" -np 3 --mca coll hiercoll,basic --mca coll_hiercoll_verbose 2 \
@@ -428,8 +628,8 @@ if [ -x "$testdir/ofi/t_fi_trigger" ] && fi_info -c FI_TRIGGER >/dev/null 2>&1; 
         --mca coll_hiercoll_offload_backend ofi "$colls" --quick --only allreduce
 fi
 for be in progress ucx; do
-    EXPECT=("$OK" "$ALL_RAN" "MPI_COMM_WORLD \(cid 0, np 5\).* barrier=offload")
-    REJECT=("$NONE_PASSED")
+    EXPECT=("$OK" "MPI_COMM_WORLD \(cid 0, np 5\).* barrier=offload"
+            "stats comm MPI_COMM_WORLD .* barrier:[1-9]")
     run "offload-barrier-$be-np5" 600 "${MPI[@]}" -np 5 "${OL[@]}" \
         --mca coll_hiercoll_offload_backend $be --mca coll_hiercoll_stats 1 "$colls" --quick \
         --only barrier
@@ -455,6 +655,8 @@ run "ompi-info-lists-component" 60 "$ompi_info"
 EXPECT=('parameter "coll_hiercoll_priority"' 'parameter "coll_hiercoll_verbose"'
         'parameter "coll_hiercoll_stats"' 'parameter "coll_hiercoll_allreduce_algorithm"'
         'parameter "coll_hiercoll_scatterv_algorithm"' 'parameter "coll_hiercoll_gatherv_tree_min"'
+        'parameter "coll_hiercoll_neighbor_alltoallw_algorithm"'
+        'fills every collective slot but reduce_local'
         'Algorithm of bcast and its nonblocking and persistent forms')
 run "ompi-info-parameters" 60 "$ompi_info" --param coll hiercoll --level 9
 

@@ -26,17 +26,7 @@ static int root_only_args;
 
 static int want(const char *name)
 {
-    if (NULL == only) {
-        return 1;
-    }
-    size_t len = strlen(name);
-    for (const char *p = only; NULL != p; p = strchr(p, ',')) {
-        p += ',' == *p;
-        if (0 == strncmp(p, name, len) && (',' == p[len] || '\0' == p[len])) {
-            return 1;
-        }
-    }
-    return 0;
+    return tc_listed(only, name);
 }
 
 /* ------------------------------------------------------------------ */

@@ -101,6 +101,22 @@ static int tc_finish(const char *name)
     return f > 0 ? 1 : 0;
 }
 
+/* Is `name` in the comma-separated `list`?  (NULL: every name is.) */
+static int tc_listed(const char *list, const char *name)
+{
+    if (NULL == list) {
+        return 1;
+    }
+    size_t len = strlen(name);
+    for (const char *p = list; NULL != p; p = strchr(p, ',')) {
+        p += ',' == *p;
+        if (0 == strncmp(p, name, len) && (',' == p[len] || '\0' == p[len])) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* Deterministic small values: exact in double, distinct enough to catch
  * misplaced data. */
 static inline int tc_val(int rank, long i, int salt)

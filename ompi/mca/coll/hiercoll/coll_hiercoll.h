@@ -34,6 +34,7 @@
 
 #include "coll_hiercoll_plan.h"
 #include "coll_hiercoll_plan_decomp.h"
+#include "coll_hiercoll_rules.h"
 
 BEGIN_C_DECLS
 
@@ -59,6 +60,12 @@ typedef enum hc_coll {
     HC_SCAN,
     HC_SCATTER,
     HC_SCATTERV,
+    /* neighborhood collectives (coll_hiercoll_neighbor.c) */
+    HC_NEIGHBOR_ALLGATHER,
+    HC_NEIGHBOR_ALLGATHERV,
+    HC_NEIGHBOR_ALLTOALL,
+    HC_NEIGHBOR_ALLTOALLV,
+    HC_NEIGHBOR_ALLTOALLW,
     HC_NCOLL
 } hc_coll_t;
 
@@ -89,6 +96,7 @@ typedef struct hc_call {
     const int *scounts, *sdispls, *rcounts, *rdispls;
     ompi_datatype_t *stype, *rtype;
     ompi_datatype_t *const *stypes, *const *rtypes;
+    const MPI_Aint *sadispls, *radispls; /* neighbor_alltoallw's byte displacements */
     ompi_op_t *op;
     int root;
     /* derived */
@@ -98,6 +106,7 @@ typedef struct hc_call {
     bool in_place;      /* MPI_IN_PLACE where this rank's role allows it */
     size_t ssize, rsize;/* signature bytes of one stype / rtype element;
                          * reductions keep their one datatype in rtype */
+    const hcp_rule_t *rule; /* the selection rule that chose (verbose) */
 } hc_call_t;
 
 /* ------------------------------------------------------------------ */
@@ -195,6 +204,33 @@ typedef struct hc_plan_cache {
     hcp_plan_t plan;
 } hc_plan_cache_t;
 
+/* The fast path of a small blocking call (coll_hiercoll_fast.c): the
+ * arguments of the last call of a collective that had a predefined
+ * datatype and op, the plan it ran (an entry of the plan cache) and its
+ * binding, or that it was passed on; a call with the same arguments skips
+ * selection, planning and binding. */
+#define HC_MAX_RULES 12
+typedef struct hc_bind hc_bind_t;
+struct hc_bind {
+    char *base[HCP_NBUF];
+    ompi_datatype_t *type[HCP_NBUF];
+    ptrdiff_t step[HCP_NBUF];          /* bytes per unit of offset */
+    size_t size[HCP_NBUF];             /* signature bytes per unit */
+    ompi_datatype_t *const *ptypes[2]; /* per-peer types of SBUF, RBUF */
+    bool ptypes_per_block;  /* ptypes indexed by the op's block (its soff), not its peer */
+    ompi_op_t *op;
+};
+typedef struct hc_fast {
+    bool valid;
+    const hcp_plan_t *plan; /* NULL: the call was passed on */
+    const void *scratch;    /* the module's scratch the binding points into */
+    ompi_datatype_t *dtype;
+    ompi_op_t *op;
+    int count, root, tag;
+    bool in_place;
+    hc_bind_t bind;
+} hc_fast_t;
+
 struct mca_coll_hiercoll_module_t {
     mca_coll_base_module_t super;
     ompi_communicator_t *comm;
@@ -219,6 +255,11 @@ struct mca_coll_hiercoll_module_t {
     const hcp_criterion_t *decomp_crit;
     hcp_criterion_t decomp_own;
     struct hc_offload *offload; /* triggered offload state, created lazily */
+    /* selection rules and the fast path (coll_hiercoll_fast.c) */
+    hcp_rule_t rules[HC_NCOLL][HC_MAX_RULES]; /* those for this size, by bytes */
+    int nrules[HC_NCOLL];
+    bool fast_ok;                    /* may blocking calls take the fast path? */
+    hc_fast_t fast[HC_NCOLL];        /* the last blocking call's plan, bound */
 };
 OBJ_CLASS_DECLARATION(mca_coll_hiercoll_module_t);
 
@@ -264,6 +305,9 @@ typedef struct mca_coll_hiercoll_component_t {
     int offload_credits, offload_mpq;
     int offload_ofi_max_triggered; /* ofi backend: the NIC's triggered-op limit (0: none) */
     char *offload_ofi_built;       /* read-only: was the ofi backend built */
+    bool inter_own;              /* intercommunicators: own plans for every slot */
+    char *rules_file;            /* coll_hiercoll_rules_file */
+    hcp_rules_t rules;           /* the rules in force */
 } mca_coll_hiercoll_component_t;
 
 OMPI_MODULE_DECLSPEC extern mca_coll_hiercoll_component_t mca_coll_hiercoll_component;
@@ -271,9 +315,22 @@ OMPI_MODULE_DECLSPEC extern mca_coll_hiercoll_component_t mca_coll_hiercoll_comp
 /* Print through opal_output when the verbosity is at least `level`. */
 void mca_coll_hiercoll_log(int level, const char *fmt, ...)
     __opal_attribute_format__(__printf__, 2, 3);
+/* A decimal integer (optional K, M, G binary suffix) within [lo, hi]: 0 and
+ * *out, or -1 for anything else (negative where lo >= 0, garbage, empty).
+ * Numeric MCA parameters are registered with reg_number() in
+ * coll_hiercoll_component.c, which uses it; so should numeric info keys. */
+int mca_coll_hiercoll_parse_number(const char *s, long long lo, long long hi, long long *out);
+/* The largest byte count a size parameter takes. */
+#define HC_MAX_BYTES ((long long) 1 << 50)
 /* Record a parameter error (reported once, with the default taken). */
 void mca_coll_hiercoll_param_error(const char *fmt, ...)
     __opal_attribute_format__(__printf__, 1, 2);
+
+/* The info key that chooses a collective's algorithm on a communicator:
+ * "hiercoll_<coll>_algorithm", or "hiercoll_<coll>" where that is longer
+ * than MPI allows (MPI_MAX_INFO_KEY: reduce_scatter_block and the
+ * neighborhood collectives). */
+const char *mca_coll_hiercoll_info_key(hc_coll_t k, char *buf, size_t len);
 
 int mca_coll_hiercoll_init_query(bool enable_progress_threads,
                                  bool enable_mpi_threads);
@@ -309,25 +366,20 @@ void mca_coll_hiercoll_describe(mca_coll_hiercoll_module_t *m);
 /* Executor (coll_hiercoll_exec.c)                                      */
 /* ------------------------------------------------------------------ */
 
-/* What the plan's buffers are in memory for one call. */
-typedef struct hc_bind hc_bind_t;
-struct hc_bind {
-    char *base[HCP_NBUF];
-    ompi_datatype_t *type[HCP_NBUF];
-    ptrdiff_t step[HCP_NBUF];          /* bytes per unit of offset */
-    size_t size[HCP_NBUF];             /* signature bytes per unit */
-    ompi_datatype_t *const *ptypes[2]; /* per-peer types of SBUF, RBUF */
-    ompi_op_t *op;
-};
+/* What the plan's buffers are in memory for one call: hc_bind_t, above. */
 /* Bind one of a plan's buffers to memory of a datatype. */
 void mca_coll_hiercoll_bind_buffer(hc_bind_t *b, int buf, const void *base,
                                    ompi_datatype_t *type);
 
 /* Bind a call's user buffers (SBUF, RBUF) for its plan. */
 void mca_coll_hiercoll_bind(const hc_call_t *c, hc_bind_t *b);
+/* Run a blocking plan with a fixed tag (mca_coll_hiercoll_blocking_tag). */
 int mca_coll_hiercoll_exec_blocking(mca_coll_hiercoll_module_t *m,
                                     ompi_communicator_t *comm,
-                                    const hcp_plan_t *plan, hc_bind_t *b);
+                                    const hcp_plan_t *plan, hc_bind_t *b, int tag);
+/* The same once the plan's scratch is bound (the fast path). */
+int mca_coll_hiercoll_exec_rounds(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm,
+                                  const hcp_plan_t *p, const hc_bind_t *b, int tag);
 /* Start a plan as a request; the request takes the plan's memory (the
  * caller's plan is left empty). */
 int mca_coll_hiercoll_exec_request(mca_coll_hiercoll_module_t *m,
@@ -352,6 +404,17 @@ int mca_coll_hiercoll_vtree_plan(hcp_plan_t *plan, const hc_call_t *call);
  * and its subtree's part of the layout, stage 1 is the tree. */
 int mca_coll_hiercoll_vtree_stages(const hc_call_t *call, hc_stages_t *out);
 bool mca_coll_hiercoll_vtree_staged(const hc_call_t *call);
+
+/* ------------------------------------------------------------------ */
+/* Neighborhood collectives (coll_hiercoll_neighbor.c)                  */
+/* ------------------------------------------------------------------ */
+
+/* The algorithms of the five neighborhood collectives (one table). */
+extern const hc_algo_t mca_coll_hiercoll_neighbor_algos[];
+/* Their auto policy and its verbose description. */
+const hc_algo_t *mca_coll_hiercoll_neighbor_auto(const hc_call_t *c);
+void mca_coll_hiercoll_neighbor_describe(const mca_coll_hiercoll_module_t *m, hc_coll_t k,
+                                         hc_mode_t md, char *buf, size_t len);
 
 /* ------------------------------------------------------------------ */
 /* Decomposition (coll_hiercoll_decomp.c)                               */
@@ -396,6 +459,41 @@ int mca_coll_hiercoll_offload_start(hc_call_t *c, ompi_request_t **request,
 void mca_coll_hiercoll_offload_params(void);
 void mca_coll_hiercoll_offload_free(mca_coll_hiercoll_module_t *m);
 void mca_coll_hiercoll_offload_fini(void);
+/* Intercommunicators (coll_hiercoll_inter.c)                           */
+/* ------------------------------------------------------------------ */
+
+/* Run a call on an intercommunicator: the layer below when it fills the
+ * slot (see coll_hiercoll_inter_own), else hiercoll's intercommunicator
+ * plan; never the intracommunicator algorithms or decomposition. */
+int mca_coll_hiercoll_inter_dispatch(hc_call_t *c, ompi_request_t **request,
+                                     struct ompi_info_t *info);
+/* The verbose line of an intercommunicator. */
+void mca_coll_hiercoll_inter_describe(mca_coll_hiercoll_module_t *m);
+
+/* ------------------------------------------------------------------ */
+/* Selection rules and the fast path (coll_hiercoll_fast.c)             */
+/* ------------------------------------------------------------------ */
+
+/* Load the rules (built-in, then coll_hiercoll_rules_file) at open. */
+void mca_coll_hiercoll_rules_open(void);
+void mca_coll_hiercoll_rules_close(void);
+/* At enable: this communicator's rules, whether blocking calls may take
+ * the fast path, and which blocking slots the layer below keeps (a
+ * collective the rules always pass on never enters hiercoll). */
+void mca_coll_hiercoll_fast_enable(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm);
+/* The rule that covers a blocking call under auto, or NULL. */
+const hcp_rule_t *mca_coll_hiercoll_rule_of(const hc_call_t *c);
+/* Verbose: "(rules:0-1023B->tuned;else)" ahead of auto's description, or
+ * (*whole) the whole description when the rules pass every size on;
+ * returns the characters written. */
+size_t mca_coll_hiercoll_rules_describe(const mca_coll_hiercoll_module_t *m, hc_coll_t k,
+                                        hc_mode_t md, char *buf, size_t len, bool *whole);
+/* The fixed tag of a blocking collective's messages (as coll/base's). */
+int mca_coll_hiercoll_blocking_tag(hc_coll_t coll);
+/* After a blocking call ran `plan` (a plan cache entry) bound as b, or was
+ * passed on (plan NULL): remember it for the fast path when the call
+ * allows. */
+void mca_coll_hiercoll_fast_fill(const hc_call_t *c, const hcp_plan_t *plan, const hc_bind_t *b);
 
 /* ------------------------------------------------------------------ */
 /* Entry points (coll_hiercoll_entry.c)                                 */

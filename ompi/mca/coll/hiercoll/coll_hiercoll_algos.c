@@ -55,6 +55,11 @@ static bool decomp_in_auto(hc_coll_t coll)
     case HC_ALLTOALLW:
     case HC_SCAN:
     case HC_EXSCAN:
+    case HC_NEIGHBOR_ALLGATHER:
+    case HC_NEIGHBOR_ALLGATHERV:
+    case HC_NEIGHBOR_ALLTOALL:
+    case HC_NEIGHBOR_ALLTOALLV:
+    case HC_NEIGHBOR_ALLTOALLW:
         return false;
     default:
         return true;
@@ -621,6 +626,17 @@ static const hc_algo_t *prefer_fallback(const hc_call_t *c)
 
 #define FALLBACK_RULE "the previous component; hiercoll's plan only when there is none"
 
+/* The neighborhood collectives (coll_hiercoll_neighbor.c): one table of
+ * algorithms; coll/basic has only their blocking forms. */
+#define NEIGHBOR(rule)                                                                             \
+    mca_coll_hiercoll_neighbor_algos, mca_coll_hiercoll_neighbor_auto, rule,                       \
+        mca_coll_hiercoll_neighbor_describe
+#define NEIGHBOR_GATHER_RULE FALLBACK_RULE
+#define NEIGHBOR_EXCHANGE_RULE                                                                     \
+    "the previous component, except the nonblocking and persistent forms on Cartesian "          \
+    "communicators with a periodic dimension of size 1 or 2 (Open MPI 4.1's libnbc puts their "  \
+    "blocks in the wrong direction); hiercoll's plan when there is no previous component"
+
 const hc_coll_desc_t mca_coll_hiercoll_colls[HC_NCOLL] = {
     [HC_ALLGATHER] = {"allgather", allgather_algos, prefer_fallback, FALLBACK_RULE,
                       describe_fallback},
@@ -654,4 +670,9 @@ const hc_coll_desc_t mca_coll_hiercoll_colls[HC_NCOLL] = {
     [HC_SCAN] = {"scan", scan_algos, prefer_fallback, FALLBACK_RULE, describe_fallback},
     [HC_SCATTER] = {"scatter", scatter_algos, prefer_fallback, FALLBACK_RULE, describe_fallback},
     [HC_SCATTERV] = {"scatterv", scatterv_algos, scatterv_auto, VTREE_RULE, describe_vtree},
+    [HC_NEIGHBOR_ALLGATHER] = {"neighbor_allgather", NEIGHBOR(NEIGHBOR_GATHER_RULE)},
+    [HC_NEIGHBOR_ALLGATHERV] = {"neighbor_allgatherv", NEIGHBOR(NEIGHBOR_GATHER_RULE)},
+    [HC_NEIGHBOR_ALLTOALL] = {"neighbor_alltoall", NEIGHBOR(NEIGHBOR_EXCHANGE_RULE)},
+    [HC_NEIGHBOR_ALLTOALLV] = {"neighbor_alltoallv", NEIGHBOR(NEIGHBOR_EXCHANGE_RULE)},
+    [HC_NEIGHBOR_ALLTOALLW] = {"neighbor_alltoallw", NEIGHBOR(NEIGHBOR_EXCHANGE_RULE)},
 };

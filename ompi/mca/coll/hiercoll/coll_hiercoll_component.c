@@ -7,6 +7,7 @@
  */
 #include "ompi_config.h"
 
+#include <ctype.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -87,20 +88,6 @@ static const mca_base_component_t *self(void)
     return &mca_coll_hiercoll_component.super.collm_version;
 }
 
-static void reg_int(const char *name, const char *desc, int level, int *storage)
-{
-    (void) mca_base_component_var_register(self(), name, desc, MCA_BASE_VAR_TYPE_INT,
-                                           NULL, 0, 0, level, MCA_BASE_VAR_SCOPE_READONLY,
-                                           storage);
-}
-
-static void reg_size(const char *name, const char *desc, int level, size_t *storage)
-{
-    (void) mca_base_component_var_register(self(), name, desc, MCA_BASE_VAR_TYPE_SIZE_T,
-                                           NULL, 0, 0, level, MCA_BASE_VAR_SCOPE_READONLY,
-                                           storage);
-}
-
 static void reg_string(const char *name, const char *desc, int level, char **storage)
 {
     (void) mca_base_component_var_register(self(), name, desc, MCA_BASE_VAR_TYPE_STRING,
@@ -108,13 +95,76 @@ static void reg_string(const char *name, const char *desc, int level, char **sto
                                            storage);
 }
 
-/* Keep an int parameter within [lo, hi]: one error line and the default. */
-static void check_range(const char *name, int *value, int lo, int hi, int dflt)
+int mca_coll_hiercoll_parse_number(const char *s, long long lo, long long hi, long long *out)
 {
-    if (*value < lo || *value > hi) {
-        mca_coll_hiercoll_param_error("coll_hiercoll_%s=%d is out of range [%d, %d]; using %d",
-                                      name, *value, lo, hi, dflt);
-        *value = dflt;
+    const char *end;
+    uint64_t mag;
+    if (NULL == s) {
+        return -1;
+    }
+    while (isspace((unsigned char) *s)) {
+        ++s;
+    }
+    bool neg = '-' == *s;
+    if (0 != hcp_parse_u64(s + neg, &end, &mag) || mag > (uint64_t) LLONG_MAX) {
+        return -1; /* empty, garbage, "+5", "- 5", too large... */
+    }
+    while (isspace((unsigned char) *end)) {
+        ++end;
+    }
+    long long v = neg ? -(long long) mag : (long long) mag;
+    if ('\0' != *end || v < lo || v > hi) {
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+/*
+ * THE way to register a numeric parameter of hiercoll (priorities, sizes,
+ * thresholds, counts): every one goes through here, so that every one is
+ * checked alike.  Open MPI 4.1's own integer variables take "banana" as 0
+ * and "-5" as 18446744073709551611 without a word, so the variable is
+ * registered as a string (ompi_info shows the number as its value and the
+ * range in the description) and parsed by mca_coll_hiercoll_parse_number:
+ * a decimal integer, optionally with a K, M or G (binary) suffix, within
+ * [lo, hi].  Anything else gives one "hiercoll: ERROR:" line and the
+ * default.  `storage` is an int (HC_NUM_INT) or a size_t (HC_NUM_SIZE).
+ */
+#define HC_MAX_NUMBERS 48
+typedef enum { HC_NUM_INT, HC_NUM_SIZE } hc_num_kind_t;
+
+static void reg_number(const char *name, const char *desc, int level, hc_num_kind_t kind,
+                       void *storage, long long dflt, long long lo, long long hi)
+{
+    static char *raw[HC_MAX_NUMBERS];
+    static char dflt_text[HC_MAX_NUMBERS][24];
+    static char full_desc[HC_MAX_NUMBERS][1536];
+    static int n;
+    long long v = dflt;
+    if (n == HC_MAX_NUMBERS) { /* a programming error: raise HC_MAX_NUMBERS */
+        mca_coll_hiercoll_param_error("coll_hiercoll_%s: too many numeric parameters", name);
+    } else {
+        snprintf(dflt_text[n], sizeof(dflt_text[n]), "%lld", dflt);
+        snprintf(full_desc[n], sizeof(full_desc[n]), "%s (an integer in [%lld, %lld]%s; "
+                 "default %lld)", desc, lo, hi, HC_NUM_SIZE == kind ? ", K, M, G suffixes" : "",
+                 dflt);
+        raw[n] = dflt_text[n];
+        (void) mca_base_component_var_register(self(), name, full_desc[n],
+                                               MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, level,
+                                               MCA_BASE_VAR_SCOPE_READONLY, &raw[n]);
+        if (0 != mca_coll_hiercoll_parse_number(raw[n], lo, hi, &v)) {
+            mca_coll_hiercoll_param_error("coll_hiercoll_%s=\"%s\" is not an integer in "
+                                          "[%lld, %lld]; using %lld",
+                                          name, NULL != raw[n] ? raw[n] : "", lo, hi, dflt);
+            v = dflt;
+        }
+        ++n;
+    }
+    if (HC_NUM_INT == kind) {
+        *(int *) storage = (int) v;
+    } else {
+        *(size_t *) storage = (size_t) v;
     }
 }
 
@@ -146,19 +196,24 @@ static int hiercoll_register(void)
     static char descs[HC_NCOLL][1536];
     static char names[HC_NCOLL][64];
 
-    c->priority = 40;
-    reg_int("priority",
-            "Priority of the hiercoll coll component (0-100; -1 disables it). With the "
-            "default, hiercoll sits above tuned (30) and basic (10), so that "
-            "\"--mca coll hiercoll,basic,...\" uses it without another flag",
-            OPAL_INFO_LVL_6, &c->priority);
+    reg_number("priority",
+               "Priority of the hiercoll coll component (-1 disables it). With the "
+               "default, hiercoll sits above tuned (30) and basic (10), so that "
+               "\"--mca coll hiercoll,basic,...\" uses it without another flag. On the "
+               "intracommunicators it accepts hiercoll fills every collective slot but "
+               "reduce_local (blocking, nonblocking, persistent, and the neighborhood "
+               "collectives in the three modes) and runs its own plans where no "
+               "lower-priority component has the slot (under \"hiercoll,basic\": every "
+               "nonblocking and persistent collective); intercommunicators are left to the "
+               "other components",
+               OPAL_INFO_LVL_6, HC_NUM_INT, &c->priority, 40, -1, 100);
 
-    c->verbose = 0;
-    reg_int("verbose",
-            "0: quiet; 1: one line per communicator naming, for every collective and mode, "
-            "the algorithm hiercoll uses or the component it falls back to; 2: also one line "
-            "per call (printed by rank 0 of the communicator)",
-            OPAL_INFO_LVL_5, &c->verbose);
+    reg_number("verbose",
+               "0: quiet; 1: one line per communicator naming, for every collective and mode, "
+               "the algorithm hiercoll uses or the component it falls back to; 2: also one line "
+               "per call (printed by rank 0 of the communicator) naming the rule or setting "
+               "that chose",
+               OPAL_INFO_LVL_5, HC_NUM_INT, &c->verbose, 0, 0, 2);
 
     c->stats = false;
     (void) mca_base_component_var_register(
@@ -176,37 +231,36 @@ static int hiercoll_register(void)
             snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s\"%s\" (%s)",
                      list[0] ? ", " : "", a->name, a->summary);
         }
+        char key[OPAL_MAX_INFO_KEY + 1];
         snprintf(names[k], sizeof(names[k]), "%s_algorithm", d->name);
         snprintf(descs[k], sizeof(descs[k]),
                  "Algorithm of %s and its nonblocking and persistent forms: \"auto\" (%s), "
                  "\"fallback\" (always the previously selected component), or one of: %s. "
-                 "A communicator info key \"hiercoll_%s\" overrides it per communicator",
-                 d->name, d->auto_rule, list, names[k]);
+                 "A communicator info key \"%s\" overrides it per communicator",
+                 d->name, d->auto_rule, list,
+                 mca_coll_hiercoll_info_key((hc_coll_t) k, key, sizeof(key)));
         c->algorithm_param[k] = "auto";
         reg_string(names[k], descs[k], OPAL_INFO_LVL_5, &c->algorithm_param[k]);
     }
 
-    c->bcast_binomial_max = 512 * 1024;
-    reg_size("bcast_binomial_max",
-             "auto bcast: the largest message (bytes) broadcast by hiercoll's binomial tree; "
-             "larger ones go to the previous component (its pipelined algorithms), or stay "
-             "binomial when there is none",
-             OPAL_INFO_LVL_6, &c->bcast_binomial_max);
+    reg_number("bcast_binomial_max",
+               "auto bcast: the largest message (bytes) broadcast by hiercoll's binomial tree; "
+               "larger ones go to the previous component (its pipelined algorithms), or stay "
+               "binomial when there is none",
+               OPAL_INFO_LVL_6, HC_NUM_SIZE, &c->bcast_binomial_max, 512 * 1024, 0, HC_MAX_BYTES);
 
     /* Defaults: where RHRD overtook the small-message plans in hc_bench at
      * 4 to 8 processes on shared memory (32-128 KiB for allreduce, 256
      * KiB-1 MiB for reduce). */
-    c->allreduce_rhrd_min = 64 * 1024;
-    reg_size("allreduce_rhrd_min",
-             "auto allreduce: the smallest vector (bytes) reduced with the RHRD scheme "
-             "(recursive halving and doubling, non-power-of-two S0/S1 split) when the op is "
-             "commutative; below it, and for other ops, recursive doubling",
-             OPAL_INFO_LVL_6, &c->allreduce_rhrd_min);
-    c->reduce_rhrd_min = 512 * 1024;
-    reg_size("reduce_rhrd_min",
-             "auto reduce: the smallest vector (bytes) reduced with the RHRD scheme when the "
-             "op is commutative; below it, and for other ops, the binomial tree",
-             OPAL_INFO_LVL_6, &c->reduce_rhrd_min);
+    reg_number("allreduce_rhrd_min",
+               "auto allreduce: the smallest vector (bytes) reduced with the RHRD scheme "
+               "(recursive halving and doubling, non-power-of-two S0/S1 split) when the op is "
+               "commutative; below it, and for other ops, recursive doubling",
+               OPAL_INFO_LVL_6, HC_NUM_SIZE, &c->allreduce_rhrd_min, 64 * 1024, 0, HC_MAX_BYTES);
+    reg_number("reduce_rhrd_min",
+               "auto reduce: the smallest vector (bytes) reduced with the RHRD scheme when the "
+               "op is commutative; below it, and for other ops, the binomial tree",
+               OPAL_INFO_LVL_6, HC_NUM_SIZE, &c->reduce_rhrd_min, 512 * 1024, 0, HC_MAX_BYTES);
 
     c->gatherv_level_param = "conservative";
     reg_string("gatherv_level",
@@ -217,15 +271,33 @@ static int hiercoll_register(void)
                "\"hiercoll_gatherv_level\" overrides it per communicator",
                OPAL_INFO_LVL_5, &c->gatherv_level_param);
 
-    c->gatherv_tree_min = 128;
-    reg_int("gatherv_tree_min",
-            "auto gatherv/scatterv: the smallest communicator (processes) on which hiercoll "
-            "runs its binomial tree with message chains; smaller ones go to the previous "
-            "component (its linear algorithm), or to hiercoll's linear one when there is none. "
-            "The default is a little past where the cost model (hc_cost gatherv) has the "
-            "conservative level overtake linear for small blocks (about 80); the aggressive "
-            "level overtakes it from about 32",
-            OPAL_INFO_LVL_6, &c->gatherv_tree_min);
+    reg_number("gatherv_tree_min",
+               "auto gatherv/scatterv: the smallest communicator (processes) on which hiercoll "
+               "runs its binomial tree with message chains; smaller ones go to the previous "
+               "component (its linear algorithm), or to hiercoll's linear one when there is "
+               "none. The default is a little past where the cost model (hc_cost gatherv) has "
+               "the conservative level overtake linear for small blocks (about 80); the "
+               "aggressive level overtakes it from about 32",
+               OPAL_INFO_LVL_6, HC_NUM_INT, &c->gatherv_tree_min, 128, 1, INT_MAX);
+
+    c->rules_file = "";
+    reg_string("rules_file",
+               "A selection rules file (README, \"Rules file format\"; contrib/hc_tune writes "
+               "one): per collective, communicator size and message size, which of hiercoll's "
+               "algorithms runs a blocking call under auto, or \"fallback\" for the previous "
+               "component. Empty: the built-in rules, measured on the project's machine. A bad "
+               "file gives one error line and the built-in rules",
+               OPAL_INFO_LVL_5, &c->rules_file);
+
+    c->inter_own = false;
+    (void) mca_base_component_var_register(
+        self(), "inter_own",
+        "Intercommunicators: run hiercoll's own plans for every collective (true), or only "
+        "for the slots that the components below leave empty, and for coll/basic's blocking "
+        "scatter, which crashes in Open MPI 4.1.4 (false, the default: the others go to the "
+        "components below, e.g. coll/inter)",
+        MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
+        &c->inter_own);
 
     c->decomp_criterion = "node";
     reg_string("decomp_criterion",
@@ -255,31 +327,26 @@ static int hiercoll_register(void)
     reg_string("offload_tree",
                "Tree of the triggered offload: \"knomial\" or \"kary\"", OPAL_INFO_LVL_5,
                &c->offload_tree_param);
-    c->offload_radix = 2;
-    reg_int("offload_radix", "K of the offload's K-nomial or K-ary tree: 2, 4 or 8",
-            OPAL_INFO_LVL_5, &c->offload_radix);
-    c->offload_max_bytes = 16384;
-    reg_size("offload_max_bytes",
-             "The longest vector (bytes) the offload takes (it travels as 120-byte packets, "
-             "each with its own counters); longer ones go to the next algorithm",
-             OPAL_INFO_LVL_6, &c->offload_max_bytes);
-    c->offload_credits = 64;
-    reg_int("offload_credits",
-            "Offload flow control: packets a process may have outstanding at each peer of a "
-            "communicator before the peer consumes them (keeps the packet queue bounded)",
-            OPAL_INFO_LVL_9, &c->offload_credits);
-    c->offload_mpq = 65536;
-    reg_int("offload_mpq",
-            "Offload: bound of each process's packet queue (packets kept before their call is "
-            "armed); exceeding it is counted, never silent",
-            OPAL_INFO_LVL_9, &c->offload_mpq);
-
-    c->offload_ofi_max_triggered = 0;
-    reg_int("offload_ofi_max_triggered",
-            "ofi backend: the most triggered operations the NIC holds (e.g. cxi's limit); a "
-            "quarter of it is each call's budget and calls that need more run on the progress "
-            "transport (0: only the provider's counter limit)",
-            OPAL_INFO_LVL_6, &c->offload_ofi_max_triggered);
+    /* (merge of main: the offload's numbers through reg_number) */
+    reg_number("offload_radix", "K of the offload's K-nomial or K-ary tree: 2, 4 or 8",
+               OPAL_INFO_LVL_5, HC_NUM_INT, &c->offload_radix, 2, 2, 8);
+    reg_number("offload_max_bytes",
+               "The longest vector (bytes) the offload takes (it travels as 120-byte packets, "
+               "each with its own counters); longer ones go to the next algorithm",
+               OPAL_INFO_LVL_6, HC_NUM_SIZE, &c->offload_max_bytes, 16384, 0, 1LL << 30);
+    reg_number("offload_credits",
+               "Offload flow control: packets a process may have outstanding at each peer of a "
+               "communicator before the peer consumes them (keeps the packet queue bounded)",
+               OPAL_INFO_LVL_9, HC_NUM_INT, &c->offload_credits, 64, 2, 65535);
+    reg_number("offload_mpq",
+               "Offload: bound of each process's packet queue (packets kept before their call "
+               "is armed); exceeding it is counted, never silent",
+               OPAL_INFO_LVL_9, HC_NUM_INT, &c->offload_mpq, 65536, 16, INT_MAX);
+    reg_number("offload_ofi_max_triggered",
+               "ofi backend: the most triggered operations the NIC holds (e.g. cxi's limit); a "
+               "quarter of it is each call's budget and calls that need more run on the "
+               "progress transport (0: only the provider's counter limit)",
+               OPAL_INFO_LVL_6, HC_NUM_INT, &c->offload_ofi_max_triggered, 0, 0, INT_MAX);
 #if HIERCOLL_HAVE_OFI
     c->offload_ofi_built = "yes";
 #else
@@ -293,13 +360,7 @@ static int hiercoll_register(void)
         MCA_BASE_VAR_FLAG_DEFAULT_ONLY, OPAL_INFO_LVL_3, MCA_BASE_VAR_SCOPE_CONSTANT,
         &c->offload_ofi_built);
 
-    check_range("priority", &c->priority, -1, 100, 40);
-    check_range("offload_ofi_max_triggered", &c->offload_ofi_max_triggered, 0, INT_MAX, 0);
-    check_range("offload_credits", &c->offload_credits, 2, 65535, 64);
-    check_range("offload_mpq", &c->offload_mpq, 16, INT_MAX, 65536);
     mca_coll_hiercoll_offload_params();
-    check_range("verbose", &c->verbose, 0, 2, 0);
-    check_range("gatherv_tree_min", &c->gatherv_tree_min, 1, INT_MAX, 128);
     parse_algorithms();
     c->gatherv_level = mca_coll_hiercoll_gatherv_level_of(c->gatherv_level_param);
     if (c->gatherv_level < 0) {
@@ -319,6 +380,7 @@ static int hiercoll_open(void)
         mca_coll_hiercoll_param_error("coll_hiercoll_decomp_criterion=\"%s\": %s; decomposition "
                                       "off", c->decomp_criterion, why);
     }
+    mca_coll_hiercoll_rules_open();
     OBJ_CONSTRUCT(&c->active, opal_list_t);
     OBJ_CONSTRUCT(&c->lock, opal_mutex_t);
     c->nactive = 0;
@@ -338,6 +400,7 @@ static int hiercoll_close(void)
     OBJ_DESTRUCT(&c->active);
     OBJ_DESTRUCT(&c->lock);
     hcp_criterion_fini(&c->decomp);
+    mca_coll_hiercoll_rules_close();
     free(c->param_errors);
     c->param_errors = NULL;
     return OMPI_SUCCESS;

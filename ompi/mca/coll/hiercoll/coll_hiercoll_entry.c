@@ -2,14 +2,16 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
- * Entry points: every collective in its blocking, nonblocking and
- * persistent form.  Each one only records its arguments in an hc_call_t
- * and hands it to mca_coll_hiercoll_dispatch(), which picks hiercoll's
- * algorithm or the previous component.
+ * Entry points: every collective, the five neighborhood collectives
+ * included, in its blocking, nonblocking and persistent form.  Each one
+ * only records its arguments in an hc_call_t and hands it to
+ * mca_coll_hiercoll_dispatch(), which picks hiercoll's algorithm or the
+ * previous component.
  */
 #include "ompi_config.h"
 
 #include "coll_hiercoll.h"
+#include "coll_hiercoll_fast.h"
 
 static int run(hc_call_t c, ompi_communicator_t *comm, mca_coll_base_module_t *module,
                ompi_request_t **request, struct ompi_info_t *info)
@@ -220,6 +222,10 @@ static int hc_allgatherv_init(const void *sbuf, int scount, ompi_datatype_t *sdt
 static int hc_allreduce(const void *sbuf, void *rbuf, int count, ompi_datatype_t *dtype,
                         ompi_op_t *op, ompi_communicator_t *comm, mca_coll_base_module_t *module)
 {
+    const hc_fast_t *f = hc_fast_hit(module, HC_ALLREDUCE, sbuf, rbuf, count, dtype, op, 0);
+    if (NULL != f) {
+        return HC_FAST_RUN(module, f, allreduce, sbuf, rbuf, count, dtype, op, comm);
+    }
     return run(ALLREDUCE_ARGS(HC_BLOCKING), comm, module, NULL, NULL);
 }
 
@@ -316,6 +322,10 @@ static int hc_alltoallw_init(const void *sbuf, const int *scounts, const int *sd
 /* barrier */
 static int hc_barrier(ompi_communicator_t *comm, mca_coll_base_module_t *module)
 {
+    const hc_fast_t *f = hc_fast_hit(module, HC_BARRIER, NULL, NULL, 0, NULL, NULL, 0);
+    if (NULL != f) {
+        return HC_FAST_RUN(module, f, barrier, comm);
+    }
     return run(BARRIER_ARGS(HC_BLOCKING), comm, module, NULL, NULL);
 }
 
@@ -335,6 +345,10 @@ static int hc_barrier_init(ompi_communicator_t *comm, struct ompi_info_t *info,
 static int hc_bcast(void *buff, int count, ompi_datatype_t *datatype, int root,
                     ompi_communicator_t *comm, mca_coll_base_module_t *module)
 {
+    const hc_fast_t *f = hc_fast_hit(module, HC_BCAST, NULL, buff, count, datatype, NULL, root);
+    if (NULL != f) {
+        return HC_FAST_RUN(module, f, bcast, buff, count, datatype, root, comm);
+    }
     return run(BCAST_ARGS(HC_BLOCKING), comm, module, NULL, NULL);
 }
 
@@ -424,6 +438,10 @@ static int hc_gatherv_init(const void *sbuf, int scount, ompi_datatype_t *sdtype
 static int hc_reduce(const void *sbuf, void *rbuf, int count, ompi_datatype_t *dtype, ompi_op_t *op,
                      int root, ompi_communicator_t *comm, mca_coll_base_module_t *module)
 {
+    const hc_fast_t *f = hc_fast_hit(module, HC_REDUCE, sbuf, rbuf, count, dtype, op, root);
+    if (NULL != f) {
+        return HC_FAST_RUN(module, f, reduce, sbuf, rbuf, count, dtype, op, root, comm);
+    }
     return run(REDUCE_ARGS(HC_BLOCKING), comm, module, NULL, NULL);
 }
 
@@ -558,6 +576,172 @@ static int hc_scatterv_init(const void *sbuf, const int *scounts, const int *dis
     return run(SCATTERV_ARGS(HC_PERSISTENT), comm, module, request, info);
 }
 
+/* ------------------------------------------------------------------ */
+/* Neighborhood collectives: the arguments of their global namesakes    */
+/* (alltoallw's displacements are MPI_Aint)                             */
+/* ------------------------------------------------------------------ */
+
+static int run_neighbor(hc_coll_t coll, hc_call_t c, ompi_communicator_t *comm,
+                        mca_coll_base_module_t *module, ompi_request_t **request,
+                        struct ompi_info_t *info)
+{
+    c.coll = coll;
+    return run(c, comm, module, request, info);
+}
+
+#define NEIGHBOR_ALLTOALLW_ARGS(md)                                                                \
+    ((hc_call_t){.coll = HC_NEIGHBOR_ALLTOALLW,                                                    \
+                 .mode = (md),                                                                     \
+                 .sbuf = sbuf,                                                                     \
+                 .scounts = scounts,                                                               \
+                 .sadispls = sdisps,                                                               \
+                 .stypes = sdtypes,                                                                \
+                 .rbuf = rbuf,                                                                     \
+                 .rcounts = rcounts,                                                               \
+                 .radispls = rdisps,                                                               \
+                 .rtypes = rdtypes})
+
+/* neighbor_allgather */
+static int hc_neighbor_allgather(const void *sbuf, int scount, ompi_datatype_t *sdtype, void *rbuf,
+                                 int rcount, ompi_datatype_t *rdtype, ompi_communicator_t *comm,
+                                 mca_coll_base_module_t *module)
+{
+    return run_neighbor(HC_NEIGHBOR_ALLGATHER, ALLGATHER_ARGS(HC_BLOCKING), comm, module, NULL,
+                        NULL);
+}
+
+static int hc_ineighbor_allgather(const void *sbuf, int scount, ompi_datatype_t *sdtype,
+                                  void *rbuf, int rcount, ompi_datatype_t *rdtype,
+                                  ompi_communicator_t *comm, ompi_request_t **request,
+                                  mca_coll_base_module_t *module)
+{
+    return run_neighbor(HC_NEIGHBOR_ALLGATHER, ALLGATHER_ARGS(HC_NONBLOCKING), comm, module,
+                        request, NULL);
+}
+
+static int hc_neighbor_allgather_init(const void *sbuf, int scount, ompi_datatype_t *sdtype,
+                                      void *rbuf, int rcount, ompi_datatype_t *rdtype,
+                                      ompi_communicator_t *comm, struct ompi_info_t *info,
+                                      ompi_request_t **request, mca_coll_base_module_t *module)
+{
+    return run_neighbor(HC_NEIGHBOR_ALLGATHER, ALLGATHER_ARGS(HC_PERSISTENT), comm, module,
+                        request, info);
+}
+
+/* neighbor_allgatherv */
+static int hc_neighbor_allgatherv(const void *sbuf, int scount, ompi_datatype_t *sdtype,
+                                  void *rbuf, const int *rcounts, const int *disps,
+                                  ompi_datatype_t *rdtype, ompi_communicator_t *comm,
+                                  mca_coll_base_module_t *module)
+{
+    return run_neighbor(HC_NEIGHBOR_ALLGATHERV, ALLGATHERV_ARGS(HC_BLOCKING), comm, module, NULL,
+                        NULL);
+}
+
+static int hc_ineighbor_allgatherv(const void *sbuf, int scount, ompi_datatype_t *sdtype,
+                                   void *rbuf, const int *rcounts, const int *disps,
+                                   ompi_datatype_t *rdtype, ompi_communicator_t *comm,
+                                   ompi_request_t **request, mca_coll_base_module_t *module)
+{
+    return run_neighbor(HC_NEIGHBOR_ALLGATHERV, ALLGATHERV_ARGS(HC_NONBLOCKING), comm, module,
+                        request, NULL);
+}
+
+static int hc_neighbor_allgatherv_init(const void *sbuf, int scount, ompi_datatype_t *sdtype,
+                                       void *rbuf, const int *rcounts, const int *disps,
+                                       ompi_datatype_t *rdtype, ompi_communicator_t *comm,
+                                       struct ompi_info_t *info, ompi_request_t **request,
+                                       mca_coll_base_module_t *module)
+{
+    return run_neighbor(HC_NEIGHBOR_ALLGATHERV, ALLGATHERV_ARGS(HC_PERSISTENT), comm, module,
+                        request, info);
+}
+
+/* neighbor_alltoall */
+static int hc_neighbor_alltoall(const void *sbuf, int scount, ompi_datatype_t *sdtype, void *rbuf,
+                                int rcount, ompi_datatype_t *rdtype, ompi_communicator_t *comm,
+                                mca_coll_base_module_t *module)
+{
+    return run_neighbor(HC_NEIGHBOR_ALLTOALL, ALLTOALL_ARGS(HC_BLOCKING), comm, module, NULL,
+                        NULL);
+}
+
+static int hc_ineighbor_alltoall(const void *sbuf, int scount, ompi_datatype_t *sdtype,
+                                 void *rbuf, int rcount, ompi_datatype_t *rdtype,
+                                 ompi_communicator_t *comm, ompi_request_t **request,
+                                 mca_coll_base_module_t *module)
+{
+    return run_neighbor(HC_NEIGHBOR_ALLTOALL, ALLTOALL_ARGS(HC_NONBLOCKING), comm, module,
+                        request, NULL);
+}
+
+static int hc_neighbor_alltoall_init(const void *sbuf, int scount, ompi_datatype_t *sdtype,
+                                     void *rbuf, int rcount, ompi_datatype_t *rdtype,
+                                     ompi_communicator_t *comm, struct ompi_info_t *info,
+                                     ompi_request_t **request, mca_coll_base_module_t *module)
+{
+    return run_neighbor(HC_NEIGHBOR_ALLTOALL, ALLTOALL_ARGS(HC_PERSISTENT), comm, module,
+                        request, info);
+}
+
+/* neighbor_alltoallv */
+static int hc_neighbor_alltoallv(const void *sbuf, const int *scounts, const int *sdisps,
+                                 ompi_datatype_t *sdtype, void *rbuf, const int *rcounts,
+                                 const int *rdisps, ompi_datatype_t *rdtype,
+                                 ompi_communicator_t *comm, mca_coll_base_module_t *module)
+{
+    return run_neighbor(HC_NEIGHBOR_ALLTOALLV, ALLTOALLV_ARGS(HC_BLOCKING), comm, module, NULL,
+                        NULL);
+}
+
+static int hc_ineighbor_alltoallv(const void *sbuf, const int *scounts, const int *sdisps,
+                                  ompi_datatype_t *sdtype, void *rbuf, const int *rcounts,
+                                  const int *rdisps, ompi_datatype_t *rdtype,
+                                  ompi_communicator_t *comm, ompi_request_t **request,
+                                  mca_coll_base_module_t *module)
+{
+    return run_neighbor(HC_NEIGHBOR_ALLTOALLV, ALLTOALLV_ARGS(HC_NONBLOCKING), comm, module,
+                        request, NULL);
+}
+
+static int hc_neighbor_alltoallv_init(const void *sbuf, const int *scounts, const int *sdisps,
+                                      ompi_datatype_t *sdtype, void *rbuf, const int *rcounts,
+                                      const int *rdisps, ompi_datatype_t *rdtype,
+                                      ompi_communicator_t *comm, struct ompi_info_t *info,
+                                      ompi_request_t **request, mca_coll_base_module_t *module)
+{
+    return run_neighbor(HC_NEIGHBOR_ALLTOALLV, ALLTOALLV_ARGS(HC_PERSISTENT), comm, module,
+                        request, info);
+}
+
+/* neighbor_alltoallw */
+static int hc_neighbor_alltoallw(const void *sbuf, const int *scounts, const MPI_Aint *sdisps,
+                                 ompi_datatype_t *const *sdtypes, void *rbuf, const int *rcounts,
+                                 const MPI_Aint *rdisps, ompi_datatype_t *const *rdtypes,
+                                 ompi_communicator_t *comm, mca_coll_base_module_t *module)
+{
+    return run(NEIGHBOR_ALLTOALLW_ARGS(HC_BLOCKING), comm, module, NULL, NULL);
+}
+
+static int hc_ineighbor_alltoallw(const void *sbuf, const int *scounts, const MPI_Aint *sdisps,
+                                  ompi_datatype_t *const *sdtypes, void *rbuf, const int *rcounts,
+                                  const MPI_Aint *rdisps, ompi_datatype_t *const *rdtypes,
+                                  ompi_communicator_t *comm, ompi_request_t **request,
+                                  mca_coll_base_module_t *module)
+{
+    return run(NEIGHBOR_ALLTOALLW_ARGS(HC_NONBLOCKING), comm, module, request, NULL);
+}
+
+static int hc_neighbor_alltoallw_init(const void *sbuf, const int *scounts,
+                                      const MPI_Aint *sdisps, ompi_datatype_t *const *sdtypes,
+                                      void *rbuf, const int *rcounts, const MPI_Aint *rdisps,
+                                      ompi_datatype_t *const *rdtypes, ompi_communicator_t *comm,
+                                      struct ompi_info_t *info, ompi_request_t **request,
+                                      mca_coll_base_module_t *module)
+{
+    return run(NEIGHBOR_ALLTOALLW_ARGS(HC_PERSISTENT), comm, module, request, info);
+}
+
 void mca_coll_hiercoll_set_entry_points(mca_coll_base_module_t *m)
 {
     m->coll_allgather = hc_allgather;
@@ -611,4 +795,19 @@ void mca_coll_hiercoll_set_entry_points(mca_coll_base_module_t *m)
     m->coll_scatterv = hc_scatterv;
     m->coll_iscatterv = hc_iscatterv;
     m->coll_scatterv_init = hc_scatterv_init;
+    m->coll_neighbor_allgather = hc_neighbor_allgather;
+    m->coll_ineighbor_allgather = hc_ineighbor_allgather;
+    m->coll_neighbor_allgather_init = hc_neighbor_allgather_init;
+    m->coll_neighbor_allgatherv = hc_neighbor_allgatherv;
+    m->coll_ineighbor_allgatherv = hc_ineighbor_allgatherv;
+    m->coll_neighbor_allgatherv_init = hc_neighbor_allgatherv_init;
+    m->coll_neighbor_alltoall = hc_neighbor_alltoall;
+    m->coll_ineighbor_alltoall = hc_ineighbor_alltoall;
+    m->coll_neighbor_alltoall_init = hc_neighbor_alltoall_init;
+    m->coll_neighbor_alltoallv = hc_neighbor_alltoallv;
+    m->coll_ineighbor_alltoallv = hc_ineighbor_alltoallv;
+    m->coll_neighbor_alltoallv_init = hc_neighbor_alltoallv_init;
+    m->coll_neighbor_alltoallw = hc_neighbor_alltoallw;
+    m->coll_ineighbor_alltoallw = hc_ineighbor_alltoallw;
+    m->coll_neighbor_alltoallw_init = hc_neighbor_alltoallw_init;
 }

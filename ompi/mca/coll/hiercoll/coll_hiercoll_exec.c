@@ -10,10 +10,34 @@
  * Nonblocking and persistent: the same rounds, advanced by
  * mca_coll_hiercoll_progress(), which Open MPI's progress engine calls:
  * when the current round's transfers have completed the request runs its
- * local operations and posts the next round.  Every execution takes a
- * fresh tag from the communicator's nonblocking tag space (shared with
- * libnbc and adapt), so that concurrent collectives never match each
- * other's messages.
+ * local operations and posts the next round.  Tags come from the
+ * communicator's nonblocking tag space (shared with libnbc and adapt), so
+ * that concurrent collectives never match each other's messages: a
+ * blocking or nonblocking call reserves its tag (a staged call one per
+ * stage) when it starts, a persistent request when it is CREATED.
+ * (Blocking calls on intercommunicators take fixed tags instead: see
+ * coll_hiercoll_inter.c.)  On an intercommunicator, the ops a plan marks
+ * local go to the own group through its local communicator, with a tag
+ * reserved there.
+ *
+ * Why persistent requests reserve at creation: MPI 4.0 (6.13) matches
+ * persistent collectives in the order they were initialized, and lets
+ * ranks start them in any order.  Every rank initializes them in the same
+ * order, so each request gets the same tag(s) on every rank, and messages
+ * of different requests never match, whatever order they are started in.
+ * Every execution of a request reuses its tags, as libnbc does.  That is
+ * safe because MPI matches messages of one (communicator, source, tag) in
+ * the order they were sent and receives in the order they were posted, and
+ * a request cannot be restarted before it has completed locally: all of an
+ * execution's receives are posted before any of the next execution's, and
+ * all of a sender's messages of one execution are sent before any of the
+ * next, so the i-th receive from a peer with that tag matches the i-th
+ * message (plans post the same messages between a pair in every
+ * execution).  An early message of execution k+1 (its sender finished k
+ * first) waits unexpected until the receiver's execution k+1 posts its
+ * receive.  The tag space wraps around after about 2^30 tags, as
+ * for libnbc: a request that lives across a whole wrap could meet a newer
+ * reservation of its tag.
  */
 #include "ompi_config.h"
 
@@ -56,6 +80,13 @@ void mca_coll_hiercoll_bind(const hc_call_t *c, hc_bind_t *b)
         b->ptypes[HCP_RBUF] = c->rtypes;
         b->step[HCP_SBUF] = b->step[HCP_RBUF] = 1;
     }
+    if (HC_NEIGHBOR_ALLTOALLW == c->coll) {
+        /* per-block datatypes, byte displacements */
+        b->ptypes[HCP_SBUF] = c->stypes;
+        b->ptypes[HCP_RBUF] = c->rtypes;
+        b->ptypes_per_block = true;
+        b->step[HCP_SBUF] = b->step[HCP_RBUF] = 1;
+    }
     b->op = c->op;
 }
 
@@ -65,6 +96,12 @@ static inline ompi_datatype_t *type_of(const hc_bind_t *b, int buf, int peer)
         return b->ptypes[buf][peer];
     }
     return b->type[buf];
+}
+
+/* The index into ptypes of an op's range: its peer, or its block. */
+static inline int type_index(const hc_bind_t *b, const hcp_op_t *op)
+{
+    return b->ptypes_per_block && hcp_is_comm(op) ? (int) op->soff : op->peer;
 }
 
 static inline char *addr_of(const hc_bind_t *b, int buf, int64_t off)
@@ -129,13 +166,22 @@ static int place_scratch(const hcp_plan_t *p, hc_bind_t *b, void **mem, size_t *
 /* Rounds                                                               */
 /* ------------------------------------------------------------------ */
 
+/* Tags of the own group's communicator: an intercommunicator's plans
+ * send the ops marked local on its local communicator, with a tag of that
+ * communicator's own nonblocking tag space (other collectives that run on
+ * it, coll/inter's for one, reserve theirs there too). */
+static int local_tag(ompi_communicator_t *comm)
+{
+    return OMPI_COMM_IS_INTER(comm) ? ompi_coll_base_nbc_reserve_tags(comm->c_local_comm, 1) : 0;
+}
+
 /* Post round r: its receives first (so that no message of the round
  * arrives unexpected), then its sends; *nreq counts the requests.  With
  * block_last the last send is a blocking send instead (one request fewer:
  * a sendrecv when the round is an exchange), and a round that only
  * receives one message receives it blocking. */
-static int post_round(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm,
-                      const hcp_plan_t *p, const hc_bind_t *b, int r, int tag,
+static int post_round(mca_coll_hiercoll_module_t *m, ompi_communicator_t *icomm,
+                      const hcp_plan_t *p, const hc_bind_t *b, int r, int itag, int ltag,
                       ompi_request_t **reqs, int *nreq, bool block_last)
 {
     int rc = OMPI_SUCCESS, begin = hcp_round_begin(p, r), end = p->round_end[r];
@@ -153,8 +199,10 @@ static int post_round(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm,
         if (HCP_RECV != op->kind) {
             continue;
         }
+        ompi_communicator_t *comm = op->local ? icomm->c_local_comm : icomm;
+        int tag = op->local ? ltag : itag;
         void *addr = addr_of(b, op->buf, op->off);
-        ompi_datatype_t *t = type_of(b, op->buf, op->peer);
+        ompi_datatype_t *t = type_of(b, op->buf, type_index(b, op));
         if (block_recv) {
             rc = mca_pml.pml_recv(addr, (size_t) op->count, t, op->peer, tag, comm,
                                   MPI_STATUS_IGNORE);
@@ -169,8 +217,10 @@ static int post_round(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm,
         if (HCP_SEND != op->kind) {
             continue;
         }
+        ompi_communicator_t *comm = op->local ? icomm->c_local_comm : icomm;
+        int tag = op->local ? ltag : itag;
         void *addr = addr_of(b, op->buf, op->off);
-        ompi_datatype_t *t = type_of(b, op->buf, op->peer);
+        ompi_datatype_t *t = type_of(b, op->buf, type_index(b, op));
         if (block_last && i == last_send) {
             rc = mca_pml.pml_send(addr, (size_t) op->count, t, op->peer, tag,
                                   MCA_PML_BASE_SEND_STANDARD, comm);
@@ -180,7 +230,7 @@ static int post_round(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm,
             *nreq += OMPI_SUCCESS == rc;
         }
         m->stats.msgs++;
-        m->stats.bytes_sent += bytes_of(b, op->buf, op->peer, op->count);
+        m->stats.bytes_sent += bytes_of(b, op->buf, type_index(b, op), op->count);
     }
     return rc;
 }
@@ -222,16 +272,14 @@ static int local_ops(mca_coll_hiercoll_module_t *m, const hcp_plan_t *p,
 /* Blocking                                                             */
 /* ------------------------------------------------------------------ */
 
-/* Run a plan to completion with one tag. */
-static int run_blocking(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm,
-                        const hcp_plan_t *p, hc_bind_t *b, int tag)
+/* Run a plan whose scratch is bound to completion with one tag (the fast
+ * path's entry: nothing here looks at datatypes or selection).  Blocking
+ * calls use a fixed tag, on an intercommunicator for its local
+ * communicator too. */
+int mca_coll_hiercoll_exec_rounds(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm,
+                                  const hcp_plan_t *p, const hc_bind_t *b, int tag)
 {
-    /* blocking calls reuse the module's scratch (collectives on one
-     * communicator never run concurrently in blocking form) */
-    int rc = place_scratch(p, b, &m->scratch, &m->scratch_size);
-    if (OMPI_SUCCESS != rc) {
-        return rc;
-    }
+    int rc = OMPI_SUCCESS;
     ompi_request_t *stack[16], **reqs = stack;
     if (p->max_comm > 16) {
         reqs = malloc(sizeof(*reqs) * (size_t) p->max_comm);
@@ -241,7 +289,7 @@ static int run_blocking(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm
     }
     for (int r = 0; r < p->nrounds && OMPI_SUCCESS == rc; ++r) {
         int nreq = 0;
-        rc = post_round(m, comm, p, b, r, tag, reqs, &nreq, true);
+        rc = post_round(m, comm, p, b, r, tag, tag, reqs, &nreq, true);
         if (nreq > 0) {
             int wrc = ompi_request_wait_all(nreq, reqs, MPI_STATUSES_IGNORE);
             if (OMPI_SUCCESS == rc) {
@@ -258,10 +306,23 @@ static int run_blocking(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm
     return rc;
 }
 
-int mca_coll_hiercoll_exec_blocking(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm,
-                                    const hcp_plan_t *p, hc_bind_t *b)
+/* Run a plan to completion with one tag. */
+static int run_blocking(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm,
+                        const hcp_plan_t *p, hc_bind_t *b, int tag)
 {
-    return run_blocking(m, comm, p, b, ompi_coll_base_nbc_reserve_tags(comm, 1));
+    /* blocking calls reuse the module's scratch (collectives on one
+     * communicator never run concurrently in blocking form) */
+    int rc = place_scratch(p, b, &m->scratch, &m->scratch_size);
+    if (OMPI_SUCCESS != rc) {
+        return rc;
+    }
+    return mca_coll_hiercoll_exec_rounds(m, comm, p, b, tag);
+}
+
+int mca_coll_hiercoll_exec_blocking(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm,
+                                    const hcp_plan_t *p, hc_bind_t *b, int tag)
+{
+    return run_blocking(m, comm, p, b, tag);
 }
 
 /* ------------------------------------------------------------------ */
@@ -281,6 +342,7 @@ typedef struct mca_coll_hiercoll_request_t {
     int nreqs;
     int round;
     int tag;
+    int ltag; /* intercommunicators: the tag on the local communicator */
     int error;
     /* staged calls */
     bool staged;
@@ -418,8 +480,8 @@ static bool advance(mca_coll_hiercoll_request_t *req)
             continue; /* round -1 of the new stage: post its round 0 */
         }
         req->error = post_round(req->module, req->comm, &req->plan, &req->bind, req->round,
-                                req->tag - (req->staged ? req->stage : 0), req->reqs,
-                                &req->nreqs, false);
+                                req->tag - (req->staged ? req->stage : 0), req->ltag,
+                                req->reqs, &req->nreqs, false);
         if (OMPI_SUCCESS != req->error && 0 == req->nreqs) {
             return true;
         }
@@ -437,11 +499,21 @@ static void complete(mca_coll_hiercoll_request_t *req)
     ompi_request_complete(&req->super.super, true);
 }
 
-/* Begin an execution: fresh tag(s), round -1 done, post round 0. */
+/* The tags of one execution (staged: one per stage, tag - k for stage k). */
+static void reserve_tags(mca_coll_hiercoll_request_t *req)
+{
+    req->tag = ompi_coll_base_nbc_reserve_tags(req->comm, req->staged ? req->stages.nstages : 1);
+    req->ltag = local_tag(req->comm);
+}
+
+/* Begin an execution: round -1 done, post round 0.  Nonblocking requests
+ * reserve their tag(s) now; persistent ones have theirs since creation. */
 static void begin(mca_coll_hiercoll_request_t *req)
 {
     mca_coll_hiercoll_component_t *c = &mca_coll_hiercoll_component;
-    req->tag = ompi_coll_base_nbc_reserve_tags(req->comm, req->staged ? req->stages.nstages : 1);
+    if (!req->super.super.req_persistent) {
+        reserve_tags(req);
+    }
     req->round = -1;
     req->nreqs = 0;
     req->error = OMPI_SUCCESS;
@@ -551,7 +623,9 @@ int mca_coll_hiercoll_exec_request(mca_coll_hiercoll_module_t *m, ompi_communica
         return rc;
     }
     *request = &req->super.super;
-    if (!persistent) {
+    if (persistent) {
+        reserve_tags(req); /* initialization order: see the top of this file */
+    } else {
         begin(req);
     }
     return OMPI_SUCCESS;
@@ -591,7 +665,9 @@ int mca_coll_hiercoll_exec_staged(mca_coll_hiercoll_module_t *m, ompi_communicat
     req->stages = *stages;
     req->user_bind = *b;
     *request = &req->super.super;
-    if (HC_PERSISTENT != mode) {
+    if (HC_PERSISTENT == mode) {
+        reserve_tags(req); /* initialization order: see the top of this file */
+    } else {
         begin(req);
     }
     return OMPI_SUCCESS;

@@ -82,6 +82,15 @@ static void module_destruct(mca_coll_hiercoll_module_t *m)
 OBJ_CLASS_INSTANCE(mca_coll_hiercoll_module_t, mca_coll_base_module_t, module_construct,
                    module_destruct);
 
+const char *mca_coll_hiercoll_info_key(hc_coll_t k, char *buf, size_t len)
+{
+    int w = snprintf(buf, len, "hiercoll_%s_algorithm", mca_coll_hiercoll_colls[k].name);
+    if (w < 0 || w >= OPAL_MAX_INFO_KEY || (size_t) w >= len) {
+        snprintf(buf, len, "hiercoll_%s", mca_coll_hiercoll_colls[k].name);
+    }
+    return buf;
+}
+
 /* Per-communicator overrides by info keys "hiercoll_<coll>_algorithm",
  * "hiercoll_gatherv_level" and "hiercoll_decomp_criterion"; a bad value is
  * reported by the communicator's rank 0 and ignored. */
@@ -94,7 +103,7 @@ static void read_info(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm)
     char key[OPAL_MAX_INFO_KEY + 1], val[OPAL_MAX_INFO_VAL + 1];
     int flag = 0;
     for (int k = 0; k < HC_NCOLL; ++k) {
-        snprintf(key, sizeof(key), "hiercoll_%s_algorithm", mca_coll_hiercoll_colls[k].name);
+        mca_coll_hiercoll_info_key((hc_coll_t) k, key, sizeof(key));
         if (OPAL_SUCCESS == opal_info_get(info, key, sizeof(val) - 1, val, &flag) && flag) {
             int idx = mca_coll_hiercoll_algo_index((hc_coll_t) k, val);
             if (idx < HC_ALGO_FALLBACK) {
@@ -145,9 +154,14 @@ static int module_enable(mca_coll_base_module_t *module, ompi_communicator_t *co
     m->gatherv_level = mca_coll_hiercoll_component.gatherv_level;
     read_info(m, comm);
     mca_coll_hiercoll_save_prev(m, comm);
+    mca_coll_hiercoll_fast_enable(m, comm);
     m->enabled = true;
     if (mca_coll_hiercoll_component.verbose >= 1 && 0 == ompi_comm_rank(comm)) {
-        mca_coll_hiercoll_describe(m);
+        if (OMPI_COMM_IS_INTER(comm)) {
+            mca_coll_hiercoll_inter_describe(m);
+        } else {
+            mca_coll_hiercoll_describe(m);
+        }
     }
     return OMPI_SUCCESS;
 }
@@ -176,18 +190,23 @@ mca_coll_base_module_t *mca_coll_hiercoll_comm_query(ompi_communicator_t *comm, 
     if (!c->abi_ok || c->priority < 0) {
         return NULL;
     }
-    /* Intercommunicators are left to coll/inter and friends.  hiercoll's
-     * own sub-communicators are created with the info key
+    /* Intercommunicators get a module too: it passes calls to the layer
+     * below where that fills the slot and runs hiercoll's intercommunicator
+     * plans in the others (coll_hiercoll_inter.c).  hiercoll's own
+     * sub-communicators are created with the info key
      * ompi_comm_coll_preference="^hiercoll", which keeps this function
      * from even being asked about them. */
-    if (OMPI_COMM_IS_INTER(comm)) {
-        return NULL;
-    }
     mca_coll_hiercoll_module_t *m = OBJ_NEW(mca_coll_hiercoll_module_t);
     if (NULL == m) {
         return NULL;
     }
     *priority = c->priority;
+    if (OMPI_COMM_IS_INTER(comm) && c->priority < 100) {
+        /* coll/inter asks for the same default priority (40): one more
+         * keeps hiercoll above it, so that what runs where is hiercoll's
+         * choice (coll_hiercoll_inter_own) and shows in its statistics */
+        *priority = c->priority + 1;
+    }
     m->super.coll_module_enable = module_enable;
     mca_coll_hiercoll_set_entry_points(&m->super);
     return &m->super;

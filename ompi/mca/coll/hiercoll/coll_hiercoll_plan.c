@@ -165,6 +165,34 @@ int hcp_finish(hcp_plan_t *p)
     return p->oom ? -1 : 0;
 }
 
+void hcp_append(hcp_plan_t *dst, const hcp_plan_t *src, const uint8_t map[HCP_NBUF],
+                bool local)
+{
+    hcp_end_round(dst);
+    for (int b = HCP_TMP0; b < HCP_NBUF; ++b) {
+        if (src->tmp_units[b] > 0) {
+            hcp_scratch(dst, map[b], src->unit[b], src->tmp_units[b]);
+        }
+    }
+    for (int r = 0; r < src->nrounds; ++r) {
+        for (int i = hcp_round_begin(src, r); i < src->round_end[r]; ++i) {
+            hcp_op_t *op = push(dst);
+            if (NULL == op) {
+                return;
+            }
+            *op = src->ops[i];
+            op->buf = map[op->buf];
+            if (hcp_is_comm(op)) {
+                op->local = local;
+            } else {
+                op->sbuf = map[op->sbuf];
+            }
+        }
+        hcp_end_round(dst);
+    }
+    dst->oom |= src->oom;
+}
+
 /* ------------------------------------------------------------------ */
 
 /* A transfer's range, for the overlap check of one round. */
@@ -253,6 +281,12 @@ static const char *check_range(const hcp_plan_t *p, int buf, int64_t off,
 const char *hcp_validate(const hcp_plan_t *p, int n, int64_t sbuf_units,
                          int64_t rbuf_units)
 {
+    return hcp_validate_inter(p, n, n, sbuf_units, rbuf_units);
+}
+
+const char *hcp_validate_inter(const hcp_plan_t *p, int nlocal, int nremote,
+                               int64_t sbuf_units, int64_t rbuf_units)
+{
     if (p->oom) {
         return "out of memory while building";
     }
@@ -276,7 +310,7 @@ const char *hcp_validate(const hcp_plan_t *p, int n, int64_t sbuf_units,
                 return why;
             }
             if (hcp_is_comm(op)) {
-                if (op->peer < 0 || op->peer >= n) {
+                if (op->peer < 0 || op->peer >= (op->local ? nlocal : nremote)) {
                     return "peer out of range";
                 }
                 if (HCP_RECV == op->kind && HCP_SBUF == op->buf && op->count > 0) {

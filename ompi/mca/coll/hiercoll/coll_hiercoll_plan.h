@@ -61,11 +61,14 @@ typedef struct hcp_op {
     uint8_t kind;  /* hcp_kind_t */
     uint8_t buf;   /* SEND: source; RECV, COPY, REDUCE: target */
     uint8_t sbuf;  /* COPY, REDUCE: source */
-    uint8_t pad;
+    uint8_t local; /* SEND, RECV on an intercommunicator: 1 when the peer is a rank of
+                    * the own group, 0 when it is one of the remote group (always 0 on an
+                    * intracommunicator) */
     int32_t peer;  /* SEND, RECV: the peer; COPY: the own rank (per-peer types) */
     int64_t off;   /* in units of buf */
     int64_t count; /* in units of buf */
-    int64_t soff;  /* COPY, REDUCE: in units of sbuf */
+    int64_t soff;  /* COPY, REDUCE: in units of sbuf; SEND, RECV of a buffer with
+                    * one datatype per block (neighbor alltoallw): the block */
     int64_t scount;/* COPY: in units of sbuf; REDUCE: equal to count */
 } hcp_op_t;
 
@@ -126,6 +129,19 @@ static inline int64_t hcp_bytes(const hcp_plan_t *p, int buf, int64_t units)
  * Returns NULL when it is sound, else a static description. */
 const char *hcp_validate(const hcp_plan_t *p, int n, int64_t sbuf_units,
                          int64_t rbuf_units);
+/* The same for a plan of an intercommunicator: peers of local ops in
+ * [0, nlocal), the others in [0, nremote). */
+const char *hcp_validate_inter(const hcp_plan_t *p, int nlocal, int nremote,
+                               int64_t sbuf_units, int64_t rbuf_units);
+/* Append the rounds of the finished plan `src` to `dst` (whose open round
+ * is closed first), its buffer b renamed map[b], its transfers marked
+ * `local` when that is set.  A scratch buffer of src takes its units and
+ * size to the buffer it is renamed to; the caller declares a scratch
+ * buffer that src's SBUF or RBUF is renamed to.  Lets an
+ * intercommunicator planner run an intracommunicator planner inside its
+ * own group. */
+void hcp_append(hcp_plan_t *dst, const hcp_plan_t *src, const uint8_t map[HCP_NBUF],
+                bool local);
 
 
 /* ------------------------------------------------------------------ */
@@ -315,6 +331,69 @@ int hcp_reduce_rabenseifner(hcp_plan_t *p, int n, int rank, int root, int64_t co
 /* The role of virtual rank (rank - root) mod n in the patented scheme:
  * "pair", "receiver", "sender", "X", "Y" or "Z". */
 const char *hcp_rhrd_role(int n, int vrank);
+
+/* ------------------------------------------------------------------ */
+/* Intercommunicators (coll_hiercoll_plan_inter.c)                      */
+/*                                                                      */
+/* A rank of a group of nl processes whose remote group has nr.  Ops    */
+/* with `local` set address the own group (the executor sends them on   */
+/* the intercommunicator's local communicator), the others the remote   */
+/* group.  Results come from the remote group; MPI_IN_PLACE does not    */
+/* exist.  Rooted collectives take `root` as HCP_INTER_ROOT (this rank  */
+/* is the root), HCP_INTER_NONE (in the root's group, not the root) or  */
+/* the root's rank in the remote group.  Counts and types are this      */
+/* rank's own arguments; per-peer arrays are indexed by remote rank.    */
+/* Each returns 0, or -1 when memory ran out.                           */
+/* ------------------------------------------------------------------ */
+
+#define HCP_INTER_ROOT (-1)
+#define HCP_INTER_NONE (-2)
+
+/* Fan in to the group's rank 0, the two leaders exchange a zero-byte
+ * message, fan out. */
+int hcp_inter_barrier(hcp_plan_t *p, int nl, int nr, int rank);
+/* The root sends RBUF to remote rank 0, which passes it on down a
+ * binomial tree of its group. */
+int hcp_inter_bcast(hcp_plan_t *p, int nl, int nr, int rank, int root, int64_t count,
+                    size_t esize);
+/* Each group reduces its SBUF to its rank 0 (binomial, in rank order when
+ * !commutative); allreduce: the leaders exchange their group's result
+ * into RBUF and bcast it in the group; reduce: the remote group's leader
+ * sends it to the root. */
+int hcp_inter_allreduce(hcp_plan_t *p, int nl, int nr, int rank, int64_t count, size_t esize,
+                        bool commutative);
+int hcp_inter_reduce(hcp_plan_t *p, int nl, int nr, int rank, int root, int64_t count,
+                     size_t esize, bool commutative);
+/* Reduce-scatter: the groups reduce to their leaders (the vector of
+ * sum(rcounts) elements, rcounts of the OWN group, NULL: nl blocks of
+ * rcount), the leaders exchange, each leader scatters the remote
+ * group's result in its own group. */
+int hcp_inter_reduce_scatter(hcp_plan_t *p, int nl, int nr, int rank, const int *rcounts,
+                             int64_t rcount, size_t esize, bool commutative);
+/* Gather(v) / scatter(v): the root receives from (sends to) every remote
+ * rank; rcounts/displs (scounts/displs) NULL: regular blocks. */
+int hcp_inter_gatherv(hcp_plan_t *p, int nl, int nr, int rank, int root, int64_t scount,
+                      size_t ssize, const int *rcounts, const int *displs, int64_t rcount,
+                      size_t rsize);
+int hcp_inter_scatterv(hcp_plan_t *p, int nl, int nr, int rank, int root, const int *scounts,
+                       const int *displs, int64_t scount, size_t ssize, int64_t rcount,
+                       size_t rsize);
+/* Allgather: gather to the leader inside each group, the leaders exchange
+ * the groups' blocks, bcast inside each group. */
+int hcp_inter_allgather(hcp_plan_t *p, int nl, int nr, int rank, int64_t scount, size_t ssize,
+                        int64_t rcount, size_t rsize);
+/* Allgatherv, alltoall(v): every rank exchanges with every remote rank
+ * in one round (arrays NULL: regular blocks). */
+int hcp_inter_allgatherv(hcp_plan_t *p, int nl, int nr, int rank, int64_t scount, size_t ssize,
+                         const int *rcounts, const int *displs, size_t rsize);
+int hcp_inter_alltoallv(hcp_plan_t *p, int nl, int nr, int rank, const int *scounts,
+                        const int *sdispls, int64_t scount, size_t ssize, const int *rcounts,
+                        const int *rdispls, int64_t rcount, size_t rsize);
+/* Alltoallw: per-peer types as hcp_alltoallw_linear (byte displacements,
+ * counts in each peer's elements, ssizes/rsizes per remote rank). */
+int hcp_inter_alltoallw(hcp_plan_t *p, int nl, int nr, int rank, const int *scounts,
+                        const int *sdispls, const size_t *ssizes, const int *rcounts,
+                        const int *rdispls, const size_t *rsizes);
 
 #ifdef __cplusplus
 }

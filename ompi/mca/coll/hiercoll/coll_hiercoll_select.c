@@ -50,6 +50,11 @@ static const slot_t slots[HC_NCOLL][HC_NMODE] = {
     [HC_SCAN] = SLOTS(scan),
     [HC_SCATTER] = SLOTS(scatter),
     [HC_SCATTERV] = SLOTS(scatterv),
+    [HC_NEIGHBOR_ALLGATHER] = SLOTS(neighbor_allgather),
+    [HC_NEIGHBOR_ALLGATHERV] = SLOTS(neighbor_allgatherv),
+    [HC_NEIGHBOR_ALLTOALL] = SLOTS(neighbor_alltoall),
+    [HC_NEIGHBOR_ALLTOALLV] = SLOTS(neighbor_alltoallv),
+    [HC_NEIGHBOR_ALLTOALLW] = SLOTS(neighbor_alltoallw),
 };
 
 static const char *mode_prefix[HC_NMODE] = {"", "i", ""};
@@ -190,9 +195,18 @@ void mca_coll_hiercoll_call_init(hc_call_t *c, ompi_communicator_t *comm,
         /* ... and the root's recvbuf */
         c->in_place = (c->rank == c->root && MPI_IN_PLACE == c->rbuf);
         break;
+    case HC_NEIGHBOR_ALLGATHER:
+    case HC_NEIGHBOR_ALLGATHERV:
+    case HC_NEIGHBOR_ALLTOALL:
+    case HC_NEIGHBOR_ALLTOALLV:
+    case HC_NEIGHBOR_ALLTOALLW:
+        break; /* MPI has no in-place neighborhood collectives */
     default:
         c->in_place = (MPI_IN_PLACE == c->sbuf);
         break;
+    }
+    if (OMPI_COMM_IS_INTER(comm)) {
+        c->in_place = false; /* MPI_IN_PLACE does not exist there (MPI checks it) */
     }
     if (c->in_place && (HC_GATHER == c->coll || HC_GATHERV == c->coll)) {
         c->stype = c->rtype; /* the root's own block is a receive block */
@@ -262,6 +276,17 @@ const hc_algo_t *mca_coll_hiercoll_select(const hc_call_t *c)
     }
     if (HC_ALGO_AUTO == choice || choice >= 0) {
         a = mca_coll_hiercoll_decomp_auto(c);
+        /* the selection rules (coll_hiercoll_fast.c); the call records the
+         * rule that decided, for verbose output */
+        const hcp_rule_t *rule = NULL == a ? mca_coll_hiercoll_rule_of(c) : NULL;
+        if (NULL != rule && HCP_RULE_FALLBACK == rule->algo && can_fall_back) {
+            ((hc_call_t *) c)->rule = rule;
+            return NULL;
+        }
+        if (NULL != rule && rule->algo >= 0 && fits(&d->algos[rule->algo], c)) {
+            ((hc_call_t *) c)->rule = rule;
+            return &d->algos[rule->algo];
+        }
         if (NULL == a) {
             a = d->auto_pick(c);
         }
@@ -316,24 +341,44 @@ static int blocking_plan(const hc_algo_t *a, const hc_call_t *c, hcp_plan_t **pl
 
 int mca_coll_hiercoll_dispatch(hc_call_t *c, ompi_request_t **request, struct ompi_info_t *info)
 {
+    if (OMPI_COMM_IS_INTER(c->comm)) {
+        return mca_coll_hiercoll_inter_dispatch(c, request, info);
+    }
     mca_coll_hiercoll_module_t *m = c->module;
     const hc_algo_t *a = mca_coll_hiercoll_select(c);
     int rc;
 
+    if (HC_BLOCKING == c->mode) {
+        m->fast[c->coll].valid = false; /* the plan cache entry may change */
+    }
     if (mca_coll_hiercoll_component.verbose >= 2 && 0 == c->rank) {
+        char why[160] = "auto";
+        if (NULL != c->rule) {
+            char ranges[96];
+            hcp_rule_ranges(c->rule, ranges, sizeof(ranges));
+            snprintf(why, sizeof(why), "rule %s:%d %s", mca_coll_hiercoll_component.rules.source,
+                     c->rule->line, ranges);
+        } else if (HC_ALGO_AUTO != m->choice[c->coll]) {
+            snprintf(why, sizeof(why), "%s", HC_ALGO_FALLBACK == m->choice[c->coll] ? "fallback"
+                                             : "forced");
+        }
         if (NULL == a) {
-            mca_coll_hiercoll_log(2, "%s: %s%s%s -> %s (%s, np %d)", c->comm->c_name,
+            mca_coll_hiercoll_log(2, "%s: %s%s%s -> %s (%s, np %d) by %s", c->comm->c_name,
                                   mode_prefix[c->mode], mca_coll_hiercoll_colls[c->coll].name,
                                   mode_suffix[c->mode], m->prev_name[c->coll][c->mode],
-                                  mode_name[c->mode], c->size);
+                                  mode_name[c->mode], c->size, why);
         } else {
-            mca_coll_hiercoll_log(2, "%s: %s%s%s = %s (%s, np %d)", c->comm->c_name,
+            mca_coll_hiercoll_log(2, "%s: %s%s%s = %s (%s, np %d) by %s", c->comm->c_name,
                                   mode_prefix[c->mode], mca_coll_hiercoll_colls[c->coll].name,
-                                  mode_suffix[c->mode], a->name, mode_name[c->mode], c->size);
+                                  mode_suffix[c->mode], a->name, mode_name[c->mode], c->size,
+                                  why);
         }
     }
     if (NULL == a) {
         m->stats.fallbacks[c->coll]++;
+        if (HC_BLOCKING == c->mode) {
+            mca_coll_hiercoll_fast_fill(c, NULL, NULL);
+        }
         return mca_coll_hiercoll_fallback(c, request, info);
     }
     m->stats.calls[c->coll]++;
@@ -360,7 +405,12 @@ int mca_coll_hiercoll_dispatch(hc_call_t *c, ompi_request_t **request, struct om
         if (OMPI_SUCCESS != rc) {
             return rc;
         }
-        return mca_coll_hiercoll_exec_blocking(m, c->comm, plan, &b);
+        rc = mca_coll_hiercoll_exec_blocking(m, c->comm, plan, &b,
+                                             mca_coll_hiercoll_blocking_tag(c->coll));
+        if (OMPI_SUCCESS == rc) {
+            mca_coll_hiercoll_fast_fill(c, plan, &b);
+        }
+        return rc;
     }
     hcp_plan_t plan;
     hcp_init(&plan);
@@ -382,6 +432,9 @@ int mca_coll_hiercoll_fallback(hc_call_t *c, ompi_request_t **req, struct ompi_i
     mca_coll_base_comm_coll_t *p = &c->module->prev;
     ompi_communicator_t *comm = c->comm;
     mca_coll_base_module_t *mod = *slot_module(p, c->coll, c->mode);
+    if (NULL == slot_fn(p, c->coll, c->mode)) {
+        return OMPI_ERR_NOT_SUPPORTED; /* nothing below, and no plan of hiercoll's fits */
+    }
 
 #define CALL3(name, ...)                                                                           \
     switch (c->mode) {                                                                             \
@@ -439,6 +492,19 @@ int mca_coll_hiercoll_fallback(hc_call_t *c, ompi_request_t **req, struct ompi_i
     case HC_SCATTERV:
         CALL3(scatterv, c->sbuf, c->scounts, c->sdispls, c->stype, c->rbuf, c->rcount, c->rtype,
               c->root);
+    case HC_NEIGHBOR_ALLGATHER:
+        CALL3(neighbor_allgather, c->sbuf, c->scount, c->stype, c->rbuf, c->rcount, c->rtype);
+    case HC_NEIGHBOR_ALLGATHERV:
+        CALL3(neighbor_allgatherv, c->sbuf, c->scount, c->stype, c->rbuf, c->rcounts, c->rdispls,
+              c->rtype);
+    case HC_NEIGHBOR_ALLTOALL:
+        CALL3(neighbor_alltoall, c->sbuf, c->scount, c->stype, c->rbuf, c->rcount, c->rtype);
+    case HC_NEIGHBOR_ALLTOALLV:
+        CALL3(neighbor_alltoallv, c->sbuf, c->scounts, c->sdispls, c->stype, c->rbuf, c->rcounts,
+              c->rdispls, c->rtype);
+    case HC_NEIGHBOR_ALLTOALLW:
+        CALL3(neighbor_alltoallw, c->sbuf, c->scounts, c->sadispls, c->stypes, c->rbuf,
+              c->rcounts, c->radispls, c->rtypes);
     default:
         return OMPI_ERR_NOT_SUPPORTED;
     }
@@ -451,15 +517,15 @@ int mca_coll_hiercoll_fallback(hc_call_t *c, ompi_request_t **req, struct ompi_i
 
 void mca_coll_hiercoll_describe(mca_coll_hiercoll_module_t *m)
 {
-    char line[8192];
+    char line[16384];
     size_t len = 0;
     len += snprintf(line + len, sizeof(line) - len,
                     "%s (cid %d, np %d) [=alg: hiercoll runs alg, ->comp: passed to comp; "
                     "blocking|nonblocking|persistent]:",
                     m->comm->c_name, (int) m->comm->c_contextid, ompi_comm_size(m->comm));
-    for (int k = 0; k < HC_NCOLL && len < sizeof(line) - 512; ++k) {
+    for (int k = 0; k < HC_NCOLL && len < sizeof(line) - 1300; ++k) {
         const hc_coll_desc_t *d = &mca_coll_hiercoll_colls[k];
-        char what[HC_NMODE][160];
+        char what[HC_NMODE][400];
         for (int md = 0; md < HC_NMODE; ++md) {
             const char *fb = m->prev_name[k][md];
             int choice = m->choice[k];
@@ -472,8 +538,14 @@ void mca_coll_hiercoll_describe(mca_coll_hiercoll_module_t *m)
             } else {
                 size_t pre = mca_coll_hiercoll_decomp_describe(m, (hc_coll_t) k, (hc_mode_t) md,
                                                                what[md], sizeof(what[md]));
-                d->describe(m, (hc_coll_t) k, (hc_mode_t) md, what[md] + pre,
-                            sizeof(what[md]) - pre);
+                bool whole;
+                pre += mca_coll_hiercoll_rules_describe(m, (hc_coll_t) k, (hc_mode_t) md,
+                                                        what[md] + pre, sizeof(what[md]) - pre,
+                                                        &whole);
+                if (!whole) {
+                    d->describe(m, (hc_coll_t) k, (hc_mode_t) md, what[md] + pre,
+                                sizeof(what[md]) - pre);
+                }
             }
         }
         if (0 == strcmp(what[0], what[1]) && 0 == strcmp(what[1], what[2])) {

@@ -1,0 +1,298 @@
+/*
+ * Copyright (c) 2026 The hiercoll authors.
+ * $COPYRIGHT$
+ *
+ * Never slower than the stack below: selection rules and the fast path.
+ *
+ * Rules (coll_hiercoll_rules.c parses them) say, per collective,
+ * communicator size and message size, whether a blocking call under auto
+ * runs one of hiercoll's algorithms or passes on.  At enable each
+ * communicator keeps the rules of its size; a collective whose rules pass
+ * EVERY size on (and that nothing else may claim: auto, no decomposition,
+ * no per-call output) is not even entered: hiercoll leaves the layer
+ * below's function in the communicator's slot.
+ *
+ * The fast path: a blocking bcast, reduce, allreduce or barrier with the
+ * same arguments (count, predefined datatype and op, root, in-place) as
+ * the previous call of that collective on the communicator reuses that
+ * call's selection, plan and binding (only the buffers change), or calls
+ * the layer below directly when that call was passed on.  Every
+ * blocking plan runs with the collective's fixed tag, whichever path it
+ * took (blocking collectives on one communicator are ordered, as
+ * coll/base's blocking algorithms assume), so ranks that take different
+ * paths for the same call still match.
+ */
+#include "ompi_config.h"
+
+#include <string.h>
+
+#include "opal/util/output.h"
+#include "ompi/mca/coll/base/coll_tags.h"
+
+#include "coll_hiercoll.h"
+
+/* ------------------------------------------------------------------ */
+/* Loading the rules                                                    */
+/* ------------------------------------------------------------------ */
+
+static const char *coll_names[HC_NCOLL];
+static const char *algo_names[HC_NCOLL][16];
+static const char *const *algo_lists[HC_NCOLL];
+
+static void names(hcp_rules_names_t *n)
+{
+    for (int k = 0; k < HC_NCOLL; ++k) {
+        const hc_coll_desc_t *d = &mca_coll_hiercoll_colls[k];
+        int i = 0;
+        for (const hc_algo_t *a = d->algos; a->name && i < 15; ++a) {
+            algo_names[k][i++] = a->name;
+        }
+        algo_names[k][i] = NULL;
+        coll_names[k] = d->name;
+        algo_lists[k] = algo_names[k];
+    }
+    n->ncoll = HC_NCOLL;
+    n->coll = coll_names;
+    n->algos = algo_lists;
+}
+
+void mca_coll_hiercoll_rules_open(void)
+{
+    mca_coll_hiercoll_component_t *c = &mca_coll_hiercoll_component;
+    hcp_rules_names_t n;
+    char why[512];
+    names(&n);
+    if (NULL != c->rules_file && '\0' != c->rules_file[0]) {
+        if (0 == hcp_rules_load(c->rules_file, &n, &c->rules, why, sizeof(why))) {
+            return;
+        }
+        mca_coll_hiercoll_param_error("coll_hiercoll_rules_file=\"%s\": %s; using the built-in "
+                                      "rules",
+                                      c->rules_file, why);
+    }
+    if (0 != hcp_rules_parse(hcp_rules_builtin, &n, "built-in", &c->rules, why, sizeof(why))) {
+        mca_coll_hiercoll_param_error("the built-in rules: %s; using none", why);
+    }
+}
+
+void mca_coll_hiercoll_rules_close(void)
+{
+    hcp_rules_fini(&mca_coll_hiercoll_component.rules);
+}
+
+/* ------------------------------------------------------------------ */
+/* Per communicator                                                     */
+/* ------------------------------------------------------------------ */
+
+/* The module's blocking function of a collective.  Leaving it NULL at
+ * enable leaves the layer below's function in the communicator's slot:
+ * coll/base copies only the non-NULL functions of a module, after its
+ * enable. */
+static void **blocking_fn(mca_coll_base_module_t *mod, hc_coll_t k)
+{
+#define FN(name) ((void **) &mod->coll_##name)
+    switch (k) {
+    case HC_ALLGATHER:
+        return FN(allgather);
+    case HC_ALLGATHERV:
+        return FN(allgatherv);
+    case HC_ALLREDUCE:
+        return FN(allreduce);
+    case HC_ALLTOALL:
+        return FN(alltoall);
+    case HC_ALLTOALLV:
+        return FN(alltoallv);
+    case HC_ALLTOALLW:
+        return FN(alltoallw);
+    case HC_BARRIER:
+        return FN(barrier);
+    case HC_BCAST:
+        return FN(bcast);
+    case HC_EXSCAN:
+        return FN(exscan);
+    case HC_GATHER:
+        return FN(gather);
+    case HC_GATHERV:
+        return FN(gatherv);
+    case HC_REDUCE:
+        return FN(reduce);
+    case HC_REDUCE_SCATTER_BLOCK:
+        return FN(reduce_scatter_block);
+    case HC_REDUCE_SCATTER:
+        return FN(reduce_scatter);
+    case HC_SCAN:
+        return FN(scan);
+    case HC_SCATTER:
+        return FN(scatter);
+    case HC_SCATTERV:
+        return FN(scatterv);
+    default: /* the neighborhood collectives stay entered: Open MPI attaches
+              * a topology after choosing the components */
+        return NULL;
+    }
+#undef FN
+}
+
+void mca_coll_hiercoll_fast_enable(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm)
+{
+    mca_coll_hiercoll_component_t *c = &mca_coll_hiercoll_component;
+    int np = ompi_comm_size(comm);
+    char crit[64];
+    /* decomposition's auto looks at the call: only a communicator that
+     * surely stays whole has a choice that depends on the arguments alone */
+    bool whole = NULL == mca_coll_hiercoll_decomp_criterion(m, crit, sizeof(crit));
+    bool quiet = c->verbose < 2 && !c->stats;
+    m->fast_ok = whole && quiet && np > 1;
+    memset(m->fast, 0, sizeof(m->fast));
+    if (OMPI_COMM_IS_INTER(comm)) {
+        /* intercommunicators: coll_hiercoll_inter.c decides, no rules */
+        m->fast_ok = false;
+        memset(m->nrules, 0, sizeof(m->nrules));
+        return;
+    }
+    for (int k = 0; k < HC_NCOLL; ++k) {
+        m->nrules[k] = HC_ALGO_AUTO == m->choice[k] && np > 1
+                           ? hcp_rules_for(&c->rules, k, np, m->prev_name[k][HC_BLOCKING],
+                                           m->rules[k], HC_MAX_RULES)
+                           : 0;
+        void **fn = blocking_fn(&m->super, (hc_coll_t) k);
+        if (m->fast_ok && m->nrules[k] > 0 && NULL != fn
+            && hcp_rules_always(m->rules[k], m->nrules[k], HCP_RULE_FALLBACK)
+            && mca_coll_hiercoll_has_fallback(m, (hc_coll_t) k, HC_BLOCKING)) {
+            *fn = NULL;
+        }
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Per call                                                             */
+/* ------------------------------------------------------------------ */
+
+/* The message size rules compare: bytes every rank agrees on. */
+static uint64_t call_bytes(const hc_call_t *c)
+{
+    switch (c->coll) {
+    case HC_GATHER: /* (an in-place root's scount is its rcount: call_init) */
+        return (uint64_t) c->scount * c->ssize;
+    case HC_BCAST:
+    case HC_REDUCE:
+    case HC_ALLREDUCE:
+    case HC_SCAN:
+    case HC_EXSCAN:
+    case HC_REDUCE_SCATTER_BLOCK:
+    case HC_ALLGATHER:
+    case HC_ALLTOALL:
+    case HC_SCATTER:
+        return (uint64_t) c->rcount * c->rsize;
+    default: /* barrier; per-rank counts: only bytes=* rules are meaningful */
+        return 0;
+    }
+}
+
+const hcp_rule_t *mca_coll_hiercoll_rule_of(const hc_call_t *c)
+{
+    const mca_coll_hiercoll_module_t *m = c->module;
+    if (HC_BLOCKING != c->mode || 0 == m->nrules[c->coll]) {
+        return NULL;
+    }
+    return hcp_rules_match(m->rules[c->coll], m->nrules[c->coll], call_bytes(c));
+}
+
+size_t mca_coll_hiercoll_rules_describe(const mca_coll_hiercoll_module_t *m, hc_coll_t k,
+                                        hc_mode_t md, char *buf, size_t len, bool *whole)
+{
+    *whole = false;
+    if (HC_BLOCKING != md || 0 == m->nrules[k] || len < 2) {
+        return 0;
+    }
+    if (hcp_rules_always(m->rules[k], m->nrules[k], HCP_RULE_FALLBACK)) {
+        *whole = true;
+        void **fn = blocking_fn((mca_coll_base_module_t *) &m->super, k);
+        bool entered = NULL == fn || NULL != *fn;
+        int w = snprintf(buf, len, "->%s(rules: every size%s)", m->prev_name[k][md],
+                         entered ? "" : ", not entered");
+        return w > 0 && (size_t) w < len ? (size_t) w : 0;
+    }
+    size_t w = (size_t) snprintf(buf, len, "(rules:");
+    for (int i = 0; i < m->nrules[k] && w < len; ++i) {
+        const hcp_rule_t *r = &m->rules[k][i];
+        const char *what = HCP_RULE_FALLBACK == r->algo ? m->prev_name[k][md]
+                           : HCP_RULE_AUTO == r->algo
+                               ? "auto"
+                               : mca_coll_hiercoll_colls[k].algos[r->algo].name;
+        char hi[32] = "";
+        if (UINT64_MAX != r->b_hi) {
+            snprintf(hi, sizeof(hi), "%llu", (unsigned long long) r->b_hi);
+        }
+        w += (size_t) snprintf(buf + w, len - w, "%s%llu-%sB%s%s", i ? "," : "",
+                               (unsigned long long) r->b_lo, hi,
+                               HCP_RULE_FALLBACK == r->algo ? "->" : "=", what ? what : "?");
+    }
+    if (w < len) {
+        w += (size_t) snprintf(buf + w, len - w, ";else)");
+    }
+    return w < len ? w : 0;
+}
+
+int mca_coll_hiercoll_blocking_tag(hc_coll_t coll)
+{
+    static const int tags[HC_NCOLL] = {
+        [HC_ALLGATHER] = MCA_COLL_BASE_TAG_ALLGATHER,
+        [HC_ALLGATHERV] = MCA_COLL_BASE_TAG_ALLGATHERV,
+        [HC_ALLREDUCE] = MCA_COLL_BASE_TAG_ALLREDUCE,
+        [HC_ALLTOALL] = MCA_COLL_BASE_TAG_ALLTOALL,
+        [HC_ALLTOALLV] = MCA_COLL_BASE_TAG_ALLTOALLV,
+        [HC_ALLTOALLW] = MCA_COLL_BASE_TAG_ALLTOALLW,
+        [HC_BARRIER] = MCA_COLL_BASE_TAG_BARRIER,
+        [HC_BCAST] = MCA_COLL_BASE_TAG_BCAST,
+        [HC_EXSCAN] = MCA_COLL_BASE_TAG_EXSCAN,
+        [HC_GATHER] = MCA_COLL_BASE_TAG_GATHER,
+        [HC_GATHERV] = MCA_COLL_BASE_TAG_GATHERV,
+        [HC_REDUCE] = MCA_COLL_BASE_TAG_REDUCE,
+        [HC_REDUCE_SCATTER_BLOCK] = MCA_COLL_BASE_TAG_REDUCE_SCATTER_BLOCK,
+        [HC_REDUCE_SCATTER] = MCA_COLL_BASE_TAG_REDUCE_SCATTER,
+        [HC_SCAN] = MCA_COLL_BASE_TAG_SCAN,
+        [HC_SCATTER] = MCA_COLL_BASE_TAG_SCATTER,
+        [HC_SCATTERV] = MCA_COLL_BASE_TAG_SCATTERV,
+        /* (a neighborhood plan's messages between one pair match in posting
+         * order under one tag: coll_hiercoll_plan_neighbor.c) */
+        [HC_NEIGHBOR_ALLGATHER] = MCA_COLL_BASE_TAG_NEIGHBOR_BASE,
+        [HC_NEIGHBOR_ALLGATHERV] = MCA_COLL_BASE_TAG_NEIGHBOR_BASE,
+        [HC_NEIGHBOR_ALLTOALL] = MCA_COLL_BASE_TAG_NEIGHBOR_BASE,
+        [HC_NEIGHBOR_ALLTOALLV] = MCA_COLL_BASE_TAG_NEIGHBOR_BASE,
+        [HC_NEIGHBOR_ALLTOALLW] = MCA_COLL_BASE_TAG_NEIGHBOR_BASE,
+    };
+    return tags[coll];
+}
+
+void mca_coll_hiercoll_fast_fill(const hc_call_t *c, const hcp_plan_t *plan, const hc_bind_t *b)
+{
+    mca_coll_hiercoll_module_t *m = c->module;
+    hc_fast_t *f = &m->fast[c->coll];
+    switch (c->coll) {
+    case HC_BCAST:
+    case HC_REDUCE:
+    case HC_ALLREDUCE:
+    case HC_BARRIER:
+        break;
+    default:
+        return;
+    }
+    if (!m->fast_ok || (NULL != plan && plan != &m->cache[c->coll].plan)
+        || (NULL != c->rtype && !ompi_datatype_is_predefined(c->rtype))
+        || (NULL != c->op && !ompi_op_is_intrinsic(c->op))) {
+        return;
+    }
+    f->dtype = c->rtype;
+    f->op = c->op;
+    f->count = c->rcount;
+    f->root = c->root;
+    f->in_place = MPI_IN_PLACE == c->sbuf;
+    f->tag = mca_coll_hiercoll_blocking_tag(c->coll);
+    if (NULL != plan) {
+        f->bind = *b;
+    }
+    f->scratch = m->scratch;
+    f->plan = plan;
+    f->valid = true;
+}
