@@ -95,7 +95,8 @@ static int be_send(void *ctx, hct_chan_t *chan, int rank, const hct_pkt_t *pkt)
     ev_t e;
     int src = hct_chan_rank(chan);
     double start = s->now > s->busy[src] ? s->now : s->busy[src];
-    e.t = start + s->cfg->fire + s->cfg->hop + (s->cfg->jitter > 0 ? (double) (rnd(s) % (unsigned) s->cfg->jitter) : 0);
+    e.t = start + s->cfg->hop
+          + (s->cfg->jitter > 0 ? (double) (rnd(s) % (unsigned) s->cfg->jitter) : 0);
     e.tie = rnd(s);
     e.dst = rank;
     e.src = src;
@@ -173,9 +174,16 @@ int sim_trig_run(int n, const hct_prog_t *const *progs, const void *const *input
     while (s.nheap > 0 && !s.oom) {
         ev_t e;
         pop(&s, &e);
-        s.now = e.t;
         int r = e.dst;
-        uint64_t fired0 = hct_engine_stats(eng[r])->fired;
+        if (cfg->fire > 0 && e.src >= 0 && s.busy[r] > e.t) {
+            e.t = s.busy[r]; /* the engine handles one packet at a time */
+            push(&s, &e);
+            continue;
+        }
+        s.now = e.t;
+        if (cfg->fire > 0 && e.src >= 0) {
+            s.busy[r] = s.now + cfg->fire;
+        }
         if (e.src < 0) {
             port[r] = hct_arm(chan[r], (uint16_t) call[r], progs[r], inputs[r],
                               outputs ? outputs[(size_t) call[r] * n + r] : NULL);
@@ -188,11 +196,6 @@ int sim_trig_run(int n, const hct_prog_t *const *progs, const void *const *input
             s.free_next[e.pkt] = s.free_head;
             s.free_head = e.pkt;
             hct_deliver(eng[r], e.src, &pkt);
-        }
-        uint64_t fired = hct_engine_stats(eng[r])->fired - fired0;
-        if (fired && cfg->fire > 0) {
-            double st = s.now > s.busy[r] ? s.now : s.busy[r];
-            s.busy[r] = st + cfg->fire * (double) fired;
         }
         if (NULL != port[r] && hct_port_done(port[r])) {
             double t = s.now > s.busy[r] ? s.now : s.busy[r];

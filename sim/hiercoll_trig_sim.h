@@ -29,18 +29,19 @@ typedef struct sim_trig_cfg {
     int late_arm; /* ranks arm each call after a random delay in [0, late_arm) */
     int credits;  /* the engines' credits and MPQ bound */
     int mpq;
-    int ncalls;   /* calls one after the other on one channel (seq 0, 1, ...) */
-    double hop;   /* time of one hop (1.0 for depth) */
-    double fire;  /* time an engine spends per chain run (0 for depth) */
+    int ncalls;  /* calls one after the other on one channel (seq 0, 1, ...) */
+    double hop;  /* time of one hop (1.0 for depth) */
+    double fire; /* time an engine spends on each packet it receives, one
+                  * packet at a time (0 for depth): a serial NIC */
 } sim_trig_cfg_t;
 
 typedef struct sim_trig_result {
-    double finish;            /* when the last rank completed its last call */
-    uint64_t data_pkts;       /* data packets sent, all ranks */
+    double finish;      /* when the last rank completed its last call */
+    uint64_t data_pkts; /* data packets sent, all ranks */
     uint64_t credit_pkts;
     uint64_t early, mpq_max, overflow, backlog_max, errors;
-    int leftover;             /* packets still in MPQs or backlogs at the end */
-    int incomplete;           /* calls not done on some rank (deadlock) */
+    int leftover;   /* packets still in MPQs or backlogs at the end */
+    int incomplete; /* calls not done on some rank (deadlock) */
 } sim_trig_result_t;
 
 /* progs[r]: rank r's program (for every call); inputs[r]: its input;

@@ -243,6 +243,56 @@ forced_reductions() {
 }
 forced_reductions rhrd 1 2 3 4 5 6 7 8 12
 forced_reductions rabenseifner 3 6   # the classic scheme, for comparison
+# ---------------------------------------------------------------------------
+# Triggered offload (seed 003): allreduce and reduce forced to "offload" on
+# each transport.  t_colls checks every mode, count, root, in place, type
+# and op (what the ALU cannot do goes to the next algorithm); t_offload
+# several communicators in flight (one freed), runs of reduces at every
+# root, float bits, persistent restarts.  Verbose 2 proves offload ran.
+# ---------------------------------------------------------------------------
+offload=$testdir/mpi/t_offload
+OL_OK='t_offload: np [0-9]+: [0-9]+ checks, 0 failed'
+OL=(--mca coll hiercoll,basic,libnbc --mca coll_hiercoll_allreduce_algorithm offload
+    --mca coll_hiercoll_reduce_algorithm offload)
+OL_RAN=(": allreduce = offload \(blocking" ": iallreduce = offload \(nonblocking"
+        ": allreduce_init = offload \(persistent" ": reduce = offload \(blocking"
+        ": ireduce = offload \(nonblocking" ": reduce_init = offload \(persistent")
+for backend in progress ucx; do
+    for np in 1 2 3 4 5 6 7 8; do
+        EXPECT=("$OK" "${OL_RAN[@]}")
+        [ $backend = ucx ] && [ $np -gt 1 ] && EXPECT+=("MPI_COMM_WORLD: offload on the UCX agent")
+        run "offload-$backend-colls-np$np" 600 "${MPI[@]}" -np $np "${OL[@]}" \
+            --mca coll_hiercoll_offload_backend $backend --mca coll_hiercoll_verbose 2 \
+            "$colls" --only allreduce,reduce --quick
+    done
+    for np in 2 5; do
+        EXPECT=("$OL_OK")
+        run "offload-$backend-t_offload-np$np" 600 "${MPI[@]}" -np $np "${OL[@]}" \
+            --mca coll_hiercoll_offload_backend $backend "$offload"
+    done
+    # every tree shape and radix at a size where they all differ (the
+    # transports carry the same programs: the UCX agent takes two of them)
+    for tree in knomial kary; do
+        for k in 2 4 8; do
+            [ $backend = ucx ] && [ $tree$k != knomial4 ] && [ $tree$k != kary8 ] && continue
+            EXPECT=("$OL_OK" "offload on the .*")
+            run "offload-$backend-$tree$k-np7" 600 "${MPI[@]}" -np 7 "${OL[@]}" \
+                --mca coll_hiercoll_offload_backend $backend --mca coll_hiercoll_verbose 1 \
+                --mca coll_hiercoll_offload_tree $tree --mca coll_hiercoll_offload_radix $k \
+                "$offload"
+        done
+    done
+done
+# Small credits: senders throttled, nothing lost; bad values: one line each.
+EXPECT=("$OL_OK")
+run "offload-credits2-np6" 600 "${MPI[@]}" -np 6 "${OL[@]}" --mca coll_hiercoll_offload_credits 2 \
+    --mca coll_hiercoll_offload_backend progress "$offload"
+EXPECT=("$OL_OK" "coll_hiercoll_offload_radix=3 is not 2, 4 or 8; using 2"
+        'coll_hiercoll_offload_tree="ring" is neither knomial nor kary; using knomial'
+        'coll_hiercoll_offload_backend="ib" is not one of ucx, progress, auto; using auto')
+run "offload-bad-params-np3" 300 "${MPI[@]}" -np 3 "${OL[@]}" --mca coll_hiercoll_offload_radix 3 \
+    --mca coll_hiercoll_offload_tree ring --mca coll_hiercoll_offload_backend ib "$offload"
+
 # Everything forced to the fallback: hiercoll only passes calls on.
 fb=()
 for c in $ALL_COLLS; do fb+=(--mca "coll_hiercoll_${c}_algorithm" fallback); done

@@ -114,7 +114,7 @@ static void reduce_runs(void)
     for (int ci = 0; ci < 5; ++ci) {
         long count = counts[ci];
         for (int root = 0; root < n; ++root) {
-            for (int it = 0; it < 30; ++it) {
+            for (int it = 0; it < 12; ++it) {
                 int salt = ci * 1000 + root * 50 + it;
                 int inplace = (it % 3 == 2) && rank == root;
                 fill(inplace ? out : in, rank, count, salt);
@@ -182,8 +182,8 @@ static void persistent(void)
     MPI_Request ra, rr;
     MPIX_Allreduce_init(a, b, COUNT, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &ra);
     MPIX_Reduce_init(a, x, COUNT, MPI_LONG_LONG, MPI_SUM, n - 1, MPI_COMM_WORLD, MPI_INFO_NULL,
-                    &rr);
-    for (int it = 0; it < 300; ++it) {
+                     &rr);
+    for (int it = 0; it < 100; ++it) {
         fill(a, rank, COUNT, it);
         MPI_Start(&ra);
         MPI_Wait(&ra, MPI_STATUS_IGNORE);

@@ -20,14 +20,6 @@
 #include "hiercoll_trig_sim.h"
 #include "unit_common.h"
 
-/* Check records every ck_assert (a write per call): the loops here test
- * millions of facts, so they fail through ck_abort_msg only. */
-#define EXPECT(c, ...)                                                                             \
-    do {                                                                                           \
-        if (!(c)) {                                                                                \
-            ck_abort_msg(__VA_ARGS__);                                                             \
-        }                                                                                          \
-    } while (0)
 #define EXPECT1(c) EXPECT(c, "%s:%d: %s", __FILE__, __LINE__, #c)
 
 static const int radices[] = {2, 4, 8};
@@ -66,8 +58,8 @@ START_TEST(test_trees)
                     EXPECT1((seen[v]) == (1)); /* a spanning tree */
                 }
                 EXPECT(height == hct_tree_height(shapes[si], k, n),
-                              "shape %d k %d n %d: height %d, model %d", si, k, n, height,
-                              hct_tree_height(shapes[si], k, n));
+                       "shape %d k %d n %d: height %d, model %d", si, k, n, height,
+                       hct_tree_height(shapes[si], k, n));
             }
         }
     }
@@ -155,15 +147,14 @@ static unsigned char *out_of(job_t *j, int c, int r)
 static void run(job_t *j, const sim_trig_cfg_t *cfg, sim_trig_result_t *res)
 {
     memset(j->out, 0xee, (size_t) j->n * j->ncalls * (j->count * hct_type_size(j->type) + 1));
-    EXPECT1((sim_trig_run(j->n, j->pp, (const void *const *) j->ins,
-                                  (void *const *) j->outs, cfg, res)) == (0));
-    EXPECT(0 == res->incomplete && 0 == res->leftover && 0 == res->errors
-                      && 0 == res->overflow,
-                  "n %d k %d shape %d all %d root %d count %zu: incomplete %d leftover %d "
-                  "errors %llu overflow %llu",
-                  j->n, j->k, (int) j->shape, (int) j->all, j->root, j->count, res->incomplete,
-                  res->leftover, (unsigned long long) res->errors,
-                  (unsigned long long) res->overflow);
+    EXPECT1(
+        (sim_trig_run(j->n, j->pp, (const void *const *) j->ins, (void *const *) j->outs, cfg, res))
+        == (0));
+    EXPECT(0 == res->incomplete && 0 == res->leftover && 0 == res->errors && 0 == res->overflow,
+           "n %d k %d shape %d all %d root %d count %zu: incomplete %d leftover %d "
+           "errors %llu overflow %llu",
+           j->n, j->k, (int) j->shape, (int) j->all, j->root, j->count, res->incomplete,
+           res->leftover, (unsigned long long) res->errors, (unsigned long long) res->overflow);
 }
 
 /* The packet counts of the model, all ranks, all calls. */
@@ -172,7 +163,7 @@ static void check_model(job_t *j, const sim_trig_result_t *res)
     uint64_t npkt = (uint64_t) j->progs[0].npkt;
     uint64_t want = (j->all ? 2u : 1u) * (uint64_t) (j->n - 1) * npkt * (uint64_t) j->ncalls;
     EXPECT(res->data_pkts == want, "n %d k %d: %llu packets, model %llu", j->n, j->k,
-                  (unsigned long long) res->data_pkts, (unsigned long long) want);
+           (unsigned long long) res->data_pkts, (unsigned long long) want);
     uint64_t per_rank = 0;
     for (int r = 0; r < j->n; ++r) {
         per_rank += (uint64_t) j->progs[r].sends_per_pkt;
@@ -223,8 +214,8 @@ static void check_int64_sum(job_t *j)
                 int64_t got;
                 memcpy(&got, out_of(j, c, r) + i * 8, 8);
                 EXPECT(got == want, "n %d k %d shape %d all %d root %d: rank %d [%zu] %lld != %lld",
-                              j->n, j->k, (int) j->shape, (int) j->all, j->root, r, i,
-                              (long long) got, (long long) want);
+                       j->n, j->k, (int) j->shape, (int) j->all, j->root, r, i, (long long) got,
+                       (long long) want);
             }
         }
     }
@@ -243,11 +234,11 @@ static void sweep(int nmin, int nmax, int step, size_t count, int jitter_every)
                 for (int all = 0; all < 2; ++all) {
                     job_t j;
                     int root = (int) (unit_rand(&seed) % (uint64_t) n);
-                    job_init(&j, n, radices[ki], shapes[si], all, root, count, HCT_INT64,
-                             HCT_SUM, 1);
+                    job_init(&j, n, radices[ki], shapes[si], all, root, count, HCT_INT64, HCT_SUM,
+                             1);
                     fill_int64(&j, seed);
-                    sim_trig_cfg_t cfg = {.seed = unit_rand(&seed), .credits = 4, .ncalls = 1,
-                                          .hop = 1};
+                    sim_trig_cfg_t cfg = {
+                        .seed = unit_rand(&seed), .credits = 4, .ncalls = 1, .hop = 1};
                     cfg.mpq = cfg.credits * (max_children(&j) + 1);
                     sim_trig_result_t res;
                     if (1 == j.progs[0].npkt) {
@@ -255,8 +246,8 @@ static void sweep(int nmin, int nmax, int step, size_t count, int jitter_every)
                         check_int64_sum(&j);
                         check_model(&j, &res);
                         EXPECT(res.finish == (double) j.progs[0].depth,
-                               "n %d k %d shape %d all %d: depth %g, model %d", n, radices[ki],
-                               si, all, res.finish, j.progs[0].depth);
+                               "n %d k %d shape %d all %d: depth %g, model %d", n, radices[ki], si,
+                               all, res.finish, j.progs[0].depth);
                     }
                     if (1 != j.progs[0].npkt || 0 == n % jitter_every) {
                         cfg.jitter = 3;
@@ -325,21 +316,23 @@ START_TEST(test_float_order)
             for (int ki = 0; ki < 3; ++ki) {
                 int n = ns[ni];
                 job_t j;
-                job_init(&j, n, radices[ki], shapes[si], true, n / 3, 37, HCT_DOUBLE, HCT_SUM,
-                         1);
+                job_init(&j, n, radices[ki], shapes[si], true, n / 3, 37, HCT_DOUBLE, HCT_SUM, 1);
                 for (int r = 0; r < n; ++r) {
                     double *x = (double *) in_of(&j, r);
                     for (size_t i = 0; i < j.count; ++i) {
                         /* magnitudes apart: association changes the bits */
-                        x[i] = ((double) (unit_rand(&seed) % 1000000) - 5e5)
-                               * (r % 3 ? 1e-7 : 1e9);
+                        x[i] = ((double) (unit_rand(&seed) % 1000000) - 5e5) * (r % 3 ? 1e-7 : 1e9);
                     }
                 }
                 size_t bytes = j.count * 8;
                 unsigned char *first = malloc((size_t) n * bytes);
                 for (int trial = 0; trial < 4; ++trial) {
-                    sim_trig_cfg_t cfg = {.seed = unit_rand(&seed), .jitter = 5,
-                                          .late_arm = 6, .credits = 2, .ncalls = 1, .hop = 1};
+                    sim_trig_cfg_t cfg = {.seed = unit_rand(&seed),
+                                          .jitter = 5,
+                                          .late_arm = 6,
+                                          .credits = 2,
+                                          .ncalls = 1,
+                                          .hop = 1};
                     cfg.mpq = cfg.credits * (max_children(&j) + 1);
                     sim_trig_result_t res;
                     run(&j, &cfg, &res);
@@ -347,8 +340,8 @@ START_TEST(test_float_order)
                         if (0 == trial) {
                             memcpy(first + (size_t) r * bytes, out_of(&j, 0, r), bytes);
                         } else {
-                            EXPECT1(0 == memcmp(first + (size_t) r * bytes, out_of(&j, 0, r),
-                                                  bytes));
+                            EXPECT1(0
+                                    == memcmp(first + (size_t) r * bytes, out_of(&j, 0, r), bytes));
                         }
                     }
                 }
@@ -377,11 +370,15 @@ START_TEST(test_calls_credits)
             for (int ki = 0; ki < 3; ++ki) {
                 for (int all = 0; all < 2; ++all) {
                     job_t j;
-                    job_init(&j, n, radices[ki], shapes[si], all, (int) (unit_rand(&seed) % n),
-                             47, HCT_INT64, HCT_SUM, 5);
+                    job_init(&j, n, radices[ki], shapes[si], all, (int) (unit_rand(&seed) % n), 47,
+                             HCT_INT64, HCT_SUM, 5);
                     fill_int64(&j, seed);
-                    sim_trig_cfg_t cfg = {.seed = unit_rand(&seed), .jitter = 4,
-                                          .late_arm = 30, .credits = 2, .ncalls = 5, .hop = 1};
+                    sim_trig_cfg_t cfg = {.seed = unit_rand(&seed),
+                                          .jitter = 4,
+                                          .late_arm = 30,
+                                          .credits = 2,
+                                          .ncalls = 5,
+                                          .hop = 1};
                     cfg.mpq = cfg.credits * (max_children(&j) + 1);
                     sim_trig_result_t res;
                     run(&j, &cfg, &res);
@@ -403,16 +400,55 @@ END_TEST
 static int64_t ref_int(hct_op_t op, int64_t a, int64_t b)
 {
     switch (op) {
-    case HCT_SUM: return a + b;
-    case HCT_MAX: return a > b ? a : b;
-    case HCT_MIN: return a < b ? a : b;
-    case HCT_LAND: return (a != 0) && (b != 0);
-    case HCT_LOR: return (a != 0) || (b != 0);
-    case HCT_LXOR: return (a != 0) != (b != 0);
-    case HCT_BAND: return a & b;
-    case HCT_BOR: return a | b;
-    case HCT_BXOR: return a ^ b;
-    default: return 0;
+    case HCT_SUM:
+        return a + b;
+    case HCT_MAX:
+        return a > b ? a : b;
+    case HCT_MIN:
+        return a < b ? a : b;
+    case HCT_LAND:
+        return (a != 0) && (b != 0);
+    case HCT_LOR:
+        return (a != 0) || (b != 0);
+    case HCT_LXOR:
+        return (a != 0) != (b != 0);
+    case HCT_BAND:
+        return a & b;
+    case HCT_BOR:
+        return a | b;
+    case HCT_BXOR:
+        return a ^ b;
+    default:
+        return 0;
+    }
+}
+
+/* An element of any ALU type, as an integer (the test's values are small). */
+static int64_t as_int(hct_type_t t, const unsigned char *p)
+{
+    switch (t) {
+    case HCT_INT8:
+    case HCT_UINT8:
+        return *(const int8_t *) p;
+    case HCT_INT16:
+    case HCT_UINT16:
+        return *(const int16_t *) p;
+    case HCT_INT32:
+    case HCT_UINT32:
+        return *(const int32_t *) p;
+    case HCT_INT64:
+    case HCT_UINT64:
+        return *(const int64_t *) p;
+    case HCT_FLOAT:
+        return (int64_t) * (const float *) p;
+    case HCT_DOUBLE:
+        return (int64_t) * (const double *) p;
+    case HCT_LONG_DOUBLE:
+        return (int64_t) * (const long double *) p;
+    case HCT_BOOL:
+        return *(const _Bool *) p;
+    default:
+        return 0;
     }
 }
 
@@ -438,53 +474,53 @@ START_TEST(test_alu)
                     }
                     unsigned char *p = in_of(&j, r) + i * es;
                     switch (t) {
-                    case HCT_INT8: case HCT_UINT8: *(int8_t *) p = (int8_t) v; break;
-                    case HCT_INT16: case HCT_UINT16: *(int16_t *) p = (int16_t) v; break;
-                    case HCT_INT32: case HCT_UINT32: *(int32_t *) p = (int32_t) v; break;
-                    case HCT_INT64: case HCT_UINT64: *(int64_t *) p = v; break;
-                    case HCT_FLOAT: *(float *) p = (float) v; break;
-                    case HCT_DOUBLE: *(double *) p = (double) v; break;
-                    case HCT_LONG_DOUBLE: *(long double *) p = (long double) v; break;
-                    case HCT_BOOL: *(_Bool *) p = (_Bool) v; break;
+                    case HCT_INT8:
+                    case HCT_UINT8:
+                        *(int8_t *) p = (int8_t) v;
+                        break;
+                    case HCT_INT16:
+                    case HCT_UINT16:
+                        *(int16_t *) p = (int16_t) v;
+                        break;
+                    case HCT_INT32:
+                    case HCT_UINT32:
+                        *(int32_t *) p = (int32_t) v;
+                        break;
+                    case HCT_INT64:
+                    case HCT_UINT64:
+                        *(int64_t *) p = v;
+                        break;
+                    case HCT_FLOAT:
+                        *(float *) p = (float) v;
+                        break;
+                    case HCT_DOUBLE:
+                        *(double *) p = (double) v;
+                        break;
+                    case HCT_LONG_DOUBLE:
+                        *(long double *) p = (long double) v;
+                        break;
+                    case HCT_BOOL:
+                        *(_Bool *) p = (_Bool) v;
+                        break;
                     }
                 }
             }
-            sim_trig_cfg_t cfg = {.seed = 1, .jitter = 2, .credits = 4, .mpq = 64, .ncalls = 1,
-                                  .hop = 1};
+            sim_trig_cfg_t cfg = {
+                .seed = 1, .jitter = 2, .credits = 4, .mpq = 64, .ncalls = 1, .hop = 1};
             sim_trig_result_t res;
             run(&j, &cfg, &res);
             for (size_t i = 0; i < j.count; ++i) {
                 int64_t want = 0;
                 for (int r = 0; r < n; ++r) {
                     unsigned char *p = in_of(&j, r) + i * es;
-                    int64_t v = 0;
-                    switch (t) {
-                    case HCT_INT8: case HCT_UINT8: v = *(int8_t *) p; break;
-                    case HCT_INT16: case HCT_UINT16: v = *(int16_t *) p; break;
-                    case HCT_INT32: case HCT_UINT32: v = *(int32_t *) p; break;
-                    case HCT_INT64: case HCT_UINT64: v = *(int64_t *) p; break;
-                    case HCT_FLOAT: v = (int64_t) * (float *) p; break;
-                    case HCT_DOUBLE: v = (int64_t) * (double *) p; break;
-                    case HCT_LONG_DOUBLE: v = (int64_t) * (long double *) p; break;
-                    case HCT_BOOL: v = *(_Bool *) p; break;
-                    }
+                    int64_t v = as_int((hct_type_t) t, p);
                     want = 0 == r ? v : ref_int((hct_op_t) op, want, v);
                 }
                 for (int r = 0; r < n; ++r) {
                     unsigned char *p = out_of(&j, 0, r) + i * es;
-                    int64_t got = 0;
-                    switch (t) {
-                    case HCT_INT8: case HCT_UINT8: got = *(int8_t *) p; break;
-                    case HCT_INT16: case HCT_UINT16: got = *(int16_t *) p; break;
-                    case HCT_INT32: case HCT_UINT32: got = *(int32_t *) p; break;
-                    case HCT_INT64: case HCT_UINT64: got = *(int64_t *) p; break;
-                    case HCT_FLOAT: got = (int64_t) * (float *) p; break;
-                    case HCT_DOUBLE: got = (int64_t) * (double *) p; break;
-                    case HCT_LONG_DOUBLE: got = (int64_t) * (long double *) p; break;
-                    case HCT_BOOL: got = *(_Bool *) p; break;
-                    }
+                    int64_t got = as_int((hct_type_t) t, p);
                     EXPECT(got == want, "type %d op %d [%zu]: %lld != %lld", t, op, i,
-                                  (long long) got, (long long) want);
+                           (long long) got, (long long) want);
                 }
             }
             job_fini(&j);
@@ -513,10 +549,14 @@ static Suite *suite(void)
     struct {
         const char *name;
         const TTest *test;
-    } cases[] = {{"trees", test_trees},       {"refuse", test_refuse},
-                 {"alu", test_alu},           {"float_order", test_float_order},
-                 {"calls_credits", test_calls_credits}, {"packets", test_packets},
-                 {"every_n", test_every_n},   {"big", test_big}};
+    } cases[] = {{"trees", test_trees},
+                 {"refuse", test_refuse},
+                 {"alu", test_alu},
+                 {"float_order", test_float_order},
+                 {"calls_credits", test_calls_credits},
+                 {"packets", test_packets},
+                 {"every_n", test_every_n},
+                 {"big", test_big}};
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); ++i) {
         TCase *tc = tcase_create(cases[i].name);
         tcase_set_timeout(tc, 300);

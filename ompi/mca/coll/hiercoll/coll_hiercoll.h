@@ -254,12 +254,12 @@ struct mca_coll_hiercoll_module_t {
      * the info key hiercoll_decomp_criterion */
     const hcp_criterion_t *decomp_crit;
     hcp_criterion_t decomp_own;
-    struct hc_offload *offload; /* triggered offload state, created lazily */
     /* selection rules and the fast path (coll_hiercoll_fast.c) */
     hcp_rule_t rules[HC_NCOLL][HC_MAX_RULES]; /* those for this size, by bytes */
     int nrules[HC_NCOLL];
     bool fast_ok;                    /* may blocking calls take the fast path? */
     hc_fast_t fast[HC_NCOLL];        /* the last blocking call's plan, bound */
+    struct hc_offload *offload; /* triggered offload state, created lazily */
 };
 OBJ_CLASS_DECLARATION(mca_coll_hiercoll_module_t);
 
@@ -296,6 +296,9 @@ typedef struct mca_coll_hiercoll_component_t {
     int gatherv_tree_min;        /* processes from which auto uses the tree */
     char *decomp_criterion;
     hcp_criterion_t decomp;      /* decomp_criterion, parsed */
+    bool inter_own;              /* intercommunicators: own plans for every slot */
+    char *rules_file;            /* coll_hiercoll_rules_file */
+    hcp_rules_t rules;           /* the rules in force */
     /* triggered offload (coll_hiercoll_offload.c) */
     char *offload_backend_param, *offload_tree_param;
     int offload_backend;         /* HC_OL_* */
@@ -305,9 +308,7 @@ typedef struct mca_coll_hiercoll_component_t {
     int offload_credits, offload_mpq;
     int offload_ofi_max_triggered; /* ofi backend: the NIC's triggered-op limit (0: none) */
     char *offload_ofi_built;       /* read-only: was the ofi backend built */
-    bool inter_own;              /* intercommunicators: own plans for every slot */
-    char *rules_file;            /* coll_hiercoll_rules_file */
-    hcp_rules_t rules;           /* the rules in force */
+    bool offload_wait_progress;  /* a waiting caller helps the UCX agent */
 } mca_coll_hiercoll_component_t;
 
 OMPI_MODULE_DECLSPEC extern mca_coll_hiercoll_component_t mca_coll_hiercoll_component;
@@ -459,6 +460,8 @@ int mca_coll_hiercoll_offload_start(hc_call_t *c, ompi_request_t **request,
 void mca_coll_hiercoll_offload_params(void);
 void mca_coll_hiercoll_offload_free(mca_coll_hiercoll_module_t *m);
 void mca_coll_hiercoll_offload_fini(void);
+
+/* ------------------------------------------------------------------ */
 /* Intercommunicators (coll_hiercoll_inter.c)                           */
 /* ------------------------------------------------------------------ */
 

@@ -324,16 +324,14 @@ static int hiercoll_register(void)
                "every rank, else progress)",
                OPAL_INFO_LVL_5, &c->offload_backend_param);
     c->offload_tree_param = "knomial";
-    reg_string("offload_tree",
-               "Tree of the triggered offload: \"knomial\" or \"kary\"", OPAL_INFO_LVL_5,
-               &c->offload_tree_param);
-    /* (merge of main: the offload's numbers through reg_number) */
+    reg_string("offload_tree", "Tree of the triggered offload: \"knomial\" or \"kary\"",
+               OPAL_INFO_LVL_5, &c->offload_tree_param);
     reg_number("offload_radix", "K of the offload's K-nomial or K-ary tree: 2, 4 or 8",
                OPAL_INFO_LVL_5, HC_NUM_INT, &c->offload_radix, 2, 2, 8);
     reg_number("offload_max_bytes",
                "The longest vector (bytes) the offload takes (it travels as 120-byte packets, "
                "each with its own counters); longer ones go to the next algorithm",
-               OPAL_INFO_LVL_6, HC_NUM_SIZE, &c->offload_max_bytes, 16384, 0, 1LL << 30);
+               OPAL_INFO_LVL_6, HC_NUM_SIZE, &c->offload_max_bytes, 16384, 0, 1 << 20);
     reg_number("offload_credits",
                "Offload flow control: packets a process may have outstanding at each peer of a "
                "communicator before the peer consumes them (keeps the packet queue bounded)",
@@ -360,7 +358,18 @@ static int hiercoll_register(void)
         MCA_BASE_VAR_FLAG_DEFAULT_ONLY, OPAL_INFO_LVL_3, MCA_BASE_VAR_SCOPE_CONSTANT,
         &c->offload_ofi_built);
 
+    c->offload_wait_progress = true;
+    (void) mca_base_component_var_register(
+        self(), "offload_wait_progress",
+        "UCX offload: a caller blocked in a wait (MPI_Allreduce, MPI_Wait...) also progresses "
+        "the agent's worker, so that no hop waits for the agent thread to be scheduled (on an "
+        "oversubscribed machine that hand-off costs a time slice); false: the agent alone "
+        "fires the chains and the caller only arms and waits. Calls that run while the "
+        "caller computes are the agent's either way",
+        MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
+        &c->offload_wait_progress);
     mca_coll_hiercoll_offload_params();
+
     parse_algorithms();
     c->gatherv_level = mca_coll_hiercoll_gatherv_level_of(c->gatherv_level_param);
     if (c->gatherv_level < 0) {

@@ -45,8 +45,8 @@ typedef struct hc_offload {
     bool prog_ofi;         /* blocking: the cached program fits the ofi budget */
     hc_ol_engine_t *eng;
     hct_chan_t *chan;
-    uint16_t seq;          /* next blocking/nonblocking port */
-    int npersistent;       /* persistent requests initialized */
+    uint16_t seq;    /* next blocking/nonblocking port */
+    int npersistent; /* persistent requests initialized */
     /* blocking calls: the last program and its key */
     hct_prog_t prog;
     bool prog_valid;
@@ -57,7 +57,7 @@ typedef struct hc_offload {
     /* progress transport: receives always posted */
     ompi_request_t *rreq[HC_OL_NRECV];
     hct_pkt_t rbuf[HC_OL_NRECV];
-    opal_list_item_t item;  /* in ol.progress_chans */
+    opal_list_item_t item; /* in ol.progress_chans */
 } hc_offload_t;
 
 /* A nonblocking or persistent offloaded call. */
@@ -84,9 +84,9 @@ typedef struct send_slot {
 } send_slot_t;
 
 static struct {
-    hc_ol_engine_t prog;     /* the progress transport's engine */
-    opal_list_t active;      /* hc_ol_req_t in flight */
-    opal_list_t chans;       /* hc_offload_t on the progress transport */
+    hc_ol_engine_t prog; /* the progress transport's engine */
+    opal_list_t active;  /* hc_ol_req_t in flight */
+    opal_list_t chans;   /* hc_offload_t on the progress transport */
     bool lists_up, progress_registered;
     volatile int32_t nactive;
     send_slot_t *slots;
@@ -94,7 +94,7 @@ static struct {
     bool in_progress;
 } ol;
 
-#define ITEM_OF(p, type, field) ((type *) ((char *) (p) - offsetof(type, field)))
+#define ITEM_OF(p, type, field) ((type *) ((char *) (p) -offsetof(type, field)))
 
 /* ------------------------------------------------------------------ */
 /* Parameters                                                           */
@@ -124,7 +124,8 @@ void mca_coll_hiercoll_offload_params(void)
         c->offload_tree = HCT_KARY;
     } else {
         mca_coll_hiercoll_param_error("coll_hiercoll_offload_tree=\"%s\" is neither knomial nor "
-                                      "kary; using knomial", t);
+                                      "kary; using knomial",
+                                      t);
         c->offload_tree = HCT_KNOMIAL;
     }
     if (2 != c->offload_radix && 4 != c->offload_radix && 8 != c->offload_radix) {
@@ -150,7 +151,7 @@ static void read_info(hc_offload_t *o)
     }
     if (OPAL_SUCCESS == opal_info_get(info, "hiercoll_offload_backend", sizeof(val) - 1, val, &flag)
         && flag) {
-        o->backend = 0 == strcmp(val, "ucx") ? HC_OL_UCX
+        o->backend = 0 == strcmp(val, "ucx")        ? HC_OL_UCX
                      : 0 == strcmp(val, "progress") ? HC_OL_PROGRESS
                      : 0 == strcmp(val, "ofi")      ? HC_OL_OFI
                                                     : HC_OL_AUTO;
@@ -198,21 +199,38 @@ static int type_of(ompi_datatype_t *dt)
     int id = ompi_op_ddt_map[dt->id];
     int sgn;
     switch (id) {
-    case OMPI_OP_BASE_TYPE_INT8_T: return HCT_INT8;
-    case OMPI_OP_BASE_TYPE_UINT8_T: return HCT_UINT8;
-    case OMPI_OP_BASE_TYPE_INT16_T: return HCT_INT16;
-    case OMPI_OP_BASE_TYPE_UINT16_T: return HCT_UINT16;
-    case OMPI_OP_BASE_TYPE_INT32_T: return HCT_INT32;
-    case OMPI_OP_BASE_TYPE_UINT32_T: return HCT_UINT32;
-    case OMPI_OP_BASE_TYPE_INT64_T: return HCT_INT64;
-    case OMPI_OP_BASE_TYPE_UINT64_T: return HCT_UINT64;
-    case OMPI_OP_BASE_TYPE_LONG: sgn = 1; break;
-    case OMPI_OP_BASE_TYPE_UNSIGNED_LONG: sgn = 0; break;
-    case OMPI_OP_BASE_TYPE_FLOAT: return sizeof(float) == size ? HCT_FLOAT : -1;
-    case OMPI_OP_BASE_TYPE_DOUBLE: return sizeof(double) == size ? HCT_DOUBLE : -1;
-    case OMPI_OP_BASE_TYPE_LONG_DOUBLE: return sizeof(long double) == size ? HCT_LONG_DOUBLE : -1;
-    case OMPI_OP_BASE_TYPE_BOOL: return sizeof(_Bool) == size ? HCT_BOOL : -1;
-    default: return -1; /* Fortran, complex, pair types, byte, wchar */
+    case OMPI_OP_BASE_TYPE_INT8_T:
+        return HCT_INT8;
+    case OMPI_OP_BASE_TYPE_UINT8_T:
+        return HCT_UINT8;
+    case OMPI_OP_BASE_TYPE_INT16_T:
+        return HCT_INT16;
+    case OMPI_OP_BASE_TYPE_UINT16_T:
+        return HCT_UINT16;
+    case OMPI_OP_BASE_TYPE_INT32_T:
+        return HCT_INT32;
+    case OMPI_OP_BASE_TYPE_UINT32_T:
+        return HCT_UINT32;
+    case OMPI_OP_BASE_TYPE_INT64_T:
+        return HCT_INT64;
+    case OMPI_OP_BASE_TYPE_UINT64_T:
+        return HCT_UINT64;
+    case OMPI_OP_BASE_TYPE_LONG:
+        sgn = 1;
+        break;
+    case OMPI_OP_BASE_TYPE_UNSIGNED_LONG:
+        sgn = 0;
+        break;
+    case OMPI_OP_BASE_TYPE_FLOAT:
+        return sizeof(float) == size ? HCT_FLOAT : -1;
+    case OMPI_OP_BASE_TYPE_DOUBLE:
+        return sizeof(double) == size ? HCT_DOUBLE : -1;
+    case OMPI_OP_BASE_TYPE_LONG_DOUBLE:
+        return sizeof(long double) == size ? HCT_LONG_DOUBLE : -1;
+    case OMPI_OP_BASE_TYPE_BOOL:
+        return sizeof(_Bool) == size ? HCT_BOOL : -1;
+    default:
+        return -1; /* Fortran, complex, pair types, byte, wchar */
     }
     if (8 == size) {
         return sgn ? HCT_INT64 : HCT_UINT64;
@@ -350,6 +368,7 @@ static bool port_finished(hc_offload_t *o, hct_port_t *port)
     bool done = hct_port_done(port) && 0 == hct_chan_backlog(o->chan);
     if (done) {
         hct_disarm(port);
+        o->eng->armed--;
     }
     pthread_mutex_unlock(&o->eng->lock);
     return done;
@@ -392,6 +411,11 @@ static int offload_progress(void)
     if (!opal_list_is_empty(&ol.chans)) {
         n += poll_progress_chans();
     }
+#if HIERCOLL_HAVE_UCX
+    if (ol.nactive > 0 && mca_coll_hiercoll_component.offload_wait_progress) {
+        n += mca_coll_hiercoll_ucx_help(); /* MPI_Wait/Test on an offloaded request */
+    }
+#endif
     if (ol.nactive > 0) {
         opal_list_item_t *it, *next;
         for (it = opal_list_get_first(&ol.active); it != opal_list_get_end(&ol.active); it = next) {
@@ -400,6 +424,11 @@ static int offload_progress(void)
             if (req_finished(r)) {
                 opal_list_remove_item(&ol.active, it);
                 ol.nactive--;
+#if HIERCOLL_HAVE_UCX
+                if (0 == ol.nactive) {
+                    mca_coll_hiercoll_ucx_helped();
+                }
+#endif
                 complete_req(r);
                 ++n;
             }
@@ -480,8 +509,10 @@ static hc_offload_t *offload_of(mca_coll_hiercoll_module_t *m, ompi_communicator
             o->kind = HC_OL_UCX;
             return o;
         }
-        mca_coll_hiercoll_log(1, "%s: offload: UCX agent unavailable, using the progress "
-                              "transport", comm->c_name);
+        mca_coll_hiercoll_log(1,
+                              "%s: offload: UCX agent unavailable, using the progress "
+                              "transport",
+                              comm->c_name);
     }
 #else
     if (HC_OL_UCX == want && 0 == ompi_comm_rank(comm)) {
@@ -650,7 +681,15 @@ static hct_port_t *arm(hc_offload_t *o, uint16_t seq, const hct_prog_t *p, const
 {
     pthread_mutex_lock(&o->eng->lock);
     hct_port_t *port = hct_arm(o->chan, seq, p, in, out);
+    if (NULL != port) {
+        o->eng->armed++;
+    }
     pthread_mutex_unlock(&o->eng->lock);
+#if HIERCOLL_HAVE_UCX
+    if (HC_OL_UCX == o->kind) {
+        mca_coll_hiercoll_ucx_kick();
+    }
+#endif
     return port;
 }
 
@@ -704,11 +743,22 @@ static int run_blocking(hc_offload_t *o, const hc_call_t *c)
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
     while (!port_finished(o, port)) {
-        opal_progress();
+#if HIERCOLL_HAVE_UCX
         if (HC_OL_UCX == o->kind) {
-            sched_yield(); /* the agent fires the chains: let it run */
+            if (mca_coll_hiercoll_component.offload_wait_progress) {
+                (void) mca_coll_hiercoll_ucx_help();
+            } else {
+                sched_yield(); /* the agent fires the chains: let it run */
+            }
         }
+#endif
+        opal_progress();
     }
+#if HIERCOLL_HAVE_UCX
+    if (HC_OL_UCX == o->kind && mca_coll_hiercoll_component.offload_wait_progress) {
+        mca_coll_hiercoll_ucx_helped();
+    }
+#endif
     return OMPI_SUCCESS;
 }
 

@@ -32,6 +32,8 @@ typedef struct hc_ol_engine {
     hct_engine_t *e;
     pthread_mutex_t lock;
     bool up;
+    volatile int32_t armed; /* ports armed and not yet retired: the agent
+                             * spins while there are any, sleeps otherwise */
 } hc_ol_engine_t;
 
 #if HIERCOLL_HAVE_UCX
@@ -42,6 +44,12 @@ typedef struct hc_ol_engine {
 int mca_coll_hiercoll_ucx_open(mca_coll_hiercoll_module_t *m, hct_chan_t **chan,
                                hc_ol_engine_t **eng);
 void mca_coll_hiercoll_ucx_close(hct_chan_t *chan);
+/* A port was armed: wake the agent (it stays hot while ports are armed). */
+void mca_coll_hiercoll_ucx_kick(void);
+/* A caller blocked in a wait lends its core to the agent's worker
+ * (coll_hiercoll_offload_wait_progress): no thread hand-off per hop. */
+int mca_coll_hiercoll_ucx_help(void);
+void mca_coll_hiercoll_ucx_helped(void); /* the caller's wait is over */
 void mca_coll_hiercoll_ucx_fini(void);
 #endif
 

@@ -9,9 +9,10 @@
  * worker: it progresses it and, inside the active-message handler, hands
  * every packet to the triggered engine, which fires the armed chains there
  * (their sends leave from the handler; a handler never progresses the
- * worker).  The calling thread only arms and waits.  When idle for a while
- * the agent sleeps on the worker's event fd, so it does not take a core
- * from the application.
+ * worker).  The calling thread arms and waits (while it waits it may also
+ * progress the worker: coll_hiercoll_offload_wait_progress).  When idle the
+ * agent sleeps on the worker's event fd, so it does not take a core from
+ * the application.
  *
  * Endpoints: one table per process keyed by ompi_proc_t, reused by every
  * communicator.  A communicator's first offloaded call exchanges worker
@@ -23,6 +24,7 @@
 #include "ompi_config.h"
 
 #include <poll.h>
+#include <unistd.h>
 #include <string.h>
 
 #include <ucp/api/ucp.h>
@@ -33,7 +35,11 @@
 #include "coll_hiercoll_offload.h"
 
 #define HC_AM_ID 17
-#define SPIN_IDLE 20000 /* empty progress calls before the agent sleeps */
+/* Empty progress calls before the agent sleeps on the worker's event fd
+ * (woken by arriving packets or a caller's arm).  Short: on a shared or
+ * oversubscribed machine a spinning agent takes the core the application
+ * computes on, and a thread woken from the kernel is scheduled promptly. */
+#define SPIN_IDLE 200
 
 typedef struct proc_ep {
     ompi_proc_t *proc;
@@ -65,6 +71,7 @@ static struct {
     int efd;
     pthread_t agent;
     volatile int stop;
+    volatile int helping; /* a waiting caller progresses the worker */
     hc_ol_engine_t eng;
     proc_ep_t *eps;
     int neps, cap;
@@ -92,8 +99,8 @@ static int wire_send(ucp_ep_h ep, wire_t *w)
 {
     ucp_request_param_t prm;
     memset(&prm, 0, sizeof(prm));
-    prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA
-                       | UCP_OP_ATTR_FIELD_FLAGS;
+    prm.op_attr_mask =
+        UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS;
     prm.cb.send = sent;
     prm.user_data = w;
     prm.flags = UCP_AM_SEND_FLAG_EAGER;
@@ -191,6 +198,10 @@ static void *agent_main(void *arg)
     (void) arg;
     int idle = 0;
     while (!U.stop) {
+        if (U.helping) {
+            usleep(20); /* leave the core to the caller that drives the worker */
+            continue;
+        }
         int did = drain_outbox();
         if (ucp_worker_progress(U.worker) || did) {
             idle = 0;
@@ -333,8 +344,7 @@ int mca_coll_hiercoll_ucx_open(mca_coll_hiercoll_module_t *m, hct_chan_t **chan,
     mca_coll_base_comm_coll_t *p = &m->prev;
     int n = ompi_comm_size(comm), me = ompi_comm_rank(comm);
     if (NULL == p->coll_allgather) {
-        mca_coll_hiercoll_log(1, "%s: offload: no previous allgather to wire up UCX",
-                              comm->c_name);
+        mca_coll_hiercoll_log(1, "%s: offload: no previous allgather to wire up UCX", comm->c_name);
         return OMPI_ERR_NOT_AVAILABLE; /* the same on every rank */
     }
     int ok = OMPI_SUCCESS == global_up();
@@ -406,8 +416,8 @@ int mca_coll_hiercoll_ucx_open(mca_coll_hiercoll_module_t *m, hct_chan_t **chan,
     }
     free(flags);
     if (OMPI_SUCCESS != rc || !every) {
-        mca_coll_hiercoll_log(1, "%s: offload: UCX endpoints failed (rc %d, here %d)",
-                              comm->c_name, rc, made);
+        mca_coll_hiercoll_log(1, "%s: offload: UCX endpoints failed (rc %d, here %d)", comm->c_name,
+                              rc, made);
         return OMPI_ERR_NOT_AVAILABLE;
     }
     ucx_chan_t *uc = calloc(1, sizeof(*uc));
@@ -428,9 +438,36 @@ int mca_coll_hiercoll_ucx_open(mca_coll_hiercoll_module_t *m, hct_chan_t **chan,
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
     *eng = &U.eng;
-    mca_coll_hiercoll_log(1, "%s: offload on the UCX agent (own worker, %d endpoints in the "
-                          "process table)", comm->c_name, U.neps);
+    mca_coll_hiercoll_log(1,
+                          "%s: offload on the UCX agent (own worker, %d endpoints in the "
+                          "process table)",
+                          comm->c_name, U.neps);
     return OMPI_SUCCESS;
+}
+
+int mca_coll_hiercoll_ucx_help(void)
+{
+    /* the worker is thread-safe (UCS_THREAD_MODE_MULTI) and the AM handler
+     * takes the engine's lock inside the worker's: the same order as the
+     * agent's, and the caller holds no engine lock here */
+    if (!U.up) {
+        return 0;
+    }
+    U.helping = 1; /* the agent steps back while a caller drives */
+    int n = drain_outbox();
+    return n + (int) ucp_worker_progress(U.worker);
+}
+
+void mca_coll_hiercoll_ucx_helped(void)
+{
+    U.helping = 0;
+}
+
+void mca_coll_hiercoll_ucx_kick(void)
+{
+    if (U.up) {
+        ucp_worker_signal(U.worker);
+    }
 }
 
 void mca_coll_hiercoll_ucx_close(hct_chan_t *chan)

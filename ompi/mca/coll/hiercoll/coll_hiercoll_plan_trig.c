@@ -188,14 +188,14 @@ static int plan_tree(hct_prog_t *p, bool all, hct_shape_t s, int k, int n, int r
     return rc ? -1 : 0;
 }
 
-int hct_plan_allreduce(hct_prog_t *p, hct_shape_t s, int k, int n, int rank, int root,
-                       hct_op_t op, hct_type_t type, size_t count)
+int hct_plan_allreduce(hct_prog_t *p, hct_shape_t s, int k, int n, int rank, int root, hct_op_t op,
+                       hct_type_t type, size_t count)
 {
     return plan_tree(p, true, s, k, n, rank, root, op, type, count);
 }
 
-int hct_plan_reduce(hct_prog_t *p, hct_shape_t s, int k, int n, int rank, int root,
-                    hct_op_t op, hct_type_t type, size_t count)
+int hct_plan_reduce(hct_prog_t *p, hct_shape_t s, int k, int n, int rank, int root, hct_op_t op,
+                    hct_type_t type, size_t count)
 {
     return plan_tree(p, false, s, k, n, rank, root, op, type, count);
 }

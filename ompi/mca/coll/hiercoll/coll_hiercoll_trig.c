@@ -19,10 +19,18 @@
 size_t hct_type_size(hct_type_t t)
 {
     static const size_t sz[HCT_NTYPE] = {
-        [HCT_INT8] = 1,   [HCT_UINT8] = 1,  [HCT_INT16] = 2, [HCT_UINT16] = 2,
-        [HCT_INT32] = 4,  [HCT_UINT32] = 4, [HCT_INT64] = 8, [HCT_UINT64] = 8,
-        [HCT_FLOAT] = sizeof(float), [HCT_DOUBLE] = sizeof(double),
-        [HCT_LONG_DOUBLE] = sizeof(long double), [HCT_BOOL] = sizeof(_Bool),
+        [HCT_INT8] = 1,
+        [HCT_UINT8] = 1,
+        [HCT_INT16] = 2,
+        [HCT_UINT16] = 2,
+        [HCT_INT32] = 4,
+        [HCT_UINT32] = 4,
+        [HCT_INT64] = 8,
+        [HCT_UINT64] = 8,
+        [HCT_FLOAT] = sizeof(float),
+        [HCT_DOUBLE] = sizeof(double),
+        [HCT_LONG_DOUBLE] = sizeof(long double),
+        [HCT_BOOL] = sizeof(_Bool),
     };
     return (unsigned) t < HCT_NTYPE ? sz[t] : 0;
 }
@@ -56,56 +64,94 @@ int hct_alu_supports(hct_op_t op, hct_type_t t)
         }                                                                                          \
     } while (0)
 
-#define ALU_ARITH(T)                                                                               \
-    switch (op) {                                                                                  \
-    case HCT_SUM: ALU_LOOP(T, a + b); break;                                                       \
-    case HCT_MAX: ALU_LOOP(T, a > b ? a : b); break;                                               \
-    case HCT_MIN: ALU_LOOP(T, a < b ? a : b); break;                                               \
-    case HCT_LAND: ALU_LOOP(T, a && b); break;                                                     \
-    case HCT_LOR: ALU_LOOP(T, a || b); break;                                                      \
-    case HCT_LXOR: ALU_LOOP(T, !a != !b); break;                                                   \
-    default: break;                                                                                \
-    }
+/* SUM, MAX and MIN: every type; the logical ops: integers and bool;
+ * the bitwise ops: integers.  Unsupported pairs do nothing (callers ask
+ * hct_alu_supports first). */
+#define ALU_SUM_MAX_MIN(T)                                                                         \
+    case HCT_SUM:                                                                                  \
+        ALU_LOOP(T, a + b);                                                                        \
+        break;                                                                                     \
+    case HCT_MAX:                                                                                  \
+        ALU_LOOP(T, a > b ? a : b);                                                                \
+        break;                                                                                     \
+    case HCT_MIN:                                                                                  \
+        ALU_LOOP(T, a < b ? a : b);                                                                \
+        break;
 
 #define ALU_INT(T)                                                                                 \
     switch (op) {                                                                                  \
-    case HCT_BAND: ALU_LOOP(T, a & b); break;                                                      \
-    case HCT_BOR: ALU_LOOP(T, a | b); break;                                                       \
-    case HCT_BXOR: ALU_LOOP(T, a ^ b); break;                                                      \
-    default: ALU_ARITH(T) break;                                                                   \
+        ALU_SUM_MAX_MIN(T)                                                                         \
+    case HCT_LAND:                                                                                 \
+        ALU_LOOP(T, a && b);                                                                       \
+        break;                                                                                     \
+    case HCT_LOR:                                                                                  \
+        ALU_LOOP(T, a || b);                                                                       \
+        break;                                                                                     \
+    case HCT_LXOR:                                                                                 \
+        ALU_LOOP(T, !a != !b);                                                                     \
+        break;                                                                                     \
+    case HCT_BAND:                                                                                 \
+        ALU_LOOP(T, a & b);                                                                        \
+        break;                                                                                     \
+    case HCT_BOR:                                                                                  \
+        ALU_LOOP(T, a | b);                                                                        \
+        break;                                                                                     \
+    case HCT_BXOR:                                                                                 \
+        ALU_LOOP(T, a ^ b);                                                                        \
+        break;                                                                                     \
+    default:                                                                                       \
+        break;                                                                                     \
     }
 
 #define ALU_FLOAT(T)                                                                               \
     switch (op) {                                                                                  \
-    case HCT_SUM: ALU_LOOP(T, a + b); break;                                                       \
-    case HCT_MAX: ALU_LOOP(T, a > b ? a : b); break;                                               \
-    case HCT_MIN: ALU_LOOP(T, a < b ? a : b); break;                                               \
-    default: break;                                                                                \
+        ALU_SUM_MAX_MIN(T)                                                                         \
+    default:                                                                                       \
+        break;                                                                                     \
     }
 
 void hct_alu(hct_op_t op, hct_type_t t, void *dst, const void *src, size_t count)
 {
     switch (t) {
-    case HCT_INT8: ALU_INT(int8_t) break;
-    case HCT_UINT8: ALU_INT(uint8_t) break;
-    case HCT_INT16: ALU_INT(int16_t) break;
-    case HCT_UINT16: ALU_INT(uint16_t) break;
-    case HCT_INT32: ALU_INT(int32_t) break;
-    case HCT_UINT32: ALU_INT(uint32_t) break;
-    case HCT_INT64: ALU_INT(int64_t) break;
-    case HCT_UINT64: ALU_INT(uint64_t) break;
-    case HCT_FLOAT: ALU_FLOAT(float) break;
-    case HCT_DOUBLE: ALU_FLOAT(double) break;
-    case HCT_LONG_DOUBLE: ALU_FLOAT(long double) break;
+    case HCT_INT8:
+        ALU_INT(int8_t) break;
+    case HCT_UINT8:
+        ALU_INT(uint8_t) break;
+    case HCT_INT16:
+        ALU_INT(int16_t) break;
+    case HCT_UINT16:
+        ALU_INT(uint16_t) break;
+    case HCT_INT32:
+        ALU_INT(int32_t) break;
+    case HCT_UINT32:
+        ALU_INT(uint32_t) break;
+    case HCT_INT64:
+        ALU_INT(int64_t) break;
+    case HCT_UINT64:
+        ALU_INT(uint64_t) break;
+    case HCT_FLOAT:
+        ALU_FLOAT(float) break;
+    case HCT_DOUBLE:
+        ALU_FLOAT(double) break;
+    case HCT_LONG_DOUBLE:
+        ALU_FLOAT(long double) break;
     case HCT_BOOL:
         switch (op) {
-        case HCT_LAND: ALU_LOOP(_Bool, a && b); break;
-        case HCT_LOR: ALU_LOOP(_Bool, a || b); break;
-        case HCT_LXOR: ALU_LOOP(_Bool, a != b); break;
-        default: break;
+        case HCT_LAND:
+            ALU_LOOP(_Bool, a && b);
+            break;
+        case HCT_LOR:
+            ALU_LOOP(_Bool, a || b);
+            break;
+        case HCT_LXOR:
+            ALU_LOOP(_Bool, a != b);
+            break;
+        default:
+            break;
         }
         break;
-    default: break;
+    default:
+        break;
     }
 }
 
@@ -186,8 +232,7 @@ int hct_prog_chain(hct_prog_t *p, int ctr, int threshold)
 
 int hct_prog_desc(hct_prog_t *p, hct_desc_t d)
 {
-    if (0 == p->nchains
-        || grow((void **) &p->descs, &p->cap_descs, p->ndescs, sizeof(*p->descs))) {
+    if (0 == p->nchains || grow((void **) &p->descs, &p->cap_descs, p->ndescs, sizeof(*p->descs))) {
         return -1;
     }
     p->descs[p->ndescs] = d;
@@ -200,8 +245,8 @@ int hct_prog_target(hct_prog_t *p, int rank, int ctr, int slot)
     if (grow((void **) &p->targets, &p->cap_targets, p->ntargets, sizeof(*p->targets))) {
         return -1;
     }
-    p->targets[p->ntargets] = (hct_target_t){.rank = rank, .ctr = (uint16_t) ctr,
-                                             .slot = (uint8_t) slot};
+    p->targets[p->ntargets] =
+        (hct_target_t){.rank = rank, .ctr = (uint16_t) ctr, .slot = (uint8_t) slot};
     return p->ntargets++;
 }
 
@@ -224,16 +269,21 @@ int hct_prog_reduce_slots(hct_prog_t *p, int ctr, int slot, int n)
      * payload and up to 6 more: left to right, slot order */
     int take = n < HCT_ALU_MAX ? n : HCT_ALU_MAX;
     if (1 == take) {
-        rc = hct_prog_desc(p, (hct_desc_t){.op = HCT_D_LOAD, .ctr = (uint16_t) ctr,
-                                           .slot = (uint16_t) slot});
+        rc = hct_prog_desc(
+            p, (hct_desc_t){.op = HCT_D_LOAD, .ctr = (uint16_t) ctr, .slot = (uint16_t) slot});
     } else {
-        rc = hct_prog_desc(p, (hct_desc_t){.op = HCT_D_REDUCE, .ctr = (uint16_t) ctr,
-                                           .slot = (uint16_t) slot, .n = (uint16_t) take});
+        rc = hct_prog_desc(p, (hct_desc_t){.op = HCT_D_REDUCE,
+                                           .ctr = (uint16_t) ctr,
+                                           .slot = (uint16_t) slot,
+                                           .n = (uint16_t) take});
     }
     for (int s = slot + take; rc >= 0 && s < slot + n; s += take) {
         take = slot + n - s < HCT_ALU_MAX - 1 ? slot + n - s : HCT_ALU_MAX - 1;
-        rc = hct_prog_desc(p, (hct_desc_t){.op = HCT_D_REDUCE, .acc = 1, .ctr = (uint16_t) ctr,
-                                           .slot = (uint16_t) s, .n = (uint16_t) take});
+        rc = hct_prog_desc(p, (hct_desc_t){.op = HCT_D_REDUCE,
+                                           .acc = 1,
+                                           .ctr = (uint16_t) ctr,
+                                           .slot = (uint16_t) s,
+                                           .n = (uint16_t) take});
     }
     return rc < 0 ? -1 : 0;
 }
@@ -253,9 +303,9 @@ typedef struct waiting {
 } waiting_t;
 
 typedef struct peer {
-    int rank;      /* -1: empty */
-    int avail;     /* credits to send to it */
-    int owed;      /* its packets consumed, credits not yet returned */
+    int rank;  /* -1: empty */
+    int avail; /* credits to send to it */
+    int owed;  /* its packets consumed, credits not yet returned */
 } peer_t;
 
 struct hct_port {
@@ -264,7 +314,7 @@ struct hct_port {
     const hct_prog_t *prog;
     const unsigned char *input;
     unsigned char *output;
-    uint32_t *ctr;        /* [npkt * nctr] */
+    uint32_t *ctr; /* [npkt * nctr] */
     uint32_t done;
     unsigned char *fired; /* [npkt * nchains] */
     size_t *slot_base;    /* [nctr]: first slot of each template counter */

@@ -132,13 +132,32 @@ typedef struct hct_pkt {
 /* ------------------------------------------------------------------ */
 
 typedef enum hct_op {
-    HCT_SUM, HCT_MAX, HCT_MIN, HCT_LAND, HCT_BAND, HCT_LOR, HCT_BOR, HCT_LXOR, HCT_BXOR,
+    HCT_SUM,
+    HCT_MAX,
+    HCT_MIN,
+    HCT_LAND,
+    HCT_BAND,
+    HCT_LOR,
+    HCT_BOR,
+    HCT_LXOR,
+    HCT_BXOR,
     HCT_NOP
 } hct_op_t;
 
 typedef enum hct_type {
-    HCT_INT8, HCT_UINT8, HCT_INT16, HCT_UINT16, HCT_INT32, HCT_UINT32, HCT_INT64, HCT_UINT64,
-    HCT_FLOAT, HCT_DOUBLE, HCT_LONG_DOUBLE, HCT_BOOL, HCT_NTYPE
+    HCT_INT8,
+    HCT_UINT8,
+    HCT_INT16,
+    HCT_UINT16,
+    HCT_INT32,
+    HCT_UINT32,
+    HCT_INT64,
+    HCT_UINT64,
+    HCT_FLOAT,
+    HCT_DOUBLE,
+    HCT_LONG_DOUBLE,
+    HCT_BOOL,
+    HCT_NTYPE
 } hct_type_t;
 
 /* Bytes of one element of a type. */
@@ -173,8 +192,8 @@ typedef struct hct_desc {
 } hct_desc_t;
 
 typedef struct hct_target {
-    int rank;      /* channel rank */
-    uint16_t ctr;  /* template counter on that rank */
+    int rank;     /* channel rank */
+    uint16_t ctr; /* template counter on that rank */
     uint8_t slot;
 } hct_target_t;
 
@@ -193,8 +212,8 @@ typedef struct hct_input {
 
 typedef struct hct_prog {
     /* template for one packet index */
-    int nctr;            /* counters per packet index */
-    uint16_t *nslots;    /* [nctr] operand slots of each counter */
+    int nctr;         /* counters per packet index */
+    uint16_t *nslots; /* [nctr] operand slots of each counter */
     hct_chain_t *chains;
     int nchains;
     hct_desc_t *descs;
@@ -207,15 +226,15 @@ typedef struct hct_prog {
     /* the vector */
     hct_op_t op;
     hct_type_t type;
-    size_t count;        /* elements */
-    size_t esize;        /* bytes per element */
-    size_t per_pkt;      /* elements per packet (payload / esize) */
-    int npkt;            /* packet indices: ceil(count / per_pkt), at least 1 */
+    size_t count;   /* elements */
+    size_t esize;   /* bytes per element */
+    size_t per_pkt; /* elements per packet (payload / esize) */
+    int npkt;       /* packet indices: ceil(count / per_pkt), at least 1 */
     /* completion: DONE reaches this (npkt * per-packet ADDs to DONE) */
     uint32_t done_threshold;
     /* model figures the planner knows (tests compare them) */
-    int depth;           /* hops on the critical path */
-    int sends_per_pkt;   /* packets this rank sends per packet index */
+    int depth;         /* hops on the critical path */
+    int sends_per_pkt; /* packets this rank sends per packet index */
 } hct_prog_t;
 
 void hct_prog_init(hct_prog_t *p);
@@ -248,10 +267,10 @@ int hct_tree_height(hct_shape_t s, int k, int n);
  * (k in 2..8), seed 003's algorithms 1 and 2.  Template counters: 0 = UP
  * (slot 0: own input, slot 1 + i: child i's partial result), 1 = DOWN
  * (slot 0: the result).  Reduce: the root DELIVERs, others only send. */
-int hct_plan_allreduce(hct_prog_t *p, hct_shape_t s, int k, int n, int rank, int root,
-                       hct_op_t op, hct_type_t type, size_t count);
-int hct_plan_reduce(hct_prog_t *p, hct_shape_t s, int k, int n, int rank, int root,
-                    hct_op_t op, hct_type_t type, size_t count);
+int hct_plan_allreduce(hct_prog_t *p, hct_shape_t s, int k, int n, int rank, int root, hct_op_t op,
+                       hct_type_t type, size_t count);
+int hct_plan_reduce(hct_prog_t *p, hct_shape_t s, int k, int n, int rank, int root, hct_op_t op,
+                    hct_type_t type, size_t count);
 
 /* ------------------------------------------------------------------ */
 /* The engine                                                           */
@@ -275,12 +294,12 @@ typedef struct hct_engine_config {
 
 typedef struct hct_stats {
     uint64_t pkts_in, pkts_out, credits_in, credits_out;
-    uint64_t early;          /* packets kept before their port was armed */
-    uint64_t fired;          /* chains run */
-    uint64_t alu_ops;        /* REDUCE descriptors run */
-    uint64_t backlog_max;    /* most packets waiting for credits */
-    uint64_t mpq_max;        /* most packets held in the MPQ */
-    uint64_t mpq_overflow;   /* packets beyond the bound (must stay 0) */
+    uint64_t early;        /* packets kept before their port was armed */
+    uint64_t fired;        /* chains run */
+    uint64_t alu_ops;      /* REDUCE descriptors run */
+    uint64_t backlog_max;  /* most packets waiting for credits */
+    uint64_t mpq_max;      /* most packets held in the MPQ */
+    uint64_t mpq_overflow; /* packets beyond the bound (must stay 0) */
     uint64_t send_errors;
 } hct_stats_t;
 
