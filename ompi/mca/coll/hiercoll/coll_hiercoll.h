@@ -319,6 +319,8 @@ typedef struct mca_coll_hiercoll_component_t {
     int offload_radix;
     size_t offload_max_bytes;
     int offload_credits, offload_mpq;
+    int offload_ofi_max_triggered; /* ofi backend: the NIC's triggered-op limit (0: none) */
+    char *offload_ofi_built;       /* read-only: was the ofi backend built */
     bool offload_wait_progress;  /* a waiting caller helps the UCX agent */
 } mca_coll_hiercoll_component_t;
 
@@ -511,6 +513,22 @@ void mca_coll_hiercoll_sc_leave(hc_leftover_t *lo);
 /* Free the leftovers that completed; wait for those of `comm` (NULL:
  * wait for none). */
 void mca_coll_hiercoll_sc_sweep(ompi_communicator_t *comm);
+
+/* ------------------------------------------------------------------ */
+/* Triggered offload (coll_hiercoll_offload.c)                          */
+/* ------------------------------------------------------------------ */
+
+/* The "offload" algorithms of allreduce and reduce: usable declines what
+ * the engine's ALU cannot do; start runs every mode. */
+bool mca_coll_hiercoll_offload_usable(const hc_call_t *c);
+int mca_coll_hiercoll_offload_start(hc_call_t *c, ompi_request_t **request,
+                                    struct ompi_info_t *info);
+/* Parse the offload parameters (component registration). */
+void mca_coll_hiercoll_offload_params(void);
+void mca_coll_hiercoll_offload_free(mca_coll_hiercoll_module_t *m);
+void mca_coll_hiercoll_offload_fini(void);
+
+/* ------------------------------------------------------------------ */
 /* Intercommunicators (coll_hiercoll_inter.c)                           */
 /* ------------------------------------------------------------------ */
 
@@ -550,20 +568,6 @@ void mca_coll_hiercoll_fast_fill(const hc_call_t *c, const hcp_plan_t *plan, con
  * a result the layer below computed, and forget the remembered call when
  * the history now selects differently. */
 void mca_coll_hiercoll_fast_sc_after(mca_coll_hiercoll_module_t *m, const void *rbuf);
-
-/* ------------------------------------------------------------------ */
-/* Triggered offload (coll_hiercoll_offload.c)                          */
-/* ------------------------------------------------------------------ */
-
-/* The "offload" algorithms of allreduce and reduce: usable declines what
- * the engine's ALU cannot do; start runs every mode. */
-bool mca_coll_hiercoll_offload_usable(const hc_call_t *c);
-int mca_coll_hiercoll_offload_start(hc_call_t *c, ompi_request_t **request,
-                                    struct ompi_info_t *info);
-/* Parse the offload parameters (component registration). */
-void mca_coll_hiercoll_offload_params(void);
-void mca_coll_hiercoll_offload_free(mca_coll_hiercoll_module_t *m);
-void mca_coll_hiercoll_offload_fini(void);
 
 /* ------------------------------------------------------------------ */
 /* Entry points (coll_hiercoll_entry.c)                                 */

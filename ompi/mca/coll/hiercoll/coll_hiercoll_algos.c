@@ -192,6 +192,11 @@ static const hc_algo_t bcast_algos[] = {
     {.name = "linear", .summary = "the root sends to every rank", .plan = bcast_linear},
     {.name = "binomial", .summary = "binomial tree, largest subtree first", .plan = bcast_binomial},
     DECOMP("root to the leaders over the bridge, then every part from its leader"),
+    {.name = "offload",
+     .summary = "triggered offload (issue 10): the root's bytes down a K-nomial or K-ary tree "
+                "armed up front, in 120-byte segments pipelined independently; predefined types",
+     .usable = mca_coll_hiercoll_offload_usable,
+     .start = mca_coll_hiercoll_offload_start},
     {.name = NULL},
 };
 
@@ -445,6 +450,8 @@ static const hc_algo_t barrier_algos[] = {
      .summary = "ceil(log2 n) rounds of one zero-byte exchange",
      .plan = barrier_dissemination},
     DECOMP("part barrier, bridge barrier, part bcast of a token"),
+    OFFLOAD("triggered offload (issue 10): a zero-byte allreduce armed up front, arrivals up "
+            "a K-nomial or K-ary tree and the release down"),
     {.name = NULL},
 };
 

@@ -332,8 +332,11 @@ static int hiercoll_register(void)
                "reduce): \"ucx\" (the component's own UCP worker driven by an agent thread "
                "that fires the armed chains, so the calling thread only arms and waits), "
                "\"progress\" (packets over the PML, chains fired inside Open MPI's progress, "
-               "for machines with no core to spare) or \"auto\" (ucx when UCX works on every "
-               "rank of the communicator, else progress)",
+               "for machines with no core to spare), \"ofi\" (libfabric FI_TRIGGER deferred "
+               "work on a provider that offers triggered operations: cxi, psm2, sockets; no "
+               "host thread between arming and completion) or \"auto\" (ofi where every rank "
+               "of the communicator has an FI_TRIGGER provider, else ucx when UCX works on "
+               "every rank, else progress)",
                OPAL_INFO_LVL_5, &c->offload_backend_param);
     c->offload_tree_param = "knomial";
     reg_string("offload_tree", "Tree of the triggered offload: \"knomial\" or \"kary\"",
@@ -352,6 +355,24 @@ static int hiercoll_register(void)
                "Offload: bound of each process's packet queue (packets kept before their call "
                "is armed); exceeding it is counted, never silent",
                OPAL_INFO_LVL_9, HC_NUM_INT, &c->offload_mpq, 65536, 16, INT_MAX);
+    reg_number("offload_ofi_max_triggered",
+               "ofi backend: the most triggered operations the NIC holds (e.g. cxi's limit); a "
+               "quarter of it is each call's budget and calls that need more run on the "
+               "progress transport (0: only the provider's counter limit)",
+               OPAL_INFO_LVL_6, HC_NUM_INT, &c->offload_ofi_max_triggered, 0, 0, INT_MAX);
+#if HIERCOLL_HAVE_OFI
+    c->offload_ofi_built = "yes";
+#else
+    c->offload_ofi_built = "no";
+#endif
+    (void) mca_base_component_var_register(
+        self(), "offload_ofi_built",
+        "Whether this build has the offload's ofi backend (libfabric FI_TRIGGER): \"yes\" or "
+        "\"no\" (configure found no libfabric, or --without-libfabric)",
+        MCA_BASE_VAR_TYPE_STRING, NULL, 0,
+        MCA_BASE_VAR_FLAG_DEFAULT_ONLY, OPAL_INFO_LVL_3, MCA_BASE_VAR_SCOPE_CONSTANT,
+        &c->offload_ofi_built);
+
     c->offload_wait_progress = true;
     (void) mca_base_component_var_register(
         self(), "offload_wait_progress",

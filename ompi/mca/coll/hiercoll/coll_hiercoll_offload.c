@@ -28,6 +28,7 @@
 
 #include "coll_hiercoll.h"
 #include "coll_hiercoll_offload.h"
+#include "coll_hiercoll_trig_bcast.h"
 
 /* The progress transport's tag, in the range no Open MPI component in
  * this build uses (hcoll's). */
@@ -38,8 +39,10 @@
 typedef struct hc_offload {
     mca_coll_hiercoll_module_t *m;
     ompi_communicator_t *comm;
-    int kind;                 /* HC_OL_UCX or HC_OL_PROGRESS; 0: not opened; -1: failed */
+    int kind;              /* HC_OL_UCX, _PROGRESS or _OFI; 0: not opened; -1: failed */
     int backend, tree, radix; /* the parameters, or the communicator's info keys */
+    hcf_chan_t *fchan;     /* ofi: the channel (calls that do not fit use chan) */
+    bool prog_ofi;         /* blocking: the cached program fits the ofi budget */
     hc_ol_engine_t *eng;
     hct_chan_t *chan;
     uint16_t seq;    /* next blocking/nonblocking port */
@@ -67,6 +70,8 @@ typedef struct hc_ol_req {
     const void *input;
     void *output;
     hct_port_t *port;
+    hcf_port_t *fport;     /* ofi: the armed port instead of port */
+    bool ofi;              /* ofi: the program fits the budget */
     uint16_t pbase, gen;
     bool persistent, active;
     opal_list_item_t item; /* in ol.active */
@@ -105,10 +110,11 @@ void mca_coll_hiercoll_offload_params(void)
         c->offload_backend = HC_OL_UCX;
     } else if (0 == strcmp(b, "progress")) {
         c->offload_backend = HC_OL_PROGRESS;
+    } else if (0 == strcmp(b, "ofi")) {
+        c->offload_backend = HC_OL_OFI;
     } else {
-        mca_coll_hiercoll_param_error("coll_hiercoll_offload_backend=\"%s\" is not one of ucx, "
-                                      "progress, auto; using auto",
-                                      b);
+        mca_coll_hiercoll_param_error("coll_hiercoll_offload_backend=\"%s\" is not one of ofi, "
+                                      "ucx, progress, auto; using auto", b);
         c->offload_backend = HC_OL_AUTO;
     }
     const char *t = c->offload_tree_param ? c->offload_tree_param : "knomial";
@@ -147,6 +153,7 @@ static void read_info(hc_offload_t *o)
         && flag) {
         o->backend = 0 == strcmp(val, "ucx")        ? HC_OL_UCX
                      : 0 == strcmp(val, "progress") ? HC_OL_PROGRESS
+                     : 0 == strcmp(val, "ofi")      ? HC_OL_OFI
                                                     : HC_OL_AUTO;
     }
     if (OPAL_SUCCESS == opal_info_get(info, "hiercoll_offload_tree", sizeof(val) - 1, val, &flag)
@@ -234,11 +241,31 @@ static int type_of(ompi_datatype_t *dt)
 bool mca_coll_hiercoll_offload_usable(const hc_call_t *c)
 {
     mca_coll_hiercoll_component_t *mc = &mca_coll_hiercoll_component;
-    if ((HC_ALLREDUCE != c->coll && HC_REDUCE != c->coll) || OMPI_COMM_IS_INTER(c->comm)) {
+    if ((HC_ALLREDUCE != c->coll && HC_REDUCE != c->coll && HC_BCAST != c->coll
+         && HC_BARRIER != c->coll)
+        || OMPI_COMM_IS_INTER(c->comm)) {
         return false;
     }
     if (NULL != c->module->offload && 0 == c->module->offload->kind) {
         return false; /* opening: the wire-up's own collectives */
+    }
+    if (HC_BARRIER == c->coll) {
+        return c->comm->c_contextid <= 0xffff && c->size <= 0xffff;
+    }
+    /* bcast: bytes of a predefined type.  The answer must be the same on
+     * every rank: a bcast whose ranks pass different datatypes of one
+     * signature (a predefined type here, a derived one there) must not force
+     * this algorithm (packing derived types is not done yet). */
+    if (HC_BCAST == c->coll) {
+        size_t es = 0;
+        if (NULL == c->rtype || !ompi_datatype_is_predefined(c->rtype)) {
+            return false;
+        }
+        ompi_datatype_type_size(c->rtype, &es);
+        size_t bytes = (size_t) c->rcount * es;
+        return c->rcount >= 0 && bytes <= mc->offload_max_bytes
+               && (bytes + HCT_PAYLOAD - 1) / HCT_PAYLOAD < 0xffff
+               && c->comm->c_contextid <= 0xffff && c->size <= 0xffff;
     }
     int op = op_of(c->op), type = type_of(c->rtype);
     if (op < 0 || type < 0 || !hct_alu_supports((hct_op_t) op, (hct_type_t) type)) {
@@ -351,8 +378,24 @@ static void complete_req(hc_ol_req_t *r)
 {
     r->active = false;
     r->port = NULL;
-    r->super.req_status.MPI_ERROR = OMPI_SUCCESS;
-    ompi_request_complete(&r->super, true);
+    r->fport = NULL;
+    ompi_request_complete(&r->super, true); /* MPI_ERROR: set at begin, or by req_finished */
+}
+
+/* Is a request's port done (and disarmed)?  An ofi port that failed
+ * completes the request with an error. */
+static bool req_finished(hc_ol_req_t *r)
+{
+#if HIERCOLL_HAVE_OFI
+    if (NULL != r->fport) {
+        int d = mca_coll_hiercoll_ofi_finished(r->fport);
+        if (d < 0) {
+            r->super.req_status.MPI_ERROR = OMPI_ERROR;
+        }
+        return 0 != d;
+    }
+#endif
+    return port_finished(r->ol, r->port);
 }
 
 static int offload_progress(void)
@@ -378,7 +421,7 @@ static int offload_progress(void)
         for (it = opal_list_get_first(&ol.active); it != opal_list_get_end(&ol.active); it = next) {
             next = opal_list_get_next(it);
             hc_ol_req_t *r = ITEM_OF(it, hc_ol_req_t, item);
-            if (port_finished(r->ol, r->port)) {
+            if (req_finished(r)) {
                 opal_list_remove_item(&ol.active, it);
                 ol.nactive--;
 #if HIERCOLL_HAVE_UCX
@@ -448,8 +491,20 @@ static hc_offload_t *offload_of(mca_coll_hiercoll_module_t *m, ompi_communicator
     lists_up();
     read_info(o);
     int want = o->backend;
+    bool ofi = false;
+#if HIERCOLL_HAVE_OFI
+    /* ofi first where asked or auto; it keeps a progress channel for the
+     * calls that do not fit the provider's budget */
+    if ((HC_OL_OFI == want || HC_OL_AUTO == want) && ompi_comm_size(comm) > 1) {
+        ofi = OMPI_SUCCESS == mca_coll_hiercoll_ofi_open(m, &o->fchan);
+    }
+#else
+    if (HC_OL_OFI == want && 0 == ompi_comm_rank(comm)) {
+        mca_coll_hiercoll_log(1, "offload: built without libfabric, no ofi backend");
+    }
+#endif
 #if HIERCOLL_HAVE_UCX
-    if (HC_OL_PROGRESS != want && ompi_comm_size(comm) > 1) {
+    if (!ofi && HC_OL_PROGRESS != want && ompi_comm_size(comm) > 1) {
         if (OMPI_SUCCESS == mca_coll_hiercoll_ucx_open(m, &o->chan, &o->eng)) {
             o->kind = HC_OL_UCX;
             return o;
@@ -478,7 +533,7 @@ static hc_offload_t *offload_of(mca_coll_hiercoll_module_t *m, ompi_communicator
         return NULL;
     }
     o->eng = &ol.prog;
-    o->kind = HC_OL_PROGRESS;
+    o->kind = ofi ? HC_OL_OFI : HC_OL_PROGRESS;
     for (int i = 0; i < HC_OL_NRECV; ++i) {
         post_recv(o, i);
     }
@@ -495,7 +550,12 @@ void mca_coll_hiercoll_offload_free(mca_coll_hiercoll_module_t *m)
         return;
     }
     m->offload = NULL;
-    if (HC_OL_PROGRESS == o->kind) {
+#if HIERCOLL_HAVE_OFI
+    if (HC_OL_OFI == o->kind) {
+        mca_coll_hiercoll_ofi_close(o->fchan);
+    }
+#endif
+    if (HC_OL_PROGRESS == o->kind || HC_OL_OFI == o->kind) {
         opal_list_remove_item(&ol.chans, &o->item);
         for (int i = 0; i < HC_OL_NRECV; ++i) {
             if (NULL != o->rreq[i]) {
@@ -520,6 +580,9 @@ void mca_coll_hiercoll_offload_free(mca_coll_hiercoll_module_t *m)
 
 void mca_coll_hiercoll_offload_fini(void)
 {
+#if HIERCOLL_HAVE_OFI
+    mca_coll_hiercoll_ofi_fini();
+#endif
 #if HIERCOLL_HAVE_UCX
     mca_coll_hiercoll_ucx_fini();
 #endif
@@ -546,16 +609,57 @@ void mca_coll_hiercoll_offload_fini(void)
 /* Calls                                                                */
 /* ------------------------------------------------------------------ */
 
-static int plan(const hc_offload_t *o, hct_prog_t *p, const hc_call_t *c)
+static int plan_rank(const hc_offload_t *o, hct_prog_t *p, const hc_call_t *c, int rank)
 {
     hct_op_t op = (hct_op_t) op_of(c->op);
     hct_type_t type = (hct_type_t) type_of(c->rtype);
+    if (HC_BCAST == c->coll || HC_BARRIER == c->coll) {
+        size_t es = 0;
+        if (HC_BCAST == c->coll) {
+            ompi_datatype_type_size(c->rtype, &es);
+        }
+        int rc = HC_BCAST == c->coll ? hct_plan_bcast(p, (hct_shape_t) o->tree, o->radix, c->size,
+                                                      rank, c->root, (size_t) c->rcount * es)
+                                     : hct_plan_barrier(p, (hct_shape_t) o->tree, o->radix,
+                                                        c->size, rank);
+        return 0 == rc ? OMPI_SUCCESS : OMPI_ERR_OUT_OF_RESOURCE;
+    }
     int rc = HC_ALLREDUCE == c->coll
-                 ? hct_plan_allreduce(p, (hct_shape_t) o->tree, o->radix, c->size, c->rank, 0, op,
+                 ? hct_plan_allreduce(p, (hct_shape_t) o->tree, o->radix, c->size, rank, 0, op,
                                       type, (size_t) c->rcount)
-                 : hct_plan_reduce(p, (hct_shape_t) o->tree, o->radix, c->size, c->rank, c->root,
+                 : hct_plan_reduce(p, (hct_shape_t) o->tree, o->radix, c->size, rank, c->root,
                                    op, type, (size_t) c->rcount);
     return 0 == rc ? OMPI_SUCCESS : OMPI_ERR_OUT_OF_RESOURCE;
+}
+
+static int plan(const hc_offload_t *o, hct_prog_t *p, const hc_call_t *c)
+{
+    return plan_rank(o, p, c, c->rank);
+}
+
+/* ofi: does this call fit the provider's budget?  Decided on the root's
+ * program (the most children), so every rank gives the same answer. */
+static bool ofi_fits(hc_offload_t *o, const hc_call_t *c)
+{
+#if HIERCOLL_HAVE_OFI
+    if (HC_OL_OFI == o->kind) {
+        hct_prog_t rp;
+        hct_prog_init(&rp);
+        bool fits = OMPI_SUCCESS
+                    == plan_rank(o, &rp, c,
+                                 HC_REDUCE == c->coll || HC_BCAST == c->coll ? c->root : 0)
+                    && mca_coll_hiercoll_ofi_fits(o->fchan, &rp);
+        hct_prog_fini(&rp);
+        if (!fits) {
+            mca_coll_hiercoll_log(2, "%s: offload: %d elements do not fit the ofi budget: "
+                                  "progress transport", c->comm->c_name, c->rcount);
+        }
+        return fits;
+    }
+#endif
+    (void) o;
+    (void) c;
+    return false;
 }
 
 /* The input and output vectors of this rank. */
@@ -564,6 +668,12 @@ static void vectors(const hc_call_t *c, const void **in, void **out)
     bool result = HC_ALLREDUCE == c->coll || c->rank == c->root;
     *in = c->in_place ? c->rbuf : c->sbuf;
     *out = result ? c->rbuf : NULL;
+    if (HC_BCAST == c->coll) { /* the root's buffer is the input, the others' the output */
+        *in = c->rank == c->root ? c->rbuf : NULL;
+        *out = c->rank == c->root ? NULL : c->rbuf;
+    } else if (HC_BARRIER == c->coll) {
+        *in = *out = NULL;
+    }
 }
 
 static hct_port_t *arm(hc_offload_t *o, uint16_t seq, const hct_prog_t *p, const void *in,
@@ -594,24 +704,40 @@ static int run_blocking(hc_offload_t *o, const hc_call_t *c)
 {
     hct_op_t op = (hct_op_t) op_of(c->op);
     hct_type_t type = (hct_type_t) type_of(c->rtype);
-    int root = HC_REDUCE == c->coll ? c->root : 0;
+    int root = HC_REDUCE == c->coll || HC_BCAST == c->coll ? c->root : 0;
+    size_t es = 1; /* bcast: the key counts bytes (any predefined type) */
+    if (HC_BCAST == c->coll) {
+        ompi_datatype_type_size(c->rtype, &es);
+    }
+    size_t kcount = (size_t) c->rcount * es;
     if (!o->prog_valid || o->key_coll != (int) c->coll || o->key_root != root
-        || o->key_count != (size_t) c->rcount || o->key_op != op || o->key_type != type) {
+        || o->key_count != kcount || o->key_op != op || o->key_type != type) {
         o->prog_valid = false;
         int rc = plan(o, &o->prog, c);
         if (OMPI_SUCCESS != rc) {
             return rc;
         }
         o->prog_valid = true;
+        o->prog_ofi = ofi_fits(o, c);
         o->key_coll = (int) c->coll;
         o->key_root = root;
-        o->key_count = (size_t) c->rcount;
+        o->key_count = kcount;
         o->key_op = op;
         o->key_type = type;
     }
     const void *in;
     void *out;
     vectors(c, &in, &out);
+#if HIERCOLL_HAVE_OFI
+    if (o->prog_ofi) {
+        hcf_port_t *fp = mca_coll_hiercoll_ofi_arm(o->fchan, next_seq(o), &o->prog, in, out);
+        int d = 0;
+        while (NULL != fp && 0 == (d = mca_coll_hiercoll_ofi_finished(fp))) {
+            opal_progress();
+        }
+        return NULL != fp && d > 0 ? OMPI_SUCCESS : OMPI_ERROR;
+    }
+#endif
     hct_port_t *port = arm(o, next_seq(o), &o->prog, in, out);
     if (NULL == port) {
         return OMPI_ERR_OUT_OF_RESOURCE;
@@ -665,14 +791,19 @@ static int req_begin(hc_ol_req_t *r, uint16_t seq)
     r->super.req_state = OMPI_REQUEST_ACTIVE;
     r->super.req_complete = REQUEST_PENDING;
     r->super.req_status.MPI_ERROR = OMPI_SUCCESS;
-    r->port = arm(r->ol, seq, &r->prog, r->input, r->output);
-    if (NULL == r->port) {
+#if HIERCOLL_HAVE_OFI
+    if (r->ofi) {
+        r->fport = mca_coll_hiercoll_ofi_arm(r->ol->fchan, seq, &r->prog, r->input, r->output);
+    } else
+#endif
+        r->port = arm(r->ol, seq, &r->prog, r->input, r->output);
+    if (NULL == r->port && NULL == r->fport) {
         r->super.req_status.MPI_ERROR = OMPI_ERR_OUT_OF_RESOURCE;
         ompi_request_complete(&r->super, true);
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
     r->active = true;
-    if (port_finished(r->ol, r->port)) {
+    if (req_finished(r)) {
         complete_req(r);
         return OMPI_SUCCESS;
     }
@@ -731,6 +862,7 @@ int mca_coll_hiercoll_offload_start(hc_call_t *c, ompi_request_t **request,
     hct_prog_init(&r->prog);
     vectors(c, &r->input, &r->output);
     int rc = plan(o, &r->prog, c);
+    r->ofi = OMPI_SUCCESS == rc && ofi_fits(o, c);
     if (OMPI_SUCCESS != rc) {
         ompi_request_t *rp = &r->super;
         req_free(&rp);

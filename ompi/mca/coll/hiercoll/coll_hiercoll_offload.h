@@ -21,10 +21,11 @@
 
 #include "coll_hiercoll.h"
 #include "coll_hiercoll_trig.h"
+#include "coll_hiercoll_ofi_trig.h"
 
 BEGIN_C_DECLS
 
-enum { HC_OL_AUTO = 0, HC_OL_UCX = 1, HC_OL_PROGRESS = 2 };
+enum { HC_OL_AUTO = 0, HC_OL_UCX = 1, HC_OL_PROGRESS = 2, HC_OL_OFI = 3 };
 
 /* A transport's engine with the lock that serializes it. */
 typedef struct hc_ol_engine {
@@ -50,6 +51,22 @@ void mca_coll_hiercoll_ucx_kick(void);
 int mca_coll_hiercoll_ucx_help(void);
 void mca_coll_hiercoll_ucx_helped(void); /* the caller's wait is over */
 void mca_coll_hiercoll_ucx_fini(void);
+#endif
+
+#if HIERCOLL_HAVE_OFI
+/* The ofi backend (coll_hiercoll_ofi.c): programs as FI_TRIGGER deferred
+ * work.  open: collective, through m->prev's allgather; every rank returns
+ * the same verdict.  fits: does a program (planned for the ROOT, so every
+ * rank decides alike) fit the provider's per-port budget; calls that do
+ * not run on the progress transport.  finished: 1 done (disarmed), 0 not
+ * yet, -1 failed. */
+int mca_coll_hiercoll_ofi_open(mca_coll_hiercoll_module_t *m, hcf_chan_t **chan);
+bool mca_coll_hiercoll_ofi_fits(hcf_chan_t *chan, const hct_prog_t *bound);
+hcf_port_t *mca_coll_hiercoll_ofi_arm(hcf_chan_t *chan, uint16_t seq, const hct_prog_t *prog,
+                                      const void *in, void *out);
+int mca_coll_hiercoll_ofi_finished(hcf_port_t *port);
+void mca_coll_hiercoll_ofi_close(hcf_chan_t *chan);
+void mca_coll_hiercoll_ofi_fini(void);
 #endif
 
 END_C_DECLS
