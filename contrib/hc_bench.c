@@ -32,6 +32,7 @@
  *                      is Open MPI's default stack less hiercoll (preference
  *                      "^hiercoll": han, tuned... as Open MPI selects them)
  *   --min B --max B    bytes per rank (powers of two between; default 8..1M)
+ *   --sizes L          bytes per rank, a comma-separated list instead (e.g. 8,48)
  *   --iters N          calls per trial (default: scaled with the size)
  *   --trials N         trials per contender and size (default 7)
  *   --root R           root of rooted collectives (default 0)
@@ -41,6 +42,15 @@
  *   --nonblocking      the i-form followed by MPI_Wait
  *   --info K=V         an info key for hiercoll's communicator (repeatable),
  *                      e.g. hiercoll_allreduce_algorithm=rhrd
+ *   --variant L:K=V,.. one more hiercoll contender named L, whose communicator
+ *                      takes these info keys (repeatable), e.g.
+ *                      ucx-kary4:hiercoll_allreduce_algorithm=offload,
+ *                      hiercoll_offload_backend=ucx,hiercoll_offload_tree=kary,
+ *                      hiercoll_offload_radix=4
+ *   --overlap          allreduce/reduce only: per contender, the nonblocking
+ *                      call's latency t_call, then MPI_I<coll> + a compute
+ *                      loop of about 2 t_call (no MPI call) + MPI_Wait:
+ *                      overlap = 1 - (t_total - t_compute) / t_call
  *   --csv FILE         size,contender,latency_us,ratio rows
  *   --png FILE         a plot of the latencies (gnuplot)
  *   --report LIST      the administrator's table (see below): for each
@@ -82,7 +92,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAXC 8
+#define MAXC 20
 
 typedef struct contender {
     char name[32];
@@ -267,6 +277,41 @@ static double trial(bench_t *b, MPI_Comm comm, long bytes, int iters)
     return tmax * 1e6;
 }
 
+/* --overlap: a compute loop of `work` steps (no MPI call). */
+static volatile double sink;
+static void compute(long work)
+{
+    double x = 1.0;
+    for (long i = 0; i < work; ++i) {
+        x = x * 1.0000001 + 1e-9;
+    }
+    sink = x;
+}
+
+/* Average seconds (slowest rank) of `iters` rounds of: start the
+ * nonblocking collective (start != 0), compute `work` steps, wait. */
+static double overlap_round(bench_t *b, MPI_Comm comm, long bytes, int iters, long work,
+                            int start)
+{
+    int n = elems(b, bytes);
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t = MPI_Wtime();
+    for (int i = 0; i < iters; ++i) {
+        MPI_Request rq = MPI_REQUEST_NULL;
+        if (start && !strcmp(b->coll, "reduce")) {
+            MPI_Ireduce(b->sbuf, b->rbuf, n, MPI_DOUBLE, MPI_SUM, b->root, comm, &rq);
+        } else if (start) {
+            MPI_Iallreduce(b->sbuf, b->rbuf, n, MPI_DOUBLE, MPI_SUM, comm, &rq);
+        }
+        compute(work);
+        MPI_Wait(&rq, MPI_STATUS_IGNORE);
+    }
+    t = (MPI_Wtime() - t) / iters;
+    double tmax;
+    MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return tmax;
+}
+
 static int cmp_double(const void *x, const void *y)
 {
     double a = *(const double *) x, c = *(const double *) y;
@@ -334,6 +379,7 @@ static void usage(void)
     printf("usage: mpirun -np N hc_bench [--coll NAME] [--against LIST] [--min B] [--max B]\n"
            "         [--iters N] [--trials N] [--root R] [--layout contiguous|reversed]\n"
            "         [--nonblocking] [--info K=V]... [--csv FILE] [--png FILE] [--traffic K]\n"
+           "         [--sizes B,B...] [--variant LABEL:K=V,K=V]... [--overlap]\n"
            "       mpirun -np N hc_bench --report bcast,reduce,allreduce,barrier [--min B]\n"
            "         [--max B] [--trials N] [--trial-ms T] [--algos A,B] [--control]\n"
            "         [--csv FILE]\n"
@@ -570,8 +616,9 @@ int main(int argc, char **argv)
     const char *against = NULL, *csv = NULL, *png = NULL, *report_list = NULL, *algos = NULL;
     double trial_ms = 2;
     int control = 0;
-    char *infos[16];
-    int ninfo = 0;
+    char *infos[16], *variants[MAXC];
+    int ninfo = 0, nvar = 0, overlap = 0;
+    const char *size_list = NULL;
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : "";
         if (!strcmp(a, "--coll")) {
@@ -596,6 +643,12 @@ int main(int argc, char **argv)
             b.traffic = atoi(v), ++i;
         } else if (!strcmp(a, "--info") && ninfo < 16) {
             infos[ninfo++] = argv[++i];
+        } else if (!strcmp(a, "--variant") && nvar < MAXC - 2) {
+            variants[nvar++] = argv[++i];
+        } else if (!strcmp(a, "--sizes")) {
+            size_list = v, ++i;
+        } else if (!strcmp(a, "--overlap")) {
+            overlap = 1;
         } else if (!strcmp(a, "--csv")) {
             csv = v, ++i;
         } else if (!strcmp(a, "--png")) {
@@ -655,6 +708,22 @@ int main(int argc, char **argv)
     snprintf(cs[nc].name, sizeof(cs[nc].name), "hiercoll");
     cs[nc].comm = contender_comm("hiercoll", infos, ninfo);
     ++nc;
+    for (int v = 0; v < nvar; ++v) {
+        char spec[1024], *kv[16], *sv = NULL;
+        int nkv = 0;
+        snprintf(spec, sizeof(spec), "%s", variants[v]);
+        char *colon = strchr(spec, ':');
+        if (NULL == colon) {
+            die("--variant wants LABEL:KEY=VALUE,...");
+        }
+        *colon = 0;
+        for (char *t = strtok_r(colon + 1, ",", &sv); t && nkv < 16; t = strtok_r(NULL, ",", &sv)) {
+            kv[nkv++] = t;
+        }
+        snprintf(cs[nc].name, sizeof(cs[nc].name), "%s", spec);
+        cs[nc].comm = contender_comm("hiercoll", kv, nkv);
+        ++nc;
+    }
     char list[256];
     snprintf(list, sizeof(list), "%s", against ? against : (b.traffic >= 0 ? "" : "tuned"));
     char *save = NULL;
@@ -677,7 +746,14 @@ int main(int argc, char **argv)
 
     long sizes[64];
     int ns = 0;
-    for (long s = b.min; s <= b.max && ns < 64; s = s ? s * 2 : 1) {
+    if (NULL != size_list) {
+        char sl[512], *sv = NULL;
+        snprintf(sl, sizeof(sl), "%s", size_list);
+        for (char *t = strtok_r(sl, ",", &sv); t && ns < 64; t = strtok_r(NULL, ",", &sv)) {
+            sizes[ns++] = parse_size(t);
+        }
+    }
+    for (long s = b.min; NULL == size_list && s <= b.max && ns < 64; s = s ? s * 2 : 1) {
         sizes[ns++] = s;
         if (0 == s && b.max == 0) {
             break;
@@ -712,6 +788,70 @@ int main(int argc, char **argv)
         }
         if (MPI_COMM_WORLD != base_comm) {
             MPI_Comm_free(&base_comm);
+        }
+        MPI_Finalize();
+        return 0;
+    }
+
+    if (overlap) {
+        /* per size: t_call (nonblocking call + wait), then the overlap */
+        if (!!strcmp(b.coll, "allreduce") && !!strcmp(b.coll, "reduce")) {
+            die("--overlap: allreduce or reduce");
+        }
+        b.nonblocking = 1;
+        if (0 == b.rank) {
+            printf("# hc_bench --overlap %s, np %d, %d trials (median of each): t_call, "
+                   "t_compute (about 2 t_call, no MPI call), t_total (start, compute, wait), "
+                   "overlap = 1 - (t_total - t_compute) / t_call\n",
+                   b.coll, b.size, b.trials);
+            printf("%10s %-22s %10s %10s %10s %8s\n", "bytes", "contender", "t_call_us",
+                   "t_comp_us", "t_total_us", "overlap");
+        }
+        /* steps of the compute loop per second: the fastest of several
+         * short runs (a shared machine preempts the long ones) */
+        double rate = 0;
+        for (int k = 0; k < 20; ++k) {
+            double t0 = MPI_Wtime();
+            compute(200000);
+            double r = 200000 / (MPI_Wtime() - t0);
+            rate = r > rate ? r : rate;
+        }
+        MPI_Bcast(&rate, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+        for (int si = 0; si < ns; ++si) {
+            long bytes = sizes[si];
+            int iters = b.iters_fixed > 0 ? b.iters_fixed : 200;
+            fill(&b, bytes);
+            double tc[MAXC][64], tp[MAXC][64], tt[MAXC][64];
+            long work[MAXC];
+            for (int c = 0; c < nc; ++c) {
+                double x[64];
+                for (int k = 0; k < b.trials; ++k) {
+                    x[k] = trial(&b, cs[c].comm, bytes, iters);
+                }
+                qsort(x, (size_t) b.trials, sizeof(double), cmp_double);
+                work[c] = (long) (2 * x[b.trials / 2] * 1e-6 * rate);
+            }
+            for (int k = 0; k < b.trials; ++k) {
+                for (int c = 0; c < nc; ++c) {
+                    tc[c][k] = trial(&b, cs[c].comm, bytes, iters);
+                    tp[c][k] = 1e6 * overlap_round(&b, cs[c].comm, bytes, iters, work[c], 0);
+                    tt[c][k] = 1e6 * overlap_round(&b, cs[c].comm, bytes, iters, work[c], 1);
+                }
+            }
+            for (int c = 0; c < nc; ++c) {
+                qsort(tc[c], (size_t) b.trials, sizeof(double), cmp_double);
+                qsort(tp[c], (size_t) b.trials, sizeof(double), cmp_double);
+                qsort(tt[c], (size_t) b.trials, sizeof(double), cmp_double);
+                double call_ = tc[c][b.trials / 2], comp = tp[c][b.trials / 2],
+                       tot = tt[c][b.trials / 2];
+                if (0 == b.rank) {
+                    printf("%10ld %-22s %10.2f %10.2f %10.2f %8.3f\n", bytes, cs[c].name, call_,
+                           comp, tot, 1 - (tot - comp) / call_);
+                }
+            }
+        }
+        for (int c = 0; c < nc; ++c) {
+            MPI_Comm_free(&cs[c].comm);
         }
         MPI_Finalize();
         return 0;

@@ -154,6 +154,8 @@ static const cmd_t cmds[] = {
     {"gatherv", "tree gatherv/scatterv with message chains against linear", hc_cost_gatherv},
     {"rhrd", "allreduce/reduce: the patented non-power-of-two RHRD against the classic",
      hc_cost_rhrd},
+    {"offload", "triggered offload allreduce/reduce (seed 003): trees and K against the seed "
+                "and recursive doubling", hc_cost_offload},
     /* capabilities add their subcommands here */
     {NULL, NULL, NULL},
 };

@@ -36,5 +36,6 @@ void hc_cost_row(const char *what, int n, const sim_t *s);
 /* Subcommands (argc, argv after the subcommand's name). */
 int hc_cost_gatherv(int argc, char **argv);
 int hc_cost_rhrd(int argc, char **argv);
+int hc_cost_offload(int argc, char **argv);
 
 #endif

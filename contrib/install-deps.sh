@@ -8,6 +8,6 @@ export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -q
 $SUDO apt-get install -y -q --no-install-recommends \
     build-essential autoconf automake libtool pkg-config \
-    libopenmpi-dev openmpi-bin libucx-dev ucx-utils libhwloc-dev hwloc \
+    libopenmpi-dev openmpi-bin libucx-dev ucx-utils libfabric-dev libfabric-bin libhwloc-dev hwloc \
     check gnuplot-nox util-linux procps \
     mmdebstrap debian-archive-keyring

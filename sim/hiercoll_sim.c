@@ -37,8 +37,18 @@ sim_val_t sim_input(int rank)
     return v;
 }
 
+sim_val_t sim_decided(void)
+{
+    sim_val_t v = {.cnt = 1, .lo = -1, .hi = -1, .dec = true};
+    return v;
+}
+
 sim_val_t sim_combine(sim_val_t l, sim_val_t r)
 {
+    if (l.dec || r.dec) {
+        sim_val_t d = sim_decided();
+        return d;
+    }
     sim_val_t v = {.cnt = l.cnt + r.cnt, .h1 = l.h1 + r.h1, .h2 = l.h2 + r.h2,
                    .lo = -1, .hi = -1, .shift = r.shift};
     if (l.lo >= 0 && r.lo >= 0 && l.hi + 1 == r.lo) {
@@ -65,8 +75,8 @@ sim_val_t sim_shifted(sim_val_t v, int64_t shift)
 
 static bool same_val(const sim_val_t *a, const sim_val_t *b)
 {
-    return a->cnt == b->cnt && a->h1 == b->h1 && a->h2 == b->h2
-           && a->lo == b->lo && a->hi == b->hi && a->shift == b->shift;
+    return a->cnt == b->cnt && a->h1 == b->h1 && a->h2 == b->h2 && a->lo == b->lo
+           && a->hi == b->hi && a->shift == b->shift && a->dec == b->dec;
 }
 
 /* ------------------------------------------------------------------ */
@@ -124,7 +134,7 @@ static int seg_find(const segbuf_t *b, int64_t off)
 /* Pieces covering [off, off+len), undefined gaps included (cnt 0). */
 static void seg_read(const segbuf_t *b, int64_t off, int64_t len, segvec_t *out)
 {
-    static const sim_val_t undef = {0, 0, 0, -1, -1, 0};
+    static const sim_val_t undef = {.lo = -1, .hi = -1};
     int64_t pos = off, end = off + len;
     out->n = 0;
     for (int i = seg_find(b, off); i < b->n && pos < end; ++i) {
@@ -497,7 +507,7 @@ static void move_bytes(sim_t *s, int srank, int sbuf, int64_t soff, int drank,
     for (int k = 0; k < s->va.n; ++k) {
         seg_t *g = &s->va.s[k];
         g->off = g->off - soff + doff;
-        if (g->v.cnt > 0) {
+        if (g->v.cnt > 0 && !g->v.dec) {
             g->v.shift += soff - doff;
         }
     }
@@ -525,7 +535,7 @@ static void reduce_bytes(sim_t *s, int rank, int dbuf, int64_t doff, int sbuf,
             free(out.s);
             return;
         }
-        if (a->v.shift + soff != b->v.shift + doff) {
+        if (!a->v.dec && !b->v.dec && a->v.shift + soff != b->v.shift + doff) {
             fail(s, "rank %d: reduce combines different elements (bytes %lld and %lld)",
                  rank, (long long) (soff + t + a->v.shift), (long long) (doff + t + b->v.shift));
             free(out.s);
@@ -792,6 +802,10 @@ const char *sim_expect(sim_t *s, int rank, int buf, int64_t off, int64_t len,
         const char *what = NULL;
         if (0 == g->v.cnt) {
             what = "undefined";
+        } else if (g->v.dec != want.dec) {
+            what = want.dec ? "not the decided value" : "decided, but no rank decided";
+        } else if (want.dec) {
+            continue;
         } else if (g->v.cnt != want.cnt) {
             what = "wrong number of contributions";
         } else if (g->v.h1 != want.h1 || g->v.h2 != want.h2) {
@@ -834,4 +848,429 @@ sim_summary_t sim_summarize(const sim_t *s)
 #undef MAXV
     }
     return m;
+}
+
+/* ------------------------------------------------------------------ */
+/* Early exit: an event simulation in time                             */
+/* ------------------------------------------------------------------ */
+
+typedef struct early_msg {
+    int src, sop; /* sender and its send op */
+    int dst, rop; /* receiver and its receive op */
+    double arrival;
+    bool posted, arrived, dec;
+    segvec_t data; /* payload, positions relative to the range start */
+} early_msg_t;
+
+typedef struct early_ev {
+    double t;
+    int dec_first; /* at one instant: decided payloads (0), starts (1), others (2) */
+    int64_t seq;
+    int msg; /* a message, or -1 - rank: the rank starts */
+} early_ev_t;
+
+typedef struct early {
+    early_msg_t *msgs;
+    int nmsgs;
+    int *of_op;  /* per rank: base index into op_msg */
+    int *op_msg; /* message of (rank, op), -1 for local ops */
+    early_ev_t *heap;
+    int nheap, heap_cap;
+    int64_t seq;
+    bool *done, *started;
+    int *pending; /* receives of the current round not yet arrived */
+    int *posted;  /* the last round whose sends are posted */
+} early_t;
+
+static bool ev_less(const early_ev_t *a, const early_ev_t *b)
+{
+    if (a->t != b->t) {
+        return a->t < b->t;
+    }
+    if (a->dec_first != b->dec_first) {
+        return a->dec_first < b->dec_first;
+    }
+    return a->seq < b->seq;
+}
+
+static void ev_push(early_t *e, early_ev_t ev)
+{
+    if (e->nheap == e->heap_cap) {
+        e->heap_cap = e->heap_cap ? 2 * e->heap_cap : 64;
+        e->heap = realloc(e->heap, (size_t) e->heap_cap * sizeof(*e->heap));
+        if (NULL == e->heap) {
+            abort();
+        }
+    }
+    int i = e->nheap++;
+    ev.seq = e->seq++;
+    while (i > 0 && ev_less(&ev, &e->heap[(i - 1) / 2])) {
+        e->heap[i] = e->heap[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    e->heap[i] = ev;
+}
+
+static early_ev_t ev_pop(early_t *e)
+{
+    early_ev_t top = e->heap[0], last = e->heap[--e->nheap];
+    int i = 0;
+    for (;;) {
+        int c = 2 * i + 1;
+        if (c >= e->nheap) {
+            break;
+        }
+        if (c + 1 < e->nheap && ev_less(&e->heap[c + 1], &e->heap[c])) {
+            ++c;
+        }
+        if (!ev_less(&e->heap[c], &last)) {
+            break;
+        }
+        e->heap[i] = e->heap[c];
+        i = c;
+    }
+    if (e->nheap > 0) {
+        e->heap[i] = last;
+    }
+    return top;
+}
+
+/* Is [off, off+len) of a rank's buffer decided in every byte? */
+static bool range_decided(sim_t *s, int rank, int buf, int64_t off, int64_t len)
+{
+    seg_read(bufof(s, rank, buf), off, len, &s->va);
+    for (int k = 0; k < s->va.n; ++k) {
+        if (0 == s->va.s[k].v.cnt || !s->va.s[k].v.dec) {
+            return false;
+        }
+    }
+    return s->va.n > 0;
+}
+
+/* Post a send: its payload is the source range now, or the decided value. */
+static void early_send(sim_t *s, early_t *e, int rank, int i, bool decided)
+{
+    const hcp_plan_t *p = &s->plans[rank];
+    const hcp_op_t *op = &p->ops[i];
+    early_msg_t *m = &e->msgs[e->op_msg[e->of_op[rank] + i]];
+    int64_t bytes = range_bytes(p, op->buf, op->count);
+    double depart = s->clock[rank] > s->nic_free[rank] ? s->clock[rank] : s->nic_free[rank];
+    s->nic_free[rank] = depart + s->model.o + s->model.beta * (double) bytes;
+    m->arrival = s->nic_free[rank] + s->model.alpha;
+    m->posted = true;
+    s->st[rank].msgs_sent++;
+    s->st[rank].bytes_sent += bytes;
+    m->data.n = 0;
+    if (s->track) {
+        if (decided) {
+            sim_val_t d = sim_decided();
+            vec_push(&m->data, 0, bytes, &d);
+        } else {
+            int64_t soff = hcp_bytes(p, op->buf, op->off);
+            seg_read(bufof(s, rank, op->buf), soff, bytes, &s->va);
+            for (int k = 0; k < s->va.n; ++k) {
+                seg_t g = s->va.s[k];
+                if (g.v.cnt > 0 && !g.v.dec) {
+                    g.v.shift += soff;
+                }
+                vec_push(&m->data, g.off - soff, g.len, &g.v);
+            }
+        }
+    }
+    bool all_dec = m->data.n > 0;
+    for (int k = 0; k < m->data.n; ++k) {
+        all_dec = all_dec && m->data.s[k].v.dec;
+    }
+    m->dec = all_dec;
+    early_ev_t ev = {.t = m->arrival, .dec_first = all_dec ? 0 : 2, .msg = (int) (m - e->msgs)};
+    ev_push(e, ev);
+}
+
+static void early_decide(sim_t *s, early_t *e, int rank)
+{
+    const hcp_plan_t *p = &s->plans[rank];
+    e->done[rank] = true;
+    s->st[rank].early = true;
+    int first = e->posted[rank] < 0 ? 0 : p->round_end[e->posted[rank]];
+    for (int i = first; i < p->nops; ++i) {
+        if (HCP_SEND == p->ops[i].kind) {
+            early_send(s, e, rank, i, true);
+        }
+    }
+    if (p->sc_out && s->track) {
+        sim_set(s, rank, HCP_RBUF, 0, hcp_bytes(p, HCP_RBUF, p->sc_count), sim_decided());
+    }
+    s->st[rank].t_end = s->clock[rank];
+}
+
+/* Post round r's sends and count its receives still to come. */
+static void early_post(sim_t *s, early_t *e, int rank)
+{
+    const hcp_plan_t *p = &s->plans[rank];
+    int r = s->round[rank];
+    e->pending[rank] = 0;
+    e->posted[rank] = r;
+    s->t_post[rank] = s->clock[rank];
+    for (int i = hcp_round_begin(p, r); i < p->round_end[r]; ++i) {
+        if (HCP_SEND == p->ops[i].kind) {
+            early_send(s, e, rank, i, false);
+        } else if (HCP_RECV == p->ops[i].kind) {
+            early_msg_t *m = &e->msgs[e->op_msg[e->of_op[rank] + i]];
+            if (!m->arrived) {
+                e->pending[rank]++;
+            } else if (m->arrival > s->clock[rank]) {
+                s->clock[rank] = m->arrival;
+            }
+        }
+    }
+    s->round_send_done[rank] = s->nic_free[rank];
+}
+
+/* Complete rounds while their receives are in; decide when the running
+ * result is decided. */
+static void early_progress(sim_t *s, early_t *e, int rank)
+{
+    const hcp_plan_t *p = &s->plans[rank];
+    while (!e->done[rank] && 0 == e->pending[rank] && !s->err[0]) {
+        int r = s->round[rank];
+        double t = s->clock[rank];
+        if (s->round_send_done[rank] > t) {
+            t = s->round_send_done[rank];
+        }
+        int last_reduce = -1;
+        for (int i = hcp_round_begin(p, r); i < p->round_end[r] && !s->err[0]; ++i) {
+            const hcp_op_t *op = &p->ops[i];
+            int64_t bytes = range_bytes(p, op->buf, op->count);
+            if (HCP_RECV == op->kind) {
+                early_msg_t *m = &e->msgs[e->op_msg[e->of_op[rank] + i]];
+                int64_t doff = hcp_bytes(p, op->buf, op->off);
+                segvec_t *d = &m->data;
+                for (int k = 0; k < d->n; ++k) {
+                    d->s[k].off += doff;
+                    if (d->s[k].v.cnt > 0 && !d->s[k].v.dec) {
+                        d->s[k].v.shift -= doff;
+                    }
+                }
+                if (s->track) {
+                    seg_write(bufof(s, rank, op->buf), doff, bytes, d, &s->vc);
+                }
+            } else if (HCP_COPY == op->kind) {
+                int64_t doff = hcp_bytes(p, op->buf, op->off);
+                int64_t soff = hcp_bytes(p, op->sbuf, op->soff);
+                if (op->buf != op->sbuf || doff != soff) {
+                    move_bytes(s, rank, op->sbuf, soff, rank, op->buf, doff, bytes);
+                    s->st[rank].bytes_copied += bytes;
+                    t += s->model.delta * (double) bytes;
+                }
+            } else if (HCP_REDUCE == op->kind) {
+                reduce_bytes(s, rank, op->buf, hcp_bytes(p, op->buf, op->off), op->sbuf,
+                             hcp_bytes(p, op->sbuf, op->soff), bytes);
+                s->st[rank].bytes_reduced += bytes;
+                t += s->model.gamma * (double) bytes;
+                if (op->flags & HCP_F_RUNNING) {
+                    last_reduce = i;
+                }
+            }
+        }
+        s->clock[rank] = t;
+        s->round[rank]++;
+        s->st[rank].rounds++;
+        if (last_reduce >= 0) {
+            const hcp_op_t *op = &p->ops[last_reduce];
+            if (range_decided(s, rank, op->buf, hcp_bytes(p, op->buf, op->off),
+                              range_bytes(p, op->buf, op->count))) {
+                early_decide(s, e, rank);
+                return;
+            }
+        }
+        if (s->round[rank] >= p->nrounds) {
+            e->done[rank] = true;
+            s->st[rank].t_end = t;
+            return;
+        }
+        early_post(s, e, rank);
+    }
+}
+
+static void early_free(early_t *e)
+{
+    for (int k = 0; k < e->nmsgs; ++k) {
+        free(e->msgs[k].data.s);
+    }
+    free(e->msgs);
+    free(e->of_op);
+    free(e->op_msg);
+    free(e->heap);
+    free(e->done);
+    free(e->started);
+    free(e->pending);
+    free(e->posted);
+}
+
+/* Pair every send with its receive: the k-th send from a to b in plan
+ * order meets the k-th receive from a posted by b (all receives are
+ * posted at once, in plan order, and sends go out in plan order). */
+static int early_match(sim_t *s, early_t *e)
+{
+    int total = 0;
+    for (int r = 0; r < s->n; ++r) {
+        e->of_op[r] = total;
+        total += s->plans[r].nops;
+    }
+    e->op_msg = malloc(sizeof(int) * (size_t) (total + 1));
+    e->msgs = calloc((size_t) total + 1, sizeof(early_msg_t));
+    if (NULL == e->op_msg || NULL == e->msgs) {
+        abort();
+    }
+    for (int k = 0; k < total; ++k) {
+        e->op_msg[k] = -1;
+    }
+    /* receives first: a queue per (src, dst) of receive ops */
+    for (int r = 0; r < s->n; ++r) {
+        const hcp_plan_t *p = &s->plans[r];
+        for (int i = 0; i < p->nops; ++i) {
+            if (HCP_RECV == p->ops[i].kind) {
+                posted_t me = {r, i, 0};
+                q_push(pair_get(s, p->ops[i].peer, r), HCP_RECV, me);
+            }
+        }
+    }
+    for (int r = 0; r < s->n && !s->err[0]; ++r) {
+        const hcp_plan_t *p = &s->plans[r];
+        for (int i = 0; i < p->nops; ++i) {
+            if (HCP_SEND != p->ops[i].kind) {
+                continue;
+            }
+            pairq_t *q = pair_get(s, r, p->ops[i].peer);
+            if (0 == q->n) {
+                fail(s, "unmatched send posted by rank %d (op %d to %d)", r, i, p->ops[i].peer);
+                return -1;
+            }
+            posted_t rcv = q_pop(q);
+            const hcp_op_t *ro = &s->plans[rcv.rank].ops[rcv.op];
+            int64_t sb = range_bytes(p, p->ops[i].buf, p->ops[i].count);
+            int64_t rb = range_bytes(&s->plans[rcv.rank], ro->buf, ro->count);
+            if (sb != rb) {
+                fail(s, "message %d -> %d: %lld bytes sent, %lld expected", r, rcv.rank,
+                     (long long) sb, (long long) rb);
+                return -1;
+            }
+            early_msg_t *m = &e->msgs[e->nmsgs];
+            m->src = r;
+            m->sop = i;
+            m->dst = rcv.rank;
+            m->rop = rcv.op;
+            e->op_msg[e->of_op[r] + i] = e->op_msg[e->of_op[rcv.rank] + rcv.op] = e->nmsgs++;
+        }
+    }
+    for (size_t i = 0; i < s->tab_cap && !s->err[0]; ++i) {
+        if (s->tab[i].key && s->tab[i].n > 0) {
+            fail(s, "unmatched receive posted by rank %d", s->tab[i].q[s->tab[i].head].rank);
+            s->tab[i].n = 0;
+        }
+    }
+    return s->err[0] ? -1 : 0;
+}
+
+/* A rank starts: decided by its input or by a decided message that came
+ * before it (matched as its receives are posted), else round 0. */
+static void early_start(sim_t *s, early_t *e, int r)
+{
+    const hcp_plan_t *p = &s->plans[r];
+    e->started[r] = true;
+    if (0 == p->nrounds) {
+        e->done[r] = true;
+        s->st[r].t_end = s->clock[r];
+        return;
+    }
+    bool dec =
+        p->sc_count > 0 && range_decided(s, r, p->sc_in, 0, hcp_bytes(p, p->sc_in, p->sc_count));
+    for (int i = 0; i < p->nops && !dec; ++i) {
+        if (HCP_RECV == p->ops[i].kind && (p->ops[i].flags & HCP_F_RUNNING)) {
+            const early_msg_t *m = &e->msgs[e->op_msg[e->of_op[r] + i]];
+            dec = m->arrived && m->dec;
+        }
+    }
+    if (dec) {
+        early_decide(s, e, r);
+        return;
+    }
+    early_post(s, e, r);
+    early_progress(s, e, r);
+}
+
+int sim_run_early(sim_t *s, const sim_model_t *model)
+{
+    early_t e;
+    memset(&e, 0, sizeof(e));
+    if (NULL != model) {
+        s->model = *model;
+    }
+    if (!s->track) {
+        fail(s, "sim_run_early needs data tracking");
+        return -1;
+    }
+    e.of_op = calloc((size_t) s->n, sizeof(int));
+    e.done = calloc((size_t) s->n, sizeof(bool));
+    e.started = calloc((size_t) s->n, sizeof(bool));
+    e.pending = calloc((size_t) s->n, sizeof(int));
+    e.posted = calloc((size_t) s->n, sizeof(int));
+    if (!e.of_op || !e.done || !e.started || !e.pending || !e.posted) {
+        abort();
+    }
+    for (int r = 0; r < s->n; ++r) {
+        s->round[r] = 0;
+        s->clock[r] = s->start ? s->start[r] : 0;
+        s->nic_free[r] = 0;
+        e.posted[r] = -1;
+        memset(&s->st[r], 0, sizeof(sim_stats_t));
+        early_ev_t ev = {.t = s->clock[r], .dec_first = 1, .msg = -1 - r};
+        ev_push(&e, ev);
+    }
+    if (0 != early_match(s, &e)) {
+        early_free(&e);
+        return -1;
+    }
+    while (e.nheap > 0 && !s->err[0]) {
+        early_ev_t ev = ev_pop(&e);
+        if (ev.msg < 0) {
+            early_start(s, &e, -1 - ev.msg);
+            continue;
+        }
+        early_msg_t *m = &e.msgs[ev.msg];
+        int r = m->dst;
+        const hcp_plan_t *p = &s->plans[r];
+        m->arrived = true;
+        s->st[r].msgs_recv++;
+        s->st[r].bytes_recv += range_bytes(p, p->ops[m->rop].buf, p->ops[m->rop].count);
+        if (e.done[r] || !e.started[r]) {
+            continue; /* completes into its landing slot later / sooner */
+        }
+        if (s->clock[r] < m->arrival) {
+            s->clock[r] = m->arrival;
+        }
+        if (m->dec && (p->ops[m->rop].flags & HCP_F_RUNNING)) {
+            early_decide(s, &e, r);
+            continue;
+        }
+        if (m->rop >= hcp_round_begin(p, s->round[r]) && m->rop < p->round_end[s->round[r]]) {
+            s->clock[r] += s->model.o;
+            e.pending[r]--;
+            early_progress(s, &e, r);
+        }
+    }
+    for (int r = 0; r < s->n && !s->err[0]; ++r) {
+        if (!e.done[r]) {
+            fail(s, "deadlock: rank %d stuck in round %d of %d", r, s->round[r],
+                 s->plans[r].nrounds);
+        }
+    }
+    for (int k = 0; k < e.nmsgs && !s->err[0]; ++k) {
+        if (!e.msgs[k].posted || !e.msgs[k].arrived) {
+            fail(s, "message %d -> %d never %s", e.msgs[k].src, e.msgs[k].dst,
+                 e.msgs[k].posted ? "arrived" : "sent");
+        }
+    }
+    early_free(&e);
+    return s->err[0] ? -1 : 0;
 }

@@ -37,6 +37,8 @@ typedef struct sim_val {
     uint64_t h1, h2;/* sums of the inputs' hashes */
     int32_t lo, hi; /* ordered rank interval [lo, hi], or -1 when unordered */
     int64_t shift;  /* original byte index = position + shift */
+    bool dec;       /* the DECIDED value of a short-circuit reduction: it
+                     * absorbs whatever it is combined with */
 } sim_val_t;
 
 typedef struct sim_stats {
@@ -46,6 +48,7 @@ typedef struct sim_stats {
     int recv_partners; /* distinct ranks this rank received from */
     int send_partners;
     double t_end;      /* modelled completion time, seconds */
+    bool early;        /* sim_run_early: returned early (decided) */
 } sim_stats_t;
 
 typedef struct sim_model {
@@ -98,6 +101,23 @@ void sim_set_start(sim_t *s, int rank, double t);
 /* Run.  Returns 0, or -1 with sim_error() saying why. */
 int sim_run(sim_t *s, const sim_model_t *model);
 const char *sim_error(const sim_t *s);
+
+/* Early exit (plans marked by hcp_sc_mark).  sim_decided() is the symbol
+ * of the decided value: a rank whose input holds it is a DECIDER, and a
+ * combination with it gives it again.  sim_run_early runs the plans as
+ * the executor does with early exit engaged on every rank: every receive
+ * is posted at the rank's start, into a landing slot of its own, and lands
+ * in its target when its round completes; a rank becomes decided when its
+ * input, a reduce's result or ANY arrived running-result message is
+ * decided (events at one instant: decided arrivals first); then it sends
+ * the decided value on every send it has not posted, writes the decided
+ * value as its result (plan->sc_out) and returns (t_end, early).  Its
+ * receives still match later messages: at the end every send must have
+ * met its receive.  An event simulation in time; the costs are as in
+ * sim_run, except that the copies out of landing slots are free.
+ * Returns 0, or -1 with sim_error() saying why. */
+sim_val_t sim_decided(void);
+int sim_run_early(sim_t *s, const sim_model_t *model);
 
 /* Check bytes [off, off+len) of a rank's buffer hold `want` (with the same
  * absolute shift convention as sim_set).  ordered: also compare the rank

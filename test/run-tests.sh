@@ -160,6 +160,11 @@ if [ "$have_check" = yes ]; then
     for t in "$testdir"/unit/check_*; do
         [ -x "$t" ] || continue
         case "$t" in *.c|*.o) continue ;; esac
+        # the ofi backend's test needs a provider with FI_TRIGGER (sockets here)
+        if [ "$(basename "$t")" = check_ofi_trig ] && ! fi_info -c FI_TRIGGER >/dev/null 2>&1; then
+            echo "SKIP: unit-check_ofi_trig (no libfabric provider offers FI_TRIGGER)"
+            continue
+        fi
         EXPECT=("Checks: [0-9]+, Failures: 0, Errors: 0")
         run "unit-$(basename "$t")" 900 "$t"
     done
@@ -274,6 +279,95 @@ forced_reductions() {
 }
 forced_reductions rhrd 1 2 3 4 5 6 7 8 12
 forced_reductions rabenseifner 3 6   # the classic scheme, for comparison
+# ---------------------------------------------------------------------------
+# Triggered offload (seed 003): allreduce and reduce forced to "offload" on
+# each transport.  t_colls checks every mode, count, root, in place, type
+# and op (what the ALU cannot do goes to the next algorithm); t_offload
+# several communicators in flight (one freed), runs of reduces at every
+# root, float bits, persistent restarts.  Verbose 2 proves offload ran.
+# ---------------------------------------------------------------------------
+offload=$testdir/mpi/t_offload
+OL_OK='t_offload: np [0-9]+: [0-9]+ checks, 0 failed'
+OL=(--mca coll hiercoll,basic,libnbc --mca coll_hiercoll_allreduce_algorithm offload
+    --mca coll_hiercoll_reduce_algorithm offload)
+OL_RAN=(": allreduce = offload \(blocking" ": iallreduce = offload \(nonblocking"
+        ": allreduce_init = offload \(persistent" ": reduce = offload \(blocking"
+        ": ireduce = offload \(nonblocking" ": reduce_init = offload \(persistent")
+for backend in progress ucx; do
+    for np in 1 2 3 4 5 6 7 8; do
+        EXPECT=("$OK" "${OL_RAN[@]}")
+        [ $backend = ucx ] && [ $np -gt 1 ] && EXPECT+=("MPI_COMM_WORLD: offload on the UCX agent")
+        run "offload-$backend-colls-np$np" 600 "${MPI[@]}" -np $np "${OL[@]}" \
+            --mca coll_hiercoll_offload_backend $backend --mca coll_hiercoll_verbose 2 \
+            "$colls" --only allreduce,reduce --quick
+    done
+    for np in 2 5; do
+        EXPECT=("$OL_OK")
+        run "offload-$backend-t_offload-np$np" 600 "${MPI[@]}" -np $np "${OL[@]}" \
+            --mca coll_hiercoll_offload_backend $backend "$offload"
+    done
+    # every tree shape and radix at a size where they all differ (the
+    # transports carry the same programs: the UCX agent takes two of them)
+    for tree in knomial kary; do
+        for k in 2 4 8; do
+            [ $backend = ucx ] && [ $tree$k != knomial4 ] && [ $tree$k != kary8 ] && continue
+            EXPECT=("$OL_OK" "offload on the .*")
+            run "offload-$backend-$tree$k-np7" 600 "${MPI[@]}" -np 7 "${OL[@]}" \
+                --mca coll_hiercoll_offload_backend $backend --mca coll_hiercoll_verbose 1 \
+                --mca coll_hiercoll_offload_tree $tree --mca coll_hiercoll_offload_radix $k \
+                "$offload"
+        done
+    done
+done
+# Small credits: senders throttled, nothing lost; bad values: one line each.
+EXPECT=("$OL_OK")
+run "offload-credits2-np6" 600 "${MPI[@]}" -np 6 "${OL[@]}" --mca coll_hiercoll_offload_credits 2 \
+    --mca coll_hiercoll_offload_backend progress "$offload"
+EXPECT=("$OL_OK" "coll_hiercoll_offload_radix=3 is not 2, 4 or 8; using 2"
+        'coll_hiercoll_offload_tree="ring" is neither knomial nor kary; using knomial'
+        'coll_hiercoll_offload_backend="ib" is not one of ofi, ucx, progress, auto; using auto')
+run "offload-bad-params-np3" 300 "${MPI[@]}" -np 3 "${OL[@]}" --mca coll_hiercoll_offload_radix 3 \
+    --mca coll_hiercoll_offload_tree ring --mca coll_hiercoll_offload_backend ib "$offload"
+
+
+# Short-circuit reductions (seed 004): t_colls' reductions through the
+# shortcut algorithms (its sums, user ops and non-commutative ops run them
+# plain), then t_shortcut: every (op, datatype) with an absorbing value
+# against Open MPI's op functions, forced and under auto, ranks differing
+# in engagement, and 110,000 early-exiting calls with the communicator
+# freed at once.
+forced_reductions shortcut 2 3 5 8
+sc=$testdir/mpi/t_shortcut
+SC_OK='t_shortcut: np [0-9]+: [0-9]+ checks, 0 failed'
+SC_RAN='hiercoll: shortcut comm MPI_COMM_WORLD rank [0-9]+/[0-9]+: engaged [1-9][0-9]*, decided [1-9]'
+for np in 1 2 3 4 5 7 8; do
+    EXPECT=("$SC_OK")
+    [ $np -gt 1 ] && EXPECT+=("$SC_RAN")
+    REJECT=("in flight at finalize")
+    run "shortcut-forced-np$np" 600 "${MPI[@]}" -np $np --mca coll hiercoll,basic \
+        --mca coll_hiercoll_stats 1 --mca coll_hiercoll_allreduce_algorithm shortcut \
+        --mca coll_hiercoll_reduce_algorithm shortcut "$sc"
+done
+EXPECT=("$SC_OK" "$SC_RAN" "allreduce(\(rules:[^)]*\))?=shortcut\(absorbing")
+run "shortcut-auto-np6" 600 "${MPI[@]}" -np 6 --mca coll hiercoll,basic,libnbc \
+    --mca coll_hiercoll_stats 1 --mca coll_hiercoll_verbose 1 "$sc" --quick
+# Engagement is per rank: ranks 0-2 always look, ranks 3-5 never; every
+# rank still sends the same messages, so the results stay exact.
+EXPECT=("$SC_OK" "shortcut comm MPI_COMM_WORLD rank [0-2]/6: engaged [1-9]")
+REJECT=("shortcut comm MPI_COMM_WORLD rank [3-5]/6: engaged")
+run "shortcut-mixed-engagement-np6" 600 "${MPI[@]}" --mca coll hiercoll,basic \
+    --mca coll_hiercoll_stats 1 \
+    -np 3 env OMPI_MCA_coll_hiercoll_shortcut_threshold=0 "$sc" --quick : \
+    -np 3 env OMPI_MCA_coll_hiercoll_shortcut_threshold=101 "$sc" --quick
+# a bad threshold: one line, the default kept, nothing lost
+EXPECT=("$SC_OK" "$SC_RAN")
+EXPECT_ONCE=('hiercoll: ERROR: coll_hiercoll_shortcut_threshold="500" is not an integer in \[0, 101\]; using 10')
+run "shortcut-bad-threshold-np3" 300 "${MPI[@]}" -np 3 --mca coll hiercoll,basic \
+    --mca coll_hiercoll_stats 1 --mca coll_hiercoll_shortcut_threshold 500 "$sc" --quick
+EXPECT=("$SC_OK" "clean: 110000 calls.* 0 posted, 0 unexpected")
+REJECT=("in flight at finalize")
+run "shortcut-clean-np4" 120 "${MPI[@]}" -np 4 --mca coll hiercoll,basic \
+    --mca coll_hiercoll_stats 1 "$sc" --clean 100000
 # Everything forced to the fallback: hiercoll only passes calls on.
 fb=()
 for c in $ALL_COLLS; do fb+=(--mca "coll_hiercoll_${c}_algorithm" fallback); done
@@ -617,8 +711,9 @@ run "params-disabled" 120 "${MPI[@]}" -np 2 --mca coll hiercoll,tuned,basic,libn
     --mca coll_hiercoll_priority -1 --mca coll_hiercoll_stats 1 "$comms" 20 --no-free-in-flight
 
 # verbose 1: one line per communicator naming every collective's choice
+SC_AUTO='shortcut\(absorbing,<=[0-9]+B,engaged>=[0-9]+%\)'
 EXPECT=("t_comms: np 7: [0-9]+ checks, 0 failed"
-        "hiercoll: MPI_COMM_WORLD \(cid 0, np 7\).* allreduce(\(rules:[^)]*\))?=recursive_doubling<[0-9]+B,rhrd[ |].*barrier=dissemination .*bcast(\(rules:[^)]*\))?=binomial.* reduce(\(rules:[^)]*\))?=binomial<[0-9]+B,rhrd[ |]"
+        "hiercoll: MPI_COMM_WORLD \(cid 0, np 7\).* allreduce(\(rules:[^)]*\))?=($SC_AUTO\|)?recursive_doubling<[0-9]+B,rhrd[ |].*barrier=dissemination .*bcast(\(rules:[^)]*\))?=binomial.* reduce(\(rules:[^)]*\))?=($SC_AUTO\|)?binomial<[0-9]+B,rhrd[ |]"
         "allgather->basic\(rules: every size, not entered\)\|=linear\|=linear")
 EXPECT_ONCE=("hiercoll: MPI_COMM_WORLD \(cid 0, np 7\)")
 run "verbose-1" 120 "${MPI[@]}" -np 7 --mca coll hiercoll,basic --mca coll_hiercoll_verbose 1 \
@@ -638,6 +733,62 @@ EXPECT_ONCE=("hiercoll: WARNING: the running Open MPI's ompi_communicator_t is")
 REJECT=("hiercoll: stats")
 run "abi-mismatch-declines" 300 "${MPI[@]}" -np 3 -x HIERCOLL_TEST_ABI_MISMATCH=1 \
     --mca coll hiercoll,tuned,basic,libnbc,self --mca coll_hiercoll_stats 1 "$colls" --quick
+
+# ---------------------------------------------------------------------------
+# The offload's ofi backend (libfabric FI_TRIGGER deferred work), when built
+# and a provider offers triggers (sockets here): the provider fires what the
+# backend relies on; allreduce, reduce, bcast and barrier exact in every
+# mode; without a provider that has triggers (FI_PROVIDER=tcp) one line per
+# communicator and the next backend.  Then offloaded bcast and barrier on
+# the other backends.
+# ---------------------------------------------------------------------------
+OL=(--mca coll hiercoll,basic,libnbc --mca coll_hiercoll_allreduce_algorithm offload
+    --mca coll_hiercoll_reduce_algorithm offload --mca coll_hiercoll_bcast_algorithm offload
+    --mca coll_hiercoll_barrier_algorithm offload --mca coll_hiercoll_verbose 1)
+if [ -x "$testdir/ofi/t_fi_trigger" ] && fi_info -c FI_TRIGGER >/dev/null 2>&1; then
+    EXPECT=("t_fi_trigger: OK")
+    run "ofi-fi-trigger" 120 "$testdir/ofi/t_fi_trigger"
+    for np in 2 3 5; do
+        EXPECT=("$OK" "MPI_COMM_WORLD: offload on ofi \(provider sockets"
+                "MPI_COMM_WORLD \(cid 0, np $np\).* barrier=offload"
+                "offload: ofi \(sockets\): [1-9][0-9]* ports armed")
+        REJECT=("triggered operation failed")
+        run "ofi-colls-np$np" 600 "${MPI[@]}" -np $np "${OL[@]}" \
+            --mca coll_hiercoll_offload_backend ofi "$colls" --quick \
+            --only allreduce,reduce,barrier
+    done
+    EXPECT=("t_offload: np 3: [0-9]+ checks, 0 failed" "offload on ofi \(provider sockets"
+            "offload: ofi \(sockets\): [1-9][0-9]* ports armed")
+    run "ofi-offload-np3" 600 "${MPI[@]}" -np 3 "${OL[@]}" --mca coll_hiercoll_offload_backend ofi \
+        "$testdir/mpi/t_offload"
+    # a provider without triggers: one line per communicator, the next backend
+    EXPECT=("t_colls: np 3: [0-9]+ checks, 0 failed")
+    EXPECT_ONCE=("MPI_COMM_WORLD: offload: no ofi backend \(no libfabric provider offers FI_TRIGGER")
+    REJECT=("offload on ofi" "ports armed")
+    run "ofi-fallback-tcp-np3" 300 "${MPI[@]}" -np 3 -x FI_PROVIDER=tcp "${OL[@]}" \
+        --mca coll_hiercoll_offload_backend ofi "$colls" --quick --only allreduce
+fi
+for be in progress ucx; do
+    EXPECT=("$OK" "MPI_COMM_WORLD \(cid 0, np 5\).* barrier=offload"
+            "stats comm MPI_COMM_WORLD .* barrier:[1-9]")
+    run "offload-barrier-$be-np5" 600 "${MPI[@]}" -np 5 "${OL[@]}" \
+        --mca coll_hiercoll_offload_backend $be --mca coll_hiercoll_stats 1 "$colls" --quick \
+        --only barrier
+done
+# offloaded bcast (predefined types: t_colls mixes datatypes of one signature
+# across ranks, which the offload does not pack yet) on every backend,
+# checked against tuned by the benchmark before it times anything
+bench=$top_builddir/contrib/hc_ol_bench
+if [ -x "$bench" ]; then
+    EXPECT=("bcast .* offload-ofi " "bcast .* offload-ucx " "bcast .* offload-progress "
+            "barrier .* offload-progress ")
+    REJECT=("differs from tuned")
+    run "offload-bcast-bench-np4" 300 "${MPI[@]}" -np 4 --mca coll hiercoll,tuned,basic,libnbc \
+        "$bench" --iters 20 --trials 1 --colls bcast,barrier
+fi
+EXPECT=("parameter \"coll_hiercoll_offload_ofi_max_triggered\""
+        "informational \"coll_hiercoll_offload_ofi_built\" \(current value: \"(yes|no)\"")
+run "ompi-info-ofi-built" 60 "$ompi_info" --param coll hiercoll --level 9
 
 # ompi_info lists the component and every parameter, with descriptions
 EXPECT=("MCA coll: hiercoll \\(MCA v2.1.0, API v$COLL_API, Component v")

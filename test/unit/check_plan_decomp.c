@@ -15,14 +15,6 @@
 #include "coll_hiercoll_plan_decomp.h"
 #include "unit_common.h"
 
-/* Check's ck_assert_* records a mark point (a write to a pipe) even when
- * it holds; these only call into Check when they fail, for inner loops. */
-#define EXPECT(cond, ...)                                                                          \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            ck_abort_msg(__VA_ARGS__);                                                             \
-        }                                                                                          \
-    } while (0)
 #define EXPECT_EQ(x, y)                                                                            \
     EXPECT((int64_t) (x) == (int64_t) (y), "%s is %lld, want %s = %lld", #x, (long long) (x), #y, \
            (long long) (y))

@@ -108,6 +108,7 @@ typedef struct hc_call {
     size_t ssize, rsize;/* signature bytes of one stype / rtype element;
                          * reductions keep their one datatype in rtype */
     const hcp_rule_t *rule; /* the selection rule that chose (verbose) */
+    bool sc_sel;            /* blocking allreduce: the results' history chose the shortcut */
 } hc_call_t;
 
 /* ------------------------------------------------------------------ */
@@ -148,6 +149,10 @@ typedef struct hc_algo {
     /* Algorithms with both a plan and stages: does this call take the
      * stages?  NULL: always.  Same answer on every rank. */
     bool (*staged)(const hc_call_t *call);
+    /* Request algorithms (triggered offload, coll_hiercoll_offload.c): run
+     * the call in every mode themselves (blocking: request NULL, info
+     * NULL); `usable` decides which calls they take. */
+    int (*start)(hc_call_t *call, ompi_request_t **request, struct ompi_info_t *info);
 } hc_algo_t;
 
 typedef struct hc_coll_desc {
@@ -179,6 +184,9 @@ typedef struct hc_stats {
     uint64_t calls[HC_NCOLL];     /* run by hiercoll */
     uint64_t fallbacks[HC_NCOLL]; /* passed to the previous component */
     uint64_t msgs, bytes_sent, bytes_copied, bytes_reduced;
+    /* short-circuit: calls run with early exit engaged, calls that
+     * returned early, requests completed after their call returned */
+    uint64_t sc_engaged, sc_early, sc_late_reqs;
 } hc_stats_t;
 
 /* ------------------------------------------------------------------ */
@@ -225,6 +233,9 @@ typedef struct hc_fast {
     ompi_op_t *op;
     int count, root, tag;
     bool in_place;
+    /* a blocking allreduce whose results feed the short-circuit history,
+     * and what that history said when the call was selected */
+    bool sc_watch, sc_sel;
     hc_bind_t bind;
 } hc_fast_t;
 
@@ -251,11 +262,14 @@ struct mca_coll_hiercoll_module_t {
      * the info key hiercoll_decomp_criterion */
     const hcp_criterion_t *decomp_crit;
     hcp_criterion_t decomp_own;
+    struct hc_sc_hist *sc_hist; /* short-circuit history, created lazily */
+    int sc_decider;             /* info key hiercoll_shortcut_decider, or -1 */
     /* selection rules and the fast path (coll_hiercoll_fast.c) */
     hcp_rule_t rules[HC_NCOLL][HC_MAX_RULES]; /* those for this size, by bytes */
     int nrules[HC_NCOLL];
     bool fast_ok;                    /* may blocking calls take the fast path? */
     hc_fast_t fast[HC_NCOLL];        /* the last blocking call's plan, bound */
+    struct hc_offload *offload; /* triggered offload state, created lazily */
 };
 OBJ_CLASS_DECLARATION(mca_coll_hiercoll_module_t);
 
@@ -292,9 +306,23 @@ typedef struct mca_coll_hiercoll_component_t {
     int gatherv_tree_min;        /* processes from which auto uses the tree */
     char *decomp_criterion;
     hcp_criterion_t decomp;      /* decomp_criterion, parsed */
+    int shortcut_threshold;      /* % of decided results from which auto engages */
+    size_t shortcut_max;         /* bytes up to which reductions may exit early */
+    struct hc_leftover *leftovers; /* requests of calls that returned early */
+    volatile int32_t nleftovers;
     bool inter_own;              /* intercommunicators: own plans for every slot */
     char *rules_file;            /* coll_hiercoll_rules_file */
     hcp_rules_t rules;           /* the rules in force */
+    /* triggered offload (coll_hiercoll_offload.c) */
+    char *offload_backend_param, *offload_tree_param;
+    int offload_backend;         /* HC_OL_* */
+    int offload_tree;            /* hct_shape_t */
+    int offload_radix;
+    size_t offload_max_bytes;
+    int offload_credits, offload_mpq;
+    int offload_ofi_max_triggered; /* ofi backend: the NIC's triggered-op limit (0: none) */
+    char *offload_ofi_built;       /* read-only: was the ofi backend built */
+    bool offload_wait_progress;  /* a waiting caller helps the UCX agent */
 } mca_coll_hiercoll_component_t;
 
 HC_COMPONENT_DECLSPEC extern mca_coll_hiercoll_component_t mca_coll_hiercoll_component;
@@ -434,6 +462,74 @@ size_t mca_coll_hiercoll_decomp_describe(const mca_coll_hiercoll_module_t *m, hc
 int mca_coll_hiercoll_decomp_run(hc_call_t *c);
 
 /* ------------------------------------------------------------------ */
+/* Short-circuit reductions (coll_hiercoll_shortcut.c)                  */
+/* ------------------------------------------------------------------ */
+
+/* The absorbing value of a predefined (op, datatype), as Open MPI's op
+ * functions compute it; false when there is none. */
+bool mca_coll_hiercoll_sc_kind(ompi_op_t *op, ompi_datatype_t *dt, hcp_sc_kind_t *k);
+/* Engage early exit for a run of a marked plan?  Fills *k and *hist (the
+ * history entry of (communicator, op, datatype), for sc_record). */
+bool mca_coll_hiercoll_sc_engage(mca_coll_hiercoll_module_t *m, const hcp_plan_t *p,
+                                 const hc_bind_t *b, hcp_sc_kind_t *k, struct hc_sc_hist **hist);
+/* After a run: was this rank's result (or, without one, its input)
+ * decided, and did it return early (from = the rank whose value decided
+ * it, itself for its input, or -1). */
+void mca_coll_hiercoll_sc_record(struct hc_sc_hist *h, bool decided, int from);
+void mca_coll_hiercoll_sc_free(mca_coll_hiercoll_module_t *m);
+/* Selection by the history of RESULTS: an allreduce's result is the same
+ * on every rank, so is its history (sc_observe records the result of a
+ * blocking allreduce that ran elsewhere, e.g. in the layer below), and
+ * sc_selects (the decided rate at least coll_hiercoll_shortcut_threshold)
+ * answers alike on every rank whose threshold is the job's. */
+bool mca_coll_hiercoll_sc_selects(mca_coll_hiercoll_module_t *m, ompi_op_t *op,
+                                  ompi_datatype_t *dt);
+void mca_coll_hiercoll_sc_observe(mca_coll_hiercoll_module_t *m, ompi_op_t *op,
+                                  ompi_datatype_t *dt, const void *result, int count);
+/* auto (coll_hiercoll_algos.c): the shortcut algorithm of an allreduce or
+ * reduce whose (op, datatype) has an absorbing value and whose vector fits
+ * coll_hiercoll_shortcut_max (0 turns auto's shortcut off), asked before
+ * the selection rules (blocking calls: only an allreduce whose results'
+ * history sc_selects it); NULL otherwise.  shortcut_upgrade: what auto
+ * chose otherwise, or its marked twin when that is the plain algorithm the
+ * shortcut marks (the same messages).  shortcut_claims: may it claim calls
+ * of collective k at all (then the collective stays entered whatever the
+ * rules say)?  shortcut_watch: does a blocking allreduce of this call feed
+ * the results' history? */
+const hc_algo_t *mca_coll_hiercoll_shortcut_auto(const hc_call_t *c);
+const hc_algo_t *mca_coll_hiercoll_shortcut_upgrade(const hc_call_t *c, const hc_algo_t *a);
+bool mca_coll_hiercoll_shortcut_claims(hc_coll_t k);
+bool mca_coll_hiercoll_shortcut_watch(const hc_call_t *c);
+/* Requests (and the memory they use) of a call that returned early:
+ * completed later by the progress function, by the next call, or, for a
+ * communicator going away, waited for.  `mem` is freed with them. */
+typedef struct hc_leftover {
+    struct hc_leftover *next;
+    ompi_communicator_t *comm; /* not retained: the PML requests retain it */
+    int nreqs;
+    ompi_request_t **reqs; /* MPI_REQUEST_NULL once freed */
+    void *mem[2];
+} hc_leftover_t;
+void mca_coll_hiercoll_sc_leave(hc_leftover_t *lo);
+/* Free the leftovers that completed; wait for those of `comm` (NULL:
+ * wait for none). */
+void mca_coll_hiercoll_sc_sweep(ompi_communicator_t *comm);
+
+/* ------------------------------------------------------------------ */
+/* Triggered offload (coll_hiercoll_offload.c)                          */
+/* ------------------------------------------------------------------ */
+
+/* The "offload" algorithms of allreduce and reduce: usable declines what
+ * the engine's ALU cannot do; start runs every mode. */
+bool mca_coll_hiercoll_offload_usable(const hc_call_t *c);
+int mca_coll_hiercoll_offload_start(hc_call_t *c, ompi_request_t **request,
+                                    struct ompi_info_t *info);
+/* Parse the offload parameters (component registration). */
+void mca_coll_hiercoll_offload_params(void);
+void mca_coll_hiercoll_offload_free(mca_coll_hiercoll_module_t *m);
+void mca_coll_hiercoll_offload_fini(void);
+
+/* ------------------------------------------------------------------ */
 /* Intercommunicators (coll_hiercoll_inter.c)                           */
 /* ------------------------------------------------------------------ */
 
@@ -469,6 +565,10 @@ int mca_coll_hiercoll_blocking_tag(hc_coll_t coll);
  * passed on (plan NULL): remember it for the fast path when the call
  * allows. */
 void mca_coll_hiercoll_fast_fill(const hc_call_t *c, const hcp_plan_t *plan, const hc_bind_t *b);
+/* After a fast-path allreduce that feeds the short-circuit history: record
+ * a result the layer below computed, and forget the remembered call when
+ * the history now selects differently. */
+void mca_coll_hiercoll_fast_sc_after(mca_coll_hiercoll_module_t *m, const void *rbuf);
 
 /* ------------------------------------------------------------------ */
 /* Entry points (coll_hiercoll_entry.c)                                 */

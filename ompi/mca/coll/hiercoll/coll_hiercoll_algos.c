@@ -10,6 +10,8 @@
  */
 #include "ompi_config.h"
 
+#include <string.h>
+
 #include "coll_hiercoll.h"
 
 #define PLANNED(expr) (0 == (expr) ? OMPI_SUCCESS : OMPI_ERR_OUT_OF_RESOURCE)
@@ -190,6 +192,11 @@ static const hc_algo_t bcast_algos[] = {
     {.name = "linear", .summary = "the root sends to every rank", .plan = bcast_linear},
     {.name = "binomial", .summary = "binomial tree, largest subtree first", .plan = bcast_binomial},
     DECOMP("root to the leaders over the bridge, then every part from its leader"),
+    {.name = "offload",
+     .summary = "triggered offload (issue 10): the root's bytes down a K-nomial or K-ary tree "
+                "armed up front, in 120-byte segments pipelined independently; predefined types",
+     .usable = mca_coll_hiercoll_offload_usable,
+     .start = mca_coll_hiercoll_offload_start},
     {.name = NULL},
 };
 
@@ -254,6 +261,63 @@ static int reduce_rabenseifner(hcp_plan_t *p, const hc_call_t *c)
         hcp_reduce_rabenseifner(p, c->size, c->rank, c->root, c->rcount, c->rsize, c->in_place));
 }
 
+/* Triggered offload (coll_hiercoll_offload.c): every mode, its own usable. */
+#define OFFLOAD(sum)                                                                               \
+    {                                                                                              \
+        .name = "offload", .summary = sum, .usable = mca_coll_hiercoll_offload_usable,             \
+        .start = mca_coll_hiercoll_offload_start                                                   \
+    }
+
+/* Short-circuit (coll_hiercoll_shortcut.c): the plain plan, marked for
+ * early exit when the vector is small enough to travel eagerly (decided
+ * ranks leave receives posted, and Open MPI's ob1 cannot cancel them). */
+static bool shortcut_fits(const hc_call_t *c)
+{
+    return commutative(c)
+           && (size_t) c->rcount * c->rsize <= mca_coll_hiercoll_component.shortcut_max;
+}
+
+/* auto: a reduction whose (op, datatype) has an absorbing value (the
+ * executor's history then decides, per call and rank, whether to look). */
+static bool shortcut_wanted(const hc_call_t *c)
+{
+    hcp_sc_kind_t k;
+    return mca_coll_hiercoll_shortcut_claims(c->coll) && c->size > 1 && shortcut_fits(c)
+           && mca_coll_hiercoll_sc_kind(c->op, c->rtype, &k);
+}
+
+bool mca_coll_hiercoll_shortcut_claims(hc_coll_t k)
+{
+    /* (not the threshold: ranks may differ in it, and selection must agree) */
+    return (HC_ALLREDUCE == k || HC_REDUCE == k) && mca_coll_hiercoll_component.shortcut_max > 0;
+}
+
+/* The table's "shortcut" entry. */
+static const hc_algo_t *shortcut_of(const hc_algo_t *algos)
+{
+    while (NULL != algos->name && 0 != strcmp(algos->name, "shortcut")) {
+        ++algos;
+    }
+    return algos;
+}
+
+static bool shortcut_forced(const hc_call_t *c, const hc_algo_t *algos, const hc_algo_t *a)
+{
+    return c->module->choice[c->coll] == (int) (a - algos);
+}
+
+static const hc_algo_t reduce_algos[];
+static int reduce_shortcut(hcp_plan_t *p, const hc_call_t *c)
+{
+    if (!shortcut_fits(c)) {
+        return reduce_binomial(p, c);
+    }
+    int rc = PLANNED(hcp_reduce_shortcut(p, c->size, c->rank, c->root, c->rcount, c->rsize,
+                                         c->in_place, c->module->sc_decider));
+    p->sc_force = shortcut_forced(c, reduce_algos, shortcut_of(reduce_algos));
+    return rc;
+}
+
 static const hc_algo_t reduce_algos[] = {
     {.name = "linear",
      .summary = "the root receives from every rank and reduces in rank order",
@@ -272,15 +336,29 @@ static const hc_algo_t reduce_algos[] = {
      .plan = reduce_rabenseifner,
      .usable = rhrd_usable},
     DECOMP("every part to its leader, then the leaders to the root over the bridge"),
+    {.name = "shortcut",
+     .summary = "binomial tree that exits early on absorbing values (LAND/LOR/BAND/BOR/MIN/MAX/"
+                "PROD on integer and logical types, up to coll_hiercoll_shortcut_max bytes; "
+                "beyond, the plain tree)",
+     .plan = reduce_shortcut},
+    OFFLOAD("triggered offload (seed 003): chains armed up front on a K-nomial or K-ary tree, "
+            "fired by the transport's agent or progress; the ALU's predefined ops and types"),
     {.name = NULL},
 };
 
-DESCRIBE_RHRD(describe_reduce, "binomial", reduce_rhrd_min)
+#define DESCRIBE_SHORTCUT(fn, small, min)                                                          \
+    DESCRIBE(fn, "=shortcut(absorbing,<=%zuB,engaged>=%d%%)|%s<%zuB,rhrd",                         \
+             mca_coll_hiercoll_component.shortcut_max,                                             \
+             mca_coll_hiercoll_component.shortcut_threshold, small, mca_coll_hiercoll_component.min)
+
+DESCRIBE_SHORTCUT(describe_reduce, "binomial", reduce_rhrd_min)
 
 static const hc_algo_t *reduce_auto(const hc_call_t *c)
 {
-    return rhrd_wanted(c, mca_coll_hiercoll_component.reduce_rhrd_min) ? &reduce_algos[2]
-                                                                       : &reduce_algos[1];
+    if (rhrd_wanted(c, mca_coll_hiercoll_component.reduce_rhrd_min)) {
+        return &reduce_algos[2];
+    }
+    return shortcut_wanted(c) ? shortcut_of(reduce_algos) : &reduce_algos[1];
 }
 
 static int allreduce_recursive_doubling(hcp_plan_t *p, const hc_call_t *c)
@@ -298,6 +376,17 @@ static int allreduce_rabenseifner(hcp_plan_t *p, const hc_call_t *c)
 {
     return PLANNED(
         hcp_allreduce_rabenseifner(p, c->size, c->rank, c->rcount, c->rsize, c->in_place));
+}
+
+static const hc_algo_t allreduce_algos[];
+static int allreduce_shortcut(hcp_plan_t *p, const hc_call_t *c)
+{
+    if (!shortcut_fits(c)) {
+        return allreduce_recursive_doubling(p, c);
+    }
+    int rc = PLANNED(hcp_allreduce_shortcut(p, c->size, c->rank, c->rcount, c->rsize, c->in_place));
+    p->sc_force = shortcut_forced(c, allreduce_algos, shortcut_of(allreduce_algos));
+    return rc;
 }
 
 static const hc_algo_t allreduce_algos[] = {
@@ -318,15 +407,25 @@ static const hc_algo_t allreduce_algos[] = {
      .plan = allreduce_rabenseifner,
      .usable = rhrd_usable},
     DECOMP("part reduce, bridge allreduce, part bcast"),
+    {.name = "shortcut",
+     .summary = "recursive doubling that exits early on absorbing values (LAND/LOR/BAND/BOR/MIN/"
+                "MAX/PROD on integer and logical types, up to coll_hiercoll_shortcut_max bytes; "
+                "beyond, plain recursive doubling)",
+     .plan = allreduce_shortcut},
+    OFFLOAD("triggered offload (seed 003): reduce up and result down a K-nomial or K-ary tree "
+            "armed up front, fired by the transport's agent or progress; the ALU's predefined "
+            "ops and types"),
     {.name = NULL},
 };
 
-DESCRIBE_RHRD(describe_allreduce, "recursive_doubling", allreduce_rhrd_min)
+DESCRIBE_SHORTCUT(describe_allreduce, "recursive_doubling", allreduce_rhrd_min)
 
 static const hc_algo_t *allreduce_auto(const hc_call_t *c)
 {
-    return rhrd_wanted(c, mca_coll_hiercoll_component.allreduce_rhrd_min) ? &allreduce_algos[1]
-                                                                          : &allreduce_algos[0];
+    if (rhrd_wanted(c, mca_coll_hiercoll_component.allreduce_rhrd_min)) {
+        return &allreduce_algos[1];
+    }
+    return shortcut_wanted(c) ? shortcut_of(allreduce_algos) : &allreduce_algos[0];
 }
 
 /* ------------------------------------------------------------------ */
@@ -351,6 +450,8 @@ static const hc_algo_t barrier_algos[] = {
      .summary = "ceil(log2 n) rounds of one zero-byte exchange",
      .plan = barrier_dissemination},
     DECOMP("part barrier, bridge barrier, part bcast of a token"),
+    OFFLOAD("triggered offload (issue 10): a zero-byte allreduce armed up front, arrivals up "
+            "a K-nomial or K-ary tree and the release down"),
     {.name = NULL},
 };
 
@@ -396,6 +497,8 @@ static int scatterv_linear(hcp_plan_t *p, const hc_call_t *c)
 static const hc_algo_t gather_algos[] = {
     {.name = "linear", .summary = "the root receives from every rank", .plan = gather_linear},
     DECOMP("every part to its leader, then the leaders to the root over the bridge"),
+    OFFLOAD("triggered offload (seed 003): chains armed up front on a K-nomial or K-ary tree, "
+            "fired by the transport's agent or progress; the ALU's predefined ops and types"),
     {.name = NULL},
 };
 #define VTREE_ALGO(what)                                                                           \
@@ -411,6 +514,8 @@ static const hc_algo_t gatherv_algos[] = {
     {.name = "linear", .summary = "the root receives from every rank", .plan = gatherv_linear},
     VTREE_ALGO("the root receives from log2(n) ranks"),
     DECOMP("every part to its leader, then the leaders to the root over the bridge"),
+    OFFLOAD("triggered offload (seed 003): chains armed up front on a K-nomial or K-ary tree, "
+            "fired by the transport's agent or progress; the ALU's predefined ops and types"),
     {.name = NULL},
 };
 static const hc_algo_t scatter_algos[] = {
@@ -621,7 +726,8 @@ const hc_coll_desc_t mca_coll_hiercoll_colls[HC_NCOLL] = {
                        describe_fallback},
     [HC_ALLREDUCE] = {"allreduce", allreduce_algos, allreduce_auto,
                       "rhrd from coll_hiercoll_allreduce_rhrd_min bytes on for commutative ops, "
-                      "else recursive_doubling",
+                      "else shortcut for ops with absorbing values up to "
+                      "coll_hiercoll_shortcut_max bytes, else recursive_doubling",
                       describe_allreduce},
     [HC_ALLTOALL] = {"alltoall", alltoall_algos, prefer_fallback, FALLBACK_RULE, describe_fallback},
     [HC_ALLTOALLV] = {"alltoallv", alltoallv_algos, prefer_fallback, FALLBACK_RULE,
@@ -638,7 +744,8 @@ const hc_coll_desc_t mca_coll_hiercoll_colls[HC_NCOLL] = {
     [HC_GATHERV] = {"gatherv", gatherv_algos, gatherv_auto, VTREE_RULE, describe_vtree},
     [HC_REDUCE] = {"reduce", reduce_algos, reduce_auto,
                    "rhrd from coll_hiercoll_reduce_rhrd_min bytes on for commutative ops, else "
-                   "binomial",
+                   "shortcut for ops with absorbing values up to coll_hiercoll_shortcut_max "
+                   "bytes, else binomial",
                    describe_reduce},
     [HC_REDUCE_SCATTER_BLOCK] = {"reduce_scatter_block", reduce_scatter_block_algos,
                                  prefer_fallback, FALLBACK_RULE, describe_fallback},
@@ -653,3 +760,48 @@ const hc_coll_desc_t mca_coll_hiercoll_colls[HC_NCOLL] = {
     [HC_NEIGHBOR_ALLTOALLV] = {"neighbor_alltoallv", NEIGHBOR(NEIGHBOR_EXCHANGE_RULE)},
     [HC_NEIGHBOR_ALLTOALLW] = {"neighbor_alltoallw", NEIGHBOR(NEIGHBOR_EXCHANGE_RULE)},
 };
+
+bool mca_coll_hiercoll_shortcut_watch(const hc_call_t *c)
+{
+    return HC_ALLREDUCE == c->coll && HC_BLOCKING == c->mode && HC_ALGO_AUTO == c->module->choice[c->coll]
+           && shortcut_wanted(c);
+}
+
+const hc_algo_t *mca_coll_hiercoll_shortcut_upgrade(const hc_call_t *c, const hc_algo_t *a)
+{
+    if (NULL == a || !shortcut_wanted(c)) {
+        return a;
+    }
+    if (a == &allreduce_algos[0]) { /* recursive doubling */
+        return shortcut_of(allreduce_algos);
+    }
+    if (a == &reduce_algos[1]) { /* binomial */
+        return shortcut_of(reduce_algos);
+    }
+    return a;
+}
+
+const hc_algo_t *mca_coll_hiercoll_shortcut_auto(const hc_call_t *c)
+{
+    if ((HC_ALLREDUCE != c->coll && HC_REDUCE != c->coll) || !shortcut_wanted(c)) {
+        return NULL;
+    }
+    /* Blocking calls follow the selection rules (measured without decided
+     * values) unless the allreduce's results were decided often enough;
+     * ranks must agree, so no rank-local history decides here. */
+    if (HC_BLOCKING == c->mode) {
+        if (HC_ALLREDUCE != c->coll) {
+            return NULL;
+        }
+        ((hc_call_t *) c)->sc_sel = mca_coll_hiercoll_sc_selects(c->module, c->op, c->rtype);
+        if (!c->sc_sel) {
+            return NULL;
+        }
+    }
+    size_t min = HC_ALLREDUCE == c->coll ? mca_coll_hiercoll_component.allreduce_rhrd_min
+                                         : mca_coll_hiercoll_component.reduce_rhrd_min;
+    if (rhrd_wanted(c, min)) {
+        return NULL;
+    }
+    return HC_ALLREDUCE == c->coll ? shortcut_of(allreduce_algos) : shortcut_of(reduce_algos);
+}

@@ -261,6 +261,21 @@ static int hiercoll_register(void)
                "op is commutative; below it, and for other ops, the binomial tree",
                OPAL_INFO_LVL_6, HC_NUM_SIZE, &c->reduce_rhrd_min, 512 * 1024, 0, HC_MAX_BYTES);
 
+    /* Short-circuit reductions: see coll_hiercoll_shortcut.c and the
+     * README's measurements (contrib/hc_converge) for the defaults. */
+    reg_number("shortcut_threshold",
+               "auto allreduce/reduce with an op and datatype that have an absorbing value "
+               "(LAND, LOR, BAND, BOR, MIN, MAX, PROD on integer and logical types): look for it "
+               "(early exit) when at least this percentage of the last 32 such calls on the "
+               "communicator had a decided result (0: always; 101: never). Ranks may differ: "
+               "every rank sends the same messages either way",
+               OPAL_INFO_LVL_6, HC_NUM_INT, &c->shortcut_threshold, 10, 0, 101);
+    reg_number("shortcut_max",
+               "The largest vector (bytes) of an allreduce/reduce that may exit early (the "
+               "messages must go eagerly: a rank that returned early leaves receives posted); "
+               "larger ones run the plain algorithm",
+               OPAL_INFO_LVL_6, HC_NUM_SIZE, &c->shortcut_max, 2048, 0, 64 * 1024);
+
     c->gatherv_level_param = "conservative";
     reg_string("gatherv_level",
                "Tree gatherv/scatterv level: \"conservative\" (standard conforming: the root "
@@ -310,6 +325,65 @@ static int hiercoll_register(void)
                "overrides it per communicator",
                OPAL_INFO_LVL_5, &c->decomp_criterion);
 
+    c->offload_backend_param = "auto";
+    reg_string("offload_backend",
+               "Transport of the triggered offload (algorithm \"offload\" of allreduce and "
+               "reduce): \"ucx\" (the component's own UCP worker driven by an agent thread "
+               "that fires the armed chains, so the calling thread only arms and waits), "
+               "\"progress\" (packets over the PML, chains fired inside Open MPI's progress, "
+               "for machines with no core to spare), \"ofi\" (libfabric FI_TRIGGER deferred "
+               "work on a provider that offers triggered operations: cxi, psm2, sockets; no "
+               "host thread between arming and completion) or \"auto\" (ofi where every rank "
+               "of the communicator has an FI_TRIGGER provider, else ucx when UCX works on "
+               "every rank, else progress)",
+               OPAL_INFO_LVL_5, &c->offload_backend_param);
+    c->offload_tree_param = "knomial";
+    reg_string("offload_tree", "Tree of the triggered offload: \"knomial\" or \"kary\"",
+               OPAL_INFO_LVL_5, &c->offload_tree_param);
+    reg_number("offload_radix", "K of the offload's K-nomial or K-ary tree: 2, 4 or 8",
+               OPAL_INFO_LVL_5, HC_NUM_INT, &c->offload_radix, 2, 2, 8);
+    reg_number("offload_max_bytes",
+               "The longest vector (bytes) the offload takes (it travels as 120-byte packets, "
+               "each with its own counters); longer ones go to the next algorithm",
+               OPAL_INFO_LVL_6, HC_NUM_SIZE, &c->offload_max_bytes, 16384, 0, 1 << 20);
+    reg_number("offload_credits",
+               "Offload flow control: packets a process may have outstanding at each peer of a "
+               "communicator before the peer consumes them (keeps the packet queue bounded)",
+               OPAL_INFO_LVL_9, HC_NUM_INT, &c->offload_credits, 64, 2, 65535);
+    reg_number("offload_mpq",
+               "Offload: bound of each process's packet queue (packets kept before their call "
+               "is armed); exceeding it is counted, never silent",
+               OPAL_INFO_LVL_9, HC_NUM_INT, &c->offload_mpq, 65536, 16, INT_MAX);
+    reg_number("offload_ofi_max_triggered",
+               "ofi backend: the most triggered operations the NIC holds (e.g. cxi's limit); a "
+               "quarter of it is each call's budget and calls that need more run on the "
+               "progress transport (0: only the provider's counter limit)",
+               OPAL_INFO_LVL_6, HC_NUM_INT, &c->offload_ofi_max_triggered, 0, 0, INT_MAX);
+#if HIERCOLL_HAVE_OFI
+    c->offload_ofi_built = "yes";
+#else
+    c->offload_ofi_built = "no";
+#endif
+    (void) mca_base_component_var_register(
+        self(), "offload_ofi_built",
+        "Whether this build has the offload's ofi backend (libfabric FI_TRIGGER): \"yes\" or "
+        "\"no\" (configure found no libfabric, or --without-libfabric)",
+        MCA_BASE_VAR_TYPE_STRING, NULL, 0,
+        MCA_BASE_VAR_FLAG_DEFAULT_ONLY, OPAL_INFO_LVL_3, MCA_BASE_VAR_SCOPE_CONSTANT,
+        &c->offload_ofi_built);
+
+    c->offload_wait_progress = true;
+    (void) mca_base_component_var_register(
+        self(), "offload_wait_progress",
+        "UCX offload: a caller blocked in a wait (MPI_Allreduce, MPI_Wait...) also progresses "
+        "the agent's worker, so that no hop waits for the agent thread to be scheduled (on an "
+        "oversubscribed machine that hand-off costs a time slice); false: the agent alone "
+        "fires the chains and the caller only arms and waits. Calls that run while the "
+        "caller computes are the agent's either way",
+        MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
+        &c->offload_wait_progress);
+    mca_coll_hiercoll_offload_params();
+
     parse_algorithms();
     c->gatherv_level = mca_coll_hiercoll_gatherv_level_of(c->gatherv_level_param);
     if (c->gatherv_level < 0) {
@@ -335,16 +409,29 @@ static int hiercoll_open(void)
     c->nactive = 0;
     c->progress_registered = false;
     c->in_progress = false;
+    c->leftovers = NULL;
+    c->nleftovers = 0;
     return OMPI_SUCCESS;
 }
 
 static int hiercoll_close(void)
 {
     mca_coll_hiercoll_component_t *c = &mca_coll_hiercoll_component;
+    if (0 != c->nleftovers) { /* (the PML is gone: only the memory can go) */
+        opal_output(0, "hiercoll: %d early-exit calls still had requests in flight at finalize",
+                    (int) c->nleftovers);
+        while (NULL != c->leftovers) {
+            hc_leftover_t *lo = c->leftovers;
+            c->leftovers = lo->next;
+            free(lo->mem[1]);
+            free(lo->mem[0]);
+        }
+    }
     if (c->progress_registered) {
         opal_progress_unregister(mca_coll_hiercoll_progress);
         c->progress_registered = false;
     }
+    mca_coll_hiercoll_offload_fini();
     OBJ_DESTRUCT(&c->active);
     OBJ_DESTRUCT(&c->lock);
     hcp_criterion_fini(&c->decomp);

@@ -224,7 +224,11 @@ static int hc_allreduce(const void *sbuf, void *rbuf, int count, ompi_datatype_t
 {
     const hc_fast_t *f = hc_fast_hit(module, HC_ALLREDUCE, sbuf, rbuf, count, dtype, op, 0);
     if (NULL != f) {
-        return HC_FAST_RUN(module, f, allreduce, sbuf, rbuf, count, dtype, op, comm);
+        int rc = HC_FAST_RUN(module, f, allreduce, sbuf, rbuf, count, dtype, op, comm);
+        if (OPAL_UNLIKELY(f->sc_watch) && OMPI_SUCCESS == rc) {
+            mca_coll_hiercoll_fast_sc_after(HC_MODULE(module), rbuf);
+        }
+        return rc;
     }
     return run(ALLREDUCE_ARGS(HC_BLOCKING), comm, module, NULL, NULL);
 }

@@ -269,6 +269,267 @@ static int local_ops(mca_coll_hiercoll_module_t *m, const hcp_plan_t *p,
 }
 
 /* ------------------------------------------------------------------ */
+/* Early exit (short-circuit reductions)                                */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A plan marked by hcp_sc_mark (coll_hiercoll_plan_shortcut.c) may run
+ * with EARLY EXIT.  Every receive of the plan is posted at the start, each
+ * into a landing slot of its own, and copied to its target when its round
+ * completes; sends out of the user's buffers go out of copies.  As soon
+ * as the running result is decided -- the rank's input, a reduce's result,
+ * or ANY receive that has completed, whatever its round -- the rank writes
+ * the decided value as its result, sends it on every send it has not
+ * posted yet, and returns.  The requests still in flight, and the memory
+ * they use, are left to mca_coll_hiercoll_sc_sweep.  Every rank sends
+ * exactly the plan's messages, so no receive waits for a message that
+ * never comes, and ranks need not agree on whether they engage.
+ */
+typedef struct hc_early {
+    const hcp_plan_t *p;
+    hc_bind_t bind; /* the user's buffers; TMP bound to this run's memory */
+    hcp_sc_kind_t kind;
+    struct hc_sc_hist *hist;
+    hc_leftover_t *lo; /* one request slot per op, and the memory */
+    char **land;       /* per op: landing slot (RECV), copy (SEND from the user) */
+    bool *seen;        /* per op: its completed receive was looked at */
+    char *decided;     /* sc_count elements of the decided value */
+    int round, posted, from;
+    bool done; /* decided and returned */
+} hc_early_t;
+
+/* Bytes of memory `count` units of `t` span, and where unit 0 starts. */
+static size_t span_of(ompi_datatype_t *t, int64_t count, ptrdiff_t *lb)
+{
+    ptrdiff_t l, ext, true_ext;
+    ompi_datatype_get_extent(t, &l, &ext);
+    ompi_datatype_get_true_extent(t, lb, &true_ext);
+    return count > 0 ? (size_t) true_ext + (size_t) (count - 1) * (size_t) ext : 0;
+}
+
+static int early_sends(hc_early_t *e, mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm,
+                       int tag, int r, bool decided)
+{
+    const hcp_plan_t *p = e->p;
+    int rc = OMPI_SUCCESS;
+    for (int i = hcp_round_begin(p, r); i < p->round_end[r] && OMPI_SUCCESS == rc; ++i) {
+        const hcp_op_t *op = &p->ops[i];
+        if (HCP_SEND != op->kind) {
+            continue;
+        }
+        ompi_datatype_t *t = type_of(&e->bind, op->buf, type_index(&e->bind, op));
+        char *addr = addr_of(&e->bind, op->buf, op->off);
+        if (decided) {
+            addr = e->decided;
+        } else if (NULL != e->land[i]) { /* the user may reuse the buffer once we return */
+            rc = ompi_datatype_copy_content_same_ddt(t, (size_t) op->count, e->land[i], addr);
+            addr = e->land[i];
+        }
+        if (OMPI_SUCCESS == rc) {
+            rc = mca_pml.pml_isend(addr, (size_t) op->count, t, op->peer, tag,
+                                   MCA_PML_BASE_SEND_STANDARD, comm, &e->lo->reqs[i]);
+        }
+        m->stats.msgs++;
+        m->stats.bytes_sent += bytes_of(&e->bind, op->buf, type_index(&e->bind, op), op->count);
+    }
+    return rc;
+}
+
+/* Decided: the result, then the decided value on every send not posted. */
+static int early_decide(hc_early_t *e, mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm,
+                        int tag, int from)
+{
+    const hcp_plan_t *p = e->p;
+    int rc = OMPI_SUCCESS;
+    e->done = true;
+    e->from = from;
+    m->stats.sc_early++;
+    if (p->sc_out) {
+        hcp_sc_fill(&e->kind, e->bind.base[HCP_RBUF], p->sc_count);
+    }
+    for (int r = e->posted + 1; r < p->nrounds && OMPI_SUCCESS == rc; ++r) {
+        rc = early_sends(e, m, comm, tag, r, true);
+    }
+    e->posted = p->nrounds - 1;
+    return rc;
+}
+
+static int early_begin(hc_early_t *e, mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm,
+                       const hcp_plan_t *p, const hc_bind_t *b, int tag)
+{
+    e->lo = NULL;
+    e->p = p;
+    e->bind = *b;
+    e->round = 0;
+    e->posted = -1;
+    e->from = -1;
+    e->done = false;
+    m->stats.sc_engaged++;
+    if (0 != mca_coll_hiercoll_component.nleftovers) {
+        mca_coll_hiercoll_sc_sweep(NULL);
+    }
+    /* the plan's scratch first (it binds the TMP buffers' types) */
+    void *tmp = NULL;
+    size_t cap = 0;
+    int rc = place_scratch(p, &e->bind, &tmp, &cap);
+    if (OMPI_SUCCESS != rc) {
+        return rc;
+    }
+    /* one block: the leftover record, per-op slots, then the data */
+    size_t n = (size_t) p->nops,
+           head = sizeof(hc_leftover_t)
+                  + n * (sizeof(ompi_request_t *) + sizeof(char *) + sizeof(bool));
+    head = (head + 63) & ~(size_t) 63;
+    size_t total = head, off[p->nops > 0 ? p->nops : 1];
+    ptrdiff_t lb[p->nops > 0 ? p->nops : 1], dlb;
+    for (int i = 0; i < p->nops; ++i) {
+        const hcp_op_t *op = &p->ops[i];
+        off[i] = 0;
+        if (HCP_RECV == op->kind || (HCP_SEND == op->kind && op->buf <= HCP_RBUF)) {
+            off[i] = total;
+            total +=
+                (span_of(type_of(&e->bind, op->buf, type_index(&e->bind, op)), op->count, &lb[i])
+                 + 63)
+                & ~(size_t) 63;
+        }
+    }
+    size_t doff = total;
+    total += span_of(b->type[HCP_RBUF], p->sc_count, &dlb);
+    char *mem = malloc(total);
+    if (NULL == mem) {
+        free(tmp);
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    e->lo = (hc_leftover_t *) mem;
+    e->lo->next = NULL;
+    e->lo->comm = comm;
+    e->lo->nreqs = p->nops;
+    e->lo->reqs = (ompi_request_t **) (mem + sizeof(hc_leftover_t));
+    e->land = (char **) (e->lo->reqs + n);
+    e->seen = (bool *) (e->land + n);
+    e->lo->mem[0] = mem;
+    e->lo->mem[1] = tmp;
+    e->decided = mem + doff - dlb;
+    for (int i = 0; i < p->nops; ++i) {
+        e->lo->reqs[i] = MPI_REQUEST_NULL;
+        e->land[i] = 0 != off[i] ? mem + off[i] - lb[i] : NULL;
+        e->seen[i] = false;
+    }
+    hcp_sc_fill(&e->kind, e->decided, p->sc_count);
+    for (int i = 0; i < p->nops && OMPI_SUCCESS == rc; ++i) {
+        const hcp_op_t *op = &p->ops[i];
+        if (HCP_RECV == op->kind) {
+            rc = mca_pml.pml_irecv(e->land[i], (size_t) op->count,
+                                   type_of(&e->bind, op->buf, type_index(&e->bind, op)), op->peer,
+                                   tag, comm, &e->lo->reqs[i]);
+        }
+    }
+    if (OMPI_SUCCESS == rc && hcp_sc_decided(&e->kind, b->base[p->sc_in], p->sc_count)) {
+        rc = early_decide(e, m, comm, tag, ompi_comm_rank(comm));
+    }
+    return rc;
+}
+
+/* Advance without waiting; true once decided or through the last round. */
+static bool early_advance(hc_early_t *e, mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm,
+                          int tag, int *error)
+{
+    const hcp_plan_t *p = e->p;
+    ompi_request_t **reqs = e->lo->reqs;
+    while (!e->done && OMPI_SUCCESS == *error) {
+        /* any receive in, whatever its round, may decide */
+        for (int i = 0; i < p->nops; ++i) {
+            const hcp_op_t *op = &p->ops[i];
+            if (HCP_RECV != op->kind || e->seen[i] || !REQUEST_COMPLETE(reqs[i])) {
+                continue;
+            }
+            e->seen[i] = true;
+            if ((op->flags & HCP_F_RUNNING) && hcp_sc_decided(&e->kind, e->land[i], op->count)) {
+                *error = early_decide(e, m, comm, tag, op->peer);
+                return true;
+            }
+        }
+        int r = e->round;
+        if (e->posted < r) {
+            e->posted = r;
+            *error = early_sends(e, m, comm, tag, r, false);
+            continue;
+        }
+        for (int i = hcp_round_begin(p, r); i < p->round_end[r]; ++i) {
+            if (!REQUEST_COMPLETE(reqs[i])) {
+                return false;
+            }
+        }
+        int last = -1;
+        for (int i = hcp_round_begin(p, r); i < p->round_end[r] && OMPI_SUCCESS == *error; ++i) {
+            const hcp_op_t *op = &p->ops[i];
+            if (HCP_RECV == op->kind) {
+                *error = ompi_datatype_copy_content_same_ddt(
+                    type_of(&e->bind, op->buf, type_index(&e->bind, op)), (size_t) op->count,
+                    addr_of(&e->bind, op->buf, op->off), e->land[i]);
+            } else if (HCP_REDUCE == op->kind && (op->flags & HCP_F_RUNNING)) {
+                last = i;
+            }
+        }
+        if (OMPI_SUCCESS == *error) {
+            *error = local_ops(m, p, &e->bind, r);
+        }
+        if (last >= 0 && OMPI_SUCCESS == *error
+            && hcp_sc_decided(&e->kind, addr_of(&e->bind, p->ops[last].buf, p->ops[last].off),
+                              p->sc_count)) {
+            *error = early_decide(e, m, comm, tag, -1);
+            return true;
+        }
+        if (++e->round >= p->nrounds) {
+            return true;
+        }
+    }
+    return true;
+}
+
+/* After the run: history, then the requests: freed when complete, else
+ * left to the sweep with the memory.  Returns the run's error. */
+static int early_finish(hc_early_t *e, mca_coll_hiercoll_module_t *m, int error)
+{
+    const hcp_plan_t *p = e->p;
+    bool decided =
+        e->done || (p->sc_out && hcp_sc_decided(&e->kind, e->bind.base[HCP_RBUF], p->sc_count));
+    mca_coll_hiercoll_sc_record(e->hist, decided, e->from);
+    int pending = 0;
+    for (int i = 0; i < e->lo->nreqs; ++i) {
+        ompi_request_t **r = &e->lo->reqs[i];
+        if (MPI_REQUEST_NULL == *r) {
+            continue;
+        }
+        if (REQUEST_COMPLETE(*r)) {
+            if (OMPI_SUCCESS == error && !e->done) {
+                error = (*r)->req_status.MPI_ERROR;
+            }
+            ompi_request_free(r);
+        } else {
+            ++pending;
+        }
+    }
+    if (0 == pending) {
+        free(e->lo->mem[1]);
+        free(e->lo->mem[0]);
+    } else {
+        m->stats.sc_late_reqs += (uint64_t) pending;
+        mca_coll_hiercoll_sc_leave(e->lo);
+    }
+    e->lo = NULL;
+    return error;
+}
+
+/* A plain run of a marked plan still feeds the history. */
+static void early_record_plain(struct hc_sc_hist *h, const hcp_sc_kind_t *k, const hcp_plan_t *p,
+                               const hc_bind_t *b)
+{
+    const char *buf = p->sc_out ? b->base[HCP_RBUF] : b->base[p->sc_in];
+    mca_coll_hiercoll_sc_record(h, hcp_sc_decided(k, buf, p->sc_count), -1);
+}
+
+/* ------------------------------------------------------------------ */
 /* Blocking                                                             */
 /* ------------------------------------------------------------------ */
 
@@ -276,8 +537,23 @@ static int local_ops(mca_coll_hiercoll_module_t *m, const hcp_plan_t *p,
  * path's entry: nothing here looks at datatypes or selection).  Blocking
  * calls use a fixed tag, on an intercommunicator for its local
  * communicator too. */
+static int early_blocking(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm,
+                          const hcp_plan_t *p, const hc_bind_t *b, int tag);
+static int plain_rounds(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm,
+                        const hcp_plan_t *p, const hc_bind_t *b, int tag);
+
 int mca_coll_hiercoll_exec_rounds(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm,
                                   const hcp_plan_t *p, const hc_bind_t *b, int tag)
+{
+    if (OPAL_UNLIKELY(p->sc_count > 0)) { /* a plan marked for early exit */
+        return early_blocking(m, comm, p, b, tag);
+    }
+    return plain_rounds(m, comm, p, b, tag);
+}
+
+/* The plain round loop of a blocking run. */
+static int plain_rounds(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm,
+                        const hcp_plan_t *p, const hc_bind_t *b, int tag)
 {
     int rc = OMPI_SUCCESS;
     ompi_request_t *stack[16], **reqs = stack;
@@ -325,6 +601,30 @@ int mca_coll_hiercoll_exec_blocking(mca_coll_hiercoll_module_t *m, ompi_communic
     return run_blocking(m, comm, p, b, tag);
 }
 
+/* A blocking run of a marked plan: early exit when the run engages (its
+ * own memory, spinning the progress engine), else the plain rounds, whose
+ * result still feeds the history. */
+static int early_blocking(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm,
+                          const hcp_plan_t *p, const hc_bind_t *b, int tag)
+{
+    hc_early_t e;
+    if (!mca_coll_hiercoll_sc_engage(m, p, b, &e.kind, &e.hist)) {
+        int rc = plain_rounds(m, comm, p, b, tag);
+        if (NULL != e.hist && OMPI_SUCCESS == rc) {
+            early_record_plain(e.hist, &e.kind, p, b);
+        }
+        return rc;
+    }
+    int rc = early_begin(&e, m, comm, p, b, tag);
+    if (NULL == e.lo) {
+        return rc;
+    }
+    while (OMPI_SUCCESS == rc && !early_advance(&e, m, comm, tag, &rc)) {
+        opal_progress();
+    }
+    return early_finish(&e, m, rc);
+}
+
 /* ------------------------------------------------------------------ */
 /* Requests                                                             */
 /* ------------------------------------------------------------------ */
@@ -349,6 +649,10 @@ typedef struct mca_coll_hiercoll_request_t {
     hc_stages_t stages;
     int stage;
     hc_bind_t user_bind; /* the user's buffers, every stage starts from them */
+    /* marked plans: early exit engaged (early_on), or a plain run that
+     * still feeds the history (early.hist set) */
+    hc_early_t early;
+    bool early_on;
 } mca_coll_hiercoll_request_t;
 
 static int request_free(ompi_request_t **ompi_req);
@@ -371,6 +675,8 @@ static void request_construct(mca_coll_hiercoll_request_t *req)
     req->nreqs = 0;
     req->staged = false;
     memset(&req->stages, 0, sizeof(req->stages));
+    req->early_on = false;
+    req->early.hist = NULL;
 }
 
 static OBJ_CLASS_INSTANCE(mca_coll_hiercoll_request_t, ompi_coll_base_nbc_request_t,
@@ -445,6 +751,9 @@ static int build_stage(mca_coll_hiercoll_request_t *req, int k)
  * its last round (of its last stage) is done. */
 static bool advance(mca_coll_hiercoll_request_t *req)
 {
+    if (req->early_on) {
+        return early_advance(&req->early, req->module, req->comm, req->tag, &req->error);
+    }
     for (;;) {
         for (int i = 0; i < req->nreqs; ++i) {
             if (!REQUEST_COMPLETE(req->reqs[i])) {
@@ -490,6 +799,12 @@ static bool advance(mca_coll_hiercoll_request_t *req)
 
 static void complete(mca_coll_hiercoll_request_t *req)
 {
+    if (req->early_on) {
+        req->error = early_finish(&req->early, req->module, req->error);
+        req->early_on = false;
+    } else if (NULL != req->early.hist && OMPI_SUCCESS == req->error) {
+        early_record_plain(req->early.hist, &req->early.kind, &req->plan, &req->bind);
+    }
     if (!req->super.super.req_persistent) {
         free(req->scratch);
         req->scratch = NULL;
@@ -528,7 +843,15 @@ static void begin(mca_coll_hiercoll_request_t *req)
             return;
         }
     }
-    if (advance(req)) {
+    req->early.hist = NULL;
+    if (!req->staged && req->plan.sc_count > 0
+        && mca_coll_hiercoll_sc_engage(req->module, &req->plan, &req->bind, &req->early.kind,
+                                       &req->early.hist)) {
+        req->error = early_begin(&req->early, req->module, req->comm, &req->plan, &req->bind,
+                                 req->tag);
+        req->early_on = NULL != req->early.lo;
+    }
+    if (OMPI_SUCCESS != req->error || advance(req)) {
         complete(req);
         return;
     }
@@ -547,6 +870,9 @@ int mca_coll_hiercoll_progress(void)
     mca_coll_hiercoll_component_t *c = &mca_coll_hiercoll_component;
     mca_coll_hiercoll_request_t *req, *next;
     int done = 0;
+    if (0 != c->nleftovers) {
+        mca_coll_hiercoll_sc_sweep(NULL);
+    }
     if (0 == c->nactive) {
         return 0;
     }

@@ -158,6 +158,7 @@ void mca_coll_hiercoll_fast_enable(mca_coll_hiercoll_module_t *m, ompi_communica
         void **fn = blocking_fn(&m->super, (hc_coll_t) k);
         if (m->fast_ok && m->nrules[k] > 0 && NULL != fn
             && hcp_rules_always(m->rules[k], m->nrules[k], HCP_RULE_FALLBACK)
+            && !mca_coll_hiercoll_shortcut_claims((hc_coll_t) k)
             && mca_coll_hiercoll_has_fallback(m, (hc_coll_t) k, HC_BLOCKING)) {
             *fn = NULL;
         }
@@ -294,5 +295,19 @@ void mca_coll_hiercoll_fast_fill(const hc_call_t *c, const hcp_plan_t *plan, con
     }
     f->scratch = m->scratch;
     f->plan = plan;
-    f->valid = true;
+    f->sc_watch = mca_coll_hiercoll_shortcut_watch(c);
+    f->sc_sel = c->sc_sel;
+    /* remembered only while the history would select the same */
+    f->valid = !f->sc_watch || mca_coll_hiercoll_sc_selects(m, c->op, c->rtype) == c->sc_sel;
+}
+
+void mca_coll_hiercoll_fast_sc_after(mca_coll_hiercoll_module_t *m, const void *rbuf)
+{
+    hc_fast_t *f = &m->fast[HC_ALLREDUCE];
+    if (NULL == f->plan) { /* (a marked plan records its own result) */
+        mca_coll_hiercoll_sc_observe(m, f->op, f->dtype, rbuf, f->count);
+    }
+    if (mca_coll_hiercoll_sc_selects(m, f->op, f->dtype) != f->sc_sel) {
+        f->valid = false;
+    }
 }

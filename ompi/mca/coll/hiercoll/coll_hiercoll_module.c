@@ -27,11 +27,14 @@ static void module_construct(mca_coll_hiercoll_module_t *m)
     m->gatherv_level = 0;
     m->enabled = false;
     m->decomp = NULL;
+    m->offload = NULL;
     m->decomp_crit = &mca_coll_hiercoll_component.decomp;
     memset(&m->decomp_own, 0, sizeof(m->decomp_own));
     m->decomp_own.kind = HCP_CRIT_NONE;
     m->scratch = NULL;
     m->scratch_size = 0;
+    m->sc_hist = NULL;
+    m->sc_decider = -1;
     hcp_init(&m->plan);
     for (int k = 0; k < HC_NCOLL; ++k) {
         m->cache[k].valid = false;
@@ -60,14 +63,28 @@ static void print_stats(mca_coll_hiercoll_module_t *m)
                 (unsigned long long) m->stats.bytes_sent,
                 (unsigned long long) m->stats.bytes_copied,
                 (unsigned long long) m->stats.bytes_reduced, per);
+    if (m->stats.sc_engaged > 0) {
+        opal_output(0,
+                    "hiercoll: shortcut comm %s rank %d/%d: engaged %llu, decided %llu (returned "
+                    "at once), requests completed after their call %llu",
+                    m->comm->c_name, ompi_comm_rank(m->comm), ompi_comm_size(m->comm),
+                    (unsigned long long) m->stats.sc_engaged,
+                    (unsigned long long) m->stats.sc_early,
+                    (unsigned long long) m->stats.sc_late_reqs);
+    }
 }
 
 static void module_destruct(mca_coll_hiercoll_module_t *m)
 {
+    if (NULL != m->comm && 0 != mca_coll_hiercoll_component.nleftovers) {
+        mca_coll_hiercoll_sc_sweep(m->comm); /* early exits' requests on it */
+    }
     if (m->enabled && mca_coll_hiercoll_component.stats && NULL != m->comm) {
         print_stats(m);
     }
+    mca_coll_hiercoll_sc_free(m);
     mca_coll_hiercoll_decomp_free(m);
+    mca_coll_hiercoll_offload_free(m);
     hcp_criterion_fini(&m->decomp_own);
     mca_coll_hiercoll_release_prev(m);
     hcp_fini(&m->plan);
@@ -135,9 +152,28 @@ static void read_info(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm)
         if (0 == hcp_criterion_parse(val, &m->decomp_own, why, sizeof(why))) {
             m->decomp_crit = &m->decomp_own;
         } else if (0 == ompi_comm_rank(comm)) {
-            opal_output(0, "hiercoll: info key hiercoll_decomp_criterion=\"%s\" on %s: %s; "
+            opal_output(0,
+                        "hiercoll: info key hiercoll_decomp_criterion=\"%s\" on %s: %s; "
                         "keeping the MCA choice",
                         val, comm->c_name, why);
+        }
+    }
+    /* short-circuit reduce: the rank that usually decides, placed next to
+     * the root (every rank must pass the same value) */
+    if (OPAL_SUCCESS
+            == hc_info_get(info, "hiercoll_shortcut_decider", val, sizeof(val), &flag)
+        && flag) {
+        char *end;
+        long d = strtol(val, &end, 10);
+        if (end == val || '\0' != *end || d < 0 || d >= ompi_comm_size(comm)) {
+            if (0 == ompi_comm_rank(comm)) {
+                opal_output(0,
+                            "hiercoll: info key hiercoll_shortcut_decider=\"%s\" on %s is no "
+                            "rank of it; no decider placed",
+                            val, comm->c_name);
+            }
+        } else {
+            m->sc_decider = (int) d;
         }
     }
 }

@@ -29,6 +29,9 @@ void hcp_reset(hcp_plan_t *p, size_t ssize, size_t rsize)
     p->open_start = 0;
     p->max_comm = 0;
     p->oom = false;
+    p->sc_count = 0;
+    p->sc_in = HCP_SBUF;
+    p->sc_out = p->sc_force = false;
     for (int b = 0; b < HCP_NBUF; ++b) {
         p->unit[b] = HCP_UNIT_NONE;
         p->tmp_units[b] = 0;

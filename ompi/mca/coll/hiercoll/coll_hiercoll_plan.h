@@ -64,6 +64,7 @@ typedef struct hcp_op {
     uint8_t local; /* SEND, RECV on an intercommunicator: 1 when the peer is a rank of
                     * the own group, 0 when it is one of the remote group (always 0 on an
                     * intracommunicator) */
+    uint8_t flags; /* HCP_F_* */
     int32_t peer;  /* SEND, RECV: the peer; COPY: the own rank (per-peer types) */
     int64_t off;   /* in units of buf */
     int64_t count; /* in units of buf */
@@ -71,6 +72,12 @@ typedef struct hcp_op {
                     * one datatype per block (neighbor alltoallw): the block */
     int64_t scount;/* COPY: in units of sbuf; REDUCE: equal to count */
 } hcp_op_t;
+
+/* hcp_op_t.flags: the op carries the RUNNING RESULT of a reduction (see
+ * the short-circuit section): a SEND's payload, a RECV's payload, or a
+ * REDUCE's target once it has run, is a partial result of the whole
+ * vector, so an absorbing value in it decides the final result. */
+#define HCP_F_RUNNING 0x1
 
 typedef struct hcp_plan {
     hcp_op_t *ops;
@@ -83,6 +90,15 @@ typedef struct hcp_plan {
     int64_t tmp_units[HCP_NBUF]; /* scratch sizes, in units */
     size_t unit_size[HCP_NBUF];  /* bytes of type signature per unit */
     bool oom;                  /* an allocation failed while building */
+    /* Early exit (coll_hiercoll_plan_shortcut.c): sc_count > 0 when every
+     * send carries the running result of sc_count units (HCP_F_RUNNING),
+     * so that a rank whose running result is decided may send the decided
+     * value on all its remaining sends and return.  sc_in: the buffer of
+     * the rank's input ([0, sc_count)); sc_out: RBUF[0, sc_count) is this
+     * rank's result; sc_force: run early exit whatever the history says. */
+    int64_t sc_count;
+    uint8_t sc_in;
+    bool sc_out, sc_force;
 } hcp_plan_t;
 
 /* ------------------------------------------------------------------ */
@@ -333,6 +349,70 @@ int hcp_reduce_rabenseifner(hcp_plan_t *p, int n, int rank, int root, int64_t co
 const char *hcp_rhrd_role(int n, int vrank);
 
 /* ------------------------------------------------------------------ */
+/* Short-circuit reductions (coll_hiercoll_plan_shortcut.c)             */
+/*                                                                      */
+/* An ABSORBING value z of (op, element type): op(z, x) = z for every x,  */
+/* byte for byte as Open MPI's op functions compute it.  A buffer is     */
+/* DECIDED when every element is absorbing; then the final result is     */
+/* the decided value (the canonical absorbing element) in every element. */
+/* ------------------------------------------------------------------ */
+
+typedef enum hcp_sc_op {
+    HCP_SC_NONE = 0, /* no absorbing value: never short-circuited */
+    HCP_SC_LAND,     /* 0 -> 0 */
+    HCP_SC_LOR,      /* any nonzero -> 1 */
+    HCP_SC_BAND,     /* 0 -> 0 */
+    HCP_SC_BOR,      /* all bits set -> all bits set */
+    HCP_SC_MAX,      /* the type's highest value */
+    HCP_SC_MIN,      /* the type's lowest value */
+    HCP_SC_PROD      /* 0 -> 0 */
+} hcp_sc_op_t;
+
+/* How Open MPI's op functions treat the bytes of one element. */
+typedef enum hcp_sc_class {
+    HCP_SC_SIGNED,   /* two's complement integer (C and Fortran integers;
+                      * also MPI_UNSIGNED_LONG, which Open MPI 4.1
+                      * reduces as a signed long) */
+    HCP_SC_UNSIGNED, /* unsigned integer */
+    HCP_SC_BOOL,     /* C bool / Fortran LOGICAL: logical ops only */
+    HCP_SC_BYTE      /* MPI_BYTE: bitwise ops only */
+} hcp_sc_class_t;
+
+/* The absorbing test of one (op, class, size): NULL when there is none
+ * (floating point, SUM, XOR, MAXLOC/MINLOC and user ops never reach
+ * this).  `decided` receives the size bytes of the decided value. */
+typedef struct hcp_sc_kind {
+    hcp_sc_op_t op;
+    hcp_sc_class_t cls;
+    int size; /* bytes per element: 1, 2, 4 or 8 */
+    unsigned char decided[8];
+} hcp_sc_kind_t;
+
+/* Fill *k for (op, cls, size); false when the pair has no absorbing value
+ * (or the size is not 1, 2, 4 or 8). */
+bool hcp_sc_kind(hcp_sc_kind_t *k, hcp_sc_op_t op, hcp_sc_class_t cls, int size);
+/* Are all `count` elements at buf (packed, size bytes apart) absorbing? */
+bool hcp_sc_decided(const hcp_sc_kind_t *k, const void *buf, int64_t count);
+/* Write `count` copies of the decided value. */
+void hcp_sc_fill(const hcp_sc_kind_t *k, void *buf, int64_t count);
+
+/* Mark a finished plan of a reduction of `count` units for early exit:
+ * every send, receive and reduce of the whole vector carries the running
+ * result.  in_buf: where the rank's input lies; out: RBUF holds the
+ * rank's result.  Leaves the plan unmarked when some send does not carry
+ * the whole running result (then early exit could not send it). */
+void hcp_sc_mark(hcp_plan_t *p, int64_t count, int in_buf, bool out);
+
+/* Recursive-doubling allreduce (commutative ops), marked. */
+int hcp_allreduce_shortcut(hcp_plan_t *p, int n, int rank, int64_t count,
+                           size_t esize, bool in_place);
+/* Binomial reduce (commutative ops), marked, on a tree where `decider`
+ * (a rank, or -1) takes the place of the root's first child (relative
+ * rank 1): its value reaches the root in one message.  Every rank must
+ * pass the same decider. */
+int hcp_reduce_shortcut(hcp_plan_t *p, int n, int rank, int root,
+                        int64_t count, size_t esize, bool in_place,
+                        int decider);
 /* Intercommunicators (coll_hiercoll_plan_inter.c)                      */
 /*                                                                      */
 /* A rank of a group of nl processes whose remote group has nr.  Ops    */

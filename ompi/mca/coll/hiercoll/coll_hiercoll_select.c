@@ -246,7 +246,8 @@ static bool fits(const hc_algo_t *a, const hc_call_t *c)
 static const hc_algo_t *last_resort(hc_coll_t coll, const hc_call_t *c)
 {
     for (const hc_algo_t *a = mca_coll_hiercoll_colls[coll].algos; a->name; ++a) {
-        if (NULL == a->run && (NULL == c || NULL == a->usable || a->usable(c))) {
+        if (NULL == a->run && NULL == a->start
+            && (NULL == c || NULL == a->usable || a->usable(c))) {
             return a;
         }
     }
@@ -277,6 +278,10 @@ const hc_algo_t *mca_coll_hiercoll_select(const hc_call_t *c)
         a = mca_coll_hiercoll_decomp_auto(c);
         /* the selection rules (coll_hiercoll_fast.c); the call records the
          * rule that decided, for verbose output */
+        if (NULL == a) { /* short-circuit reductions before the rules (measured
+                          * on ops without absorbing values) */
+            a = mca_coll_hiercoll_shortcut_auto(c);
+        }
         const hcp_rule_t *rule = NULL == a ? mca_coll_hiercoll_rule_of(c) : NULL;
         if (NULL != rule && HCP_RULE_FALLBACK == rule->algo && can_fall_back) {
             ((hc_call_t *) c)->rule = rule;
@@ -284,7 +289,7 @@ const hc_algo_t *mca_coll_hiercoll_select(const hc_call_t *c)
         }
         if (NULL != rule && rule->algo >= 0 && fits(&d->algos[rule->algo], c)) {
             ((hc_call_t *) c)->rule = rule;
-            return &d->algos[rule->algo];
+            return mca_coll_hiercoll_shortcut_upgrade(c, &d->algos[rule->algo]);
         }
         if (NULL == a) {
             a = d->auto_pick(c);
@@ -375,14 +380,27 @@ int mca_coll_hiercoll_dispatch(hc_call_t *c, ompi_request_t **request, struct om
     }
     if (NULL == a) {
         m->stats.fallbacks[c->coll]++;
-        if (HC_BLOCKING == c->mode) {
+        if (HC_BLOCKING != c->mode) {
+            return mca_coll_hiercoll_fallback(c, request, info);
+        }
+        if (OPAL_LIKELY(!mca_coll_hiercoll_shortcut_watch(c))) {
+            mca_coll_hiercoll_fast_fill(c, NULL, NULL);
+            return mca_coll_hiercoll_fallback(c, request, info);
+        }
+        /* the layer below's result feeds the short-circuit history */
+        rc = mca_coll_hiercoll_fallback(c, request, info);
+        if (OMPI_SUCCESS == rc) {
+            mca_coll_hiercoll_sc_observe(m, c->op, c->rtype, c->rbuf, c->rcount);
             mca_coll_hiercoll_fast_fill(c, NULL, NULL);
         }
-        return mca_coll_hiercoll_fallback(c, request, info);
+        return rc;
     }
     m->stats.calls[c->coll]++;
     if (NULL != a->run) {
         return a->run(c);
+    }
+    if (NULL != a->start) {
+        return a->start(c, request, info);
     }
 
     hc_bind_t b;

@@ -16,5 +16,8 @@ AC_DEFUN([MCA_ompi_coll_hiercoll_CONFIG],[
     HIERCOLL_CPPFLAGS=
     AC_SUBST([HIERCOLL_LIBADD])
     AC_SUBST([HIERCOLL_CPPFLAGS])
+    # the offload's UCX agent and ofi backend are built out of tree only
+    AM_CONDITIONAL([HIERCOLL_HAVE_UCX], [false])
+    AM_CONDITIONAL([HIERCOLL_HAVE_OFI], [false])
     $1
 ])dnl

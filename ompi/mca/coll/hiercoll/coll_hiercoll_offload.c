@@ -1,0 +1,880 @@
+/*
+ * Copyright (c) 2026 The hiercoll authors.
+ * $COPYRIGHT$
+ *
+ * The triggered offload inside Open MPI (seed 003): the "offload"
+ * algorithms of allreduce and reduce in every mode, and the host-progress
+ * transport.  See coll_hiercoll_offload.h and coll_hiercoll_trig.h.
+ *
+ * A call builds this rank's program (hct_plan_*; blocking calls reuse the
+ * last one of the communicator), arms it on the communicator's channel
+ * (port = the call's sequence number, the same on every rank: blocking and
+ * nonblocking calls count 0..0xBFFF, a persistent request keeps the id it
+ * got at init, 0xC000 + 256 * id, plus a start count), and waits for the
+ * port's DONE counter.  The calling thread only arms and waits: chains
+ * fire in the UCX agent's thread, or inside Open MPI's progress for the
+ * progress transport, whose packets are 128-byte PML messages on the
+ * communicator received by a few always-posted receives.
+ */
+#include "ompi_config.h"
+
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ompi/mca/pml/pml.h"
+#include "opal/runtime/opal_progress.h"
+#include "opal/util/output.h"
+
+#include "coll_hiercoll.h"
+#include "coll_hiercoll_offload.h"
+#include "coll_hiercoll_trig_bcast.h"
+
+/* The progress transport's tag, in the range no Open MPI component in
+ * this build uses (hcoll's). */
+#define HC_OL_TAG (MCA_COLL_BASE_TAG_HCOLL_END + 4242)
+#define HC_OL_NRECV 8
+#define HC_OL_PERSISTENT 0xC000
+
+typedef struct hc_offload {
+    mca_coll_hiercoll_module_t *m;
+    ompi_communicator_t *comm;
+    int kind;              /* HC_OL_UCX, _PROGRESS or _OFI; 0: not opened; -1: failed */
+    int backend, tree, radix; /* the parameters, or the communicator's info keys */
+    hcf_chan_t *fchan;     /* ofi: the channel (calls that do not fit use chan) */
+    bool prog_ofi;         /* blocking: the cached program fits the ofi budget */
+    hc_ol_engine_t *eng;
+    hct_chan_t *chan;
+    uint16_t seq;    /* next blocking/nonblocking port */
+    int npersistent; /* persistent requests initialized */
+    /* blocking calls: the last program and its key */
+    hct_prog_t prog;
+    bool prog_valid;
+    int key_root, key_coll;
+    size_t key_count;
+    hct_op_t key_op;
+    hct_type_t key_type;
+    /* progress transport: receives always posted */
+    ompi_request_t *rreq[HC_OL_NRECV];
+    hct_pkt_t rbuf[HC_OL_NRECV];
+    opal_list_item_t item; /* in ol.progress_chans */
+} hc_offload_t;
+
+/* A nonblocking or persistent offloaded call. */
+typedef struct hc_ol_req {
+    ompi_request_t super;
+    hc_offload_t *ol;
+    mca_coll_hiercoll_module_t *m;
+    ompi_communicator_t *comm;
+    hct_prog_t prog;
+    const void *input;
+    void *output;
+    hct_port_t *port;
+    hcf_port_t *fport;     /* ofi: the armed port instead of port */
+    bool ofi;              /* ofi: the program fits the budget */
+    uint16_t pbase, gen;
+    bool persistent, active;
+    opal_list_item_t item; /* in ol.active */
+} hc_ol_req_t;
+
+/* A send of the progress transport in flight. */
+typedef struct send_slot {
+    ompi_request_t *req;
+    hct_pkt_t pkt;
+} send_slot_t;
+
+static struct {
+    hc_ol_engine_t prog; /* the progress transport's engine */
+    opal_list_t active;  /* hc_ol_req_t in flight */
+    opal_list_t chans;   /* hc_offload_t on the progress transport */
+    bool lists_up, progress_registered;
+    volatile int32_t nactive;
+    send_slot_t *slots;
+    int nslots, slots_busy;
+    bool in_progress;
+} ol;
+
+#define ITEM_OF(p, type, field) ((type *) ((char *) (p) -offsetof(type, field)))
+
+/* ------------------------------------------------------------------ */
+/* Parameters                                                           */
+/* ------------------------------------------------------------------ */
+
+void mca_coll_hiercoll_offload_params(void)
+{
+    mca_coll_hiercoll_component_t *c = &mca_coll_hiercoll_component;
+    const char *b = c->offload_backend_param ? c->offload_backend_param : "auto";
+    if (0 == strcmp(b, "auto")) {
+        c->offload_backend = HC_OL_AUTO;
+    } else if (0 == strcmp(b, "ucx")) {
+        c->offload_backend = HC_OL_UCX;
+    } else if (0 == strcmp(b, "progress")) {
+        c->offload_backend = HC_OL_PROGRESS;
+    } else if (0 == strcmp(b, "ofi")) {
+        c->offload_backend = HC_OL_OFI;
+    } else {
+        mca_coll_hiercoll_param_error("coll_hiercoll_offload_backend=\"%s\" is not one of ofi, "
+                                      "ucx, progress, auto; using auto", b);
+        c->offload_backend = HC_OL_AUTO;
+    }
+    const char *t = c->offload_tree_param ? c->offload_tree_param : "knomial";
+    if (0 == strcmp(t, "knomial")) {
+        c->offload_tree = HCT_KNOMIAL;
+    } else if (0 == strcmp(t, "kary")) {
+        c->offload_tree = HCT_KARY;
+    } else {
+        mca_coll_hiercoll_param_error("coll_hiercoll_offload_tree=\"%s\" is neither knomial nor "
+                                      "kary; using knomial",
+                                      t);
+        c->offload_tree = HCT_KNOMIAL;
+    }
+    if (2 != c->offload_radix && 4 != c->offload_radix && 8 != c->offload_radix) {
+        mca_coll_hiercoll_param_error("coll_hiercoll_offload_radix=%d is not 2, 4 or 8; using 2",
+                                      c->offload_radix);
+        c->offload_radix = 2;
+    }
+}
+
+/* The communicator's info keys hiercoll_offload_backend, _tree, _radix
+ * (read at its first offloaded call; every rank must pass the same). */
+static void read_info(hc_offload_t *o)
+{
+    mca_coll_hiercoll_component_t *mc = &mca_coll_hiercoll_component;
+    o->backend = mc->offload_backend;
+    o->tree = mc->offload_tree;
+    o->radix = mc->offload_radix;
+    opal_info_t *info = o->comm->super.s_info;
+    char val[64];
+    int flag = 0;
+    if (NULL == info) {
+        return;
+    }
+    if (OPAL_SUCCESS == hc_info_get(info, "hiercoll_offload_backend", val, sizeof(val), &flag)
+        && flag) {
+        o->backend = 0 == strcmp(val, "ucx")        ? HC_OL_UCX
+                     : 0 == strcmp(val, "progress") ? HC_OL_PROGRESS
+                     : 0 == strcmp(val, "ofi")      ? HC_OL_OFI
+                                                    : HC_OL_AUTO;
+    }
+    if (OPAL_SUCCESS == hc_info_get(info, "hiercoll_offload_tree", val, sizeof(val), &flag)
+        && flag) {
+        o->tree = 0 == strcmp(val, "kary") ? HCT_KARY : HCT_KNOMIAL;
+    }
+    if (OPAL_SUCCESS == hc_info_get(info, "hiercoll_offload_radix", val, sizeof(val), &flag)
+        && flag) {
+        int k = atoi(val);
+        o->radix = (2 == k || 4 == k || 8 == k) ? k : o->radix;
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* What the ALU takes                                                   */
+/* ------------------------------------------------------------------ */
+
+static int op_of(ompi_op_t *op)
+{
+    static const struct {
+        ompi_predefined_op_t *op;
+        hct_op_t h;
+    } ops[] = {
+        {&ompi_mpi_op_sum, HCT_SUM},   {&ompi_mpi_op_max, HCT_MAX},   {&ompi_mpi_op_min, HCT_MIN},
+        {&ompi_mpi_op_land, HCT_LAND}, {&ompi_mpi_op_band, HCT_BAND}, {&ompi_mpi_op_lor, HCT_LOR},
+        {&ompi_mpi_op_bor, HCT_BOR},   {&ompi_mpi_op_lxor, HCT_LXOR}, {&ompi_mpi_op_bxor, HCT_BXOR},
+    };
+    for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); ++i) {
+        if (op == &ops[i].op->op) {
+            return ops[i].h;
+        }
+    }
+    return -1; /* MAXLOC/MINLOC, PROD, REPLACE, user ops */
+}
+
+static int type_of(ompi_datatype_t *dt)
+{
+    if (NULL == dt || !ompi_datatype_is_predefined(dt) || dt->id >= OMPI_DATATYPE_MAX_PREDEFINED) {
+        return -1;
+    }
+    size_t size;
+    ompi_datatype_type_size(dt, &size);
+    int id = ompi_op_ddt_map[dt->id];
+    int sgn;
+    switch (id) {
+    case OMPI_OP_BASE_TYPE_INT8_T:
+        return HCT_INT8;
+    case OMPI_OP_BASE_TYPE_UINT8_T:
+        return HCT_UINT8;
+    case OMPI_OP_BASE_TYPE_INT16_T:
+        return HCT_INT16;
+    case OMPI_OP_BASE_TYPE_UINT16_T:
+        return HCT_UINT16;
+    case OMPI_OP_BASE_TYPE_INT32_T:
+        return HCT_INT32;
+    case OMPI_OP_BASE_TYPE_UINT32_T:
+        return HCT_UINT32;
+    case OMPI_OP_BASE_TYPE_INT64_T:
+        return HCT_INT64;
+    case OMPI_OP_BASE_TYPE_UINT64_T:
+        return HCT_UINT64;
+    case OMPI_OP_BASE_TYPE_LONG:
+        sgn = 1;
+        break;
+    case OMPI_OP_BASE_TYPE_UNSIGNED_LONG:
+        sgn = 0;
+        break;
+    case OMPI_OP_BASE_TYPE_FLOAT:
+        return sizeof(float) == size ? HCT_FLOAT : -1;
+    case OMPI_OP_BASE_TYPE_DOUBLE:
+        return sizeof(double) == size ? HCT_DOUBLE : -1;
+    case OMPI_OP_BASE_TYPE_LONG_DOUBLE:
+        return sizeof(long double) == size ? HCT_LONG_DOUBLE : -1;
+    case OMPI_OP_BASE_TYPE_BOOL:
+        return sizeof(_Bool) == size ? HCT_BOOL : -1;
+    default:
+        return -1; /* Fortran, complex, pair types, byte, wchar */
+    }
+    if (8 == size) {
+        return sgn ? HCT_INT64 : HCT_UINT64;
+    }
+    return 4 == size ? (sgn ? HCT_INT32 : HCT_UINT32) : -1;
+}
+
+bool mca_coll_hiercoll_offload_usable(const hc_call_t *c)
+{
+    mca_coll_hiercoll_component_t *mc = &mca_coll_hiercoll_component;
+    if ((HC_ALLREDUCE != c->coll && HC_REDUCE != c->coll && HC_BCAST != c->coll
+         && HC_BARRIER != c->coll)
+        || OMPI_COMM_IS_INTER(c->comm)) {
+        return false;
+    }
+    if (NULL != c->module->offload && 0 == c->module->offload->kind) {
+        return false; /* opening: the wire-up's own collectives */
+    }
+    if (HC_BARRIER == c->coll) {
+        return hc_comm_cid(c->comm) <= 0xffff && c->size <= 0xffff;
+    }
+    /* bcast: bytes of a predefined type.  The answer must be the same on
+     * every rank: a bcast whose ranks pass different datatypes of one
+     * signature (a predefined type here, a derived one there) must not force
+     * this algorithm (packing derived types is not done yet). */
+    if (HC_BCAST == c->coll) {
+        size_t es = 0;
+        if (NULL == c->rtype || !ompi_datatype_is_predefined(c->rtype)) {
+            return false;
+        }
+        ompi_datatype_type_size(c->rtype, &es);
+        size_t bytes = (size_t) c->rcount * es;
+        return c->rcount >= 0 && bytes <= mc->offload_max_bytes
+               && (bytes + HCT_PAYLOAD - 1) / HCT_PAYLOAD < 0xffff
+               && hc_comm_cid(c->comm) <= 0xffff && c->size <= 0xffff;
+    }
+    int op = op_of(c->op), type = type_of(c->rtype);
+    if (op < 0 || type < 0 || !hct_alu_supports((hct_op_t) op, (hct_type_t) type)) {
+        return false;
+    }
+    size_t bytes = (size_t) c->rcount * hct_type_size((hct_type_t) type);
+    size_t per = HCT_PAYLOAD / hct_type_size((hct_type_t) type);
+    /* packet counters must fit the header's 16 bits, channels the cid */
+    return c->rcount >= 0 && bytes <= mc->offload_max_bytes
+           && ((size_t) c->rcount + per - 1) / per * 2 < 0xffff && hc_comm_cid(c->comm) <= 0xffff
+           && c->size <= 0xffff;
+}
+
+/* ------------------------------------------------------------------ */
+/* The progress transport                                               */
+/* ------------------------------------------------------------------ */
+
+static void post_recv(hc_offload_t *o, int i)
+{
+    o->rreq[i] = NULL;
+    (void) MCA_PML_CALL(irecv(&o->rbuf[i], sizeof(hct_pkt_t), MPI_BYTE, MPI_ANY_SOURCE, HC_OL_TAG,
+                              o->comm, &o->rreq[i]));
+}
+
+static int progress_send(void *ctx, hct_chan_t *chan, int rank, const hct_pkt_t *pkt)
+{
+    (void) ctx;
+    hc_offload_t *o = hct_chan_user(chan);
+    int i = 0;
+    for (; i < ol.nslots && NULL != ol.slots[i].req; ++i) {
+    }
+    if (i == ol.nslots) {
+        int n = ol.nslots ? 2 * ol.nslots : 64;
+        send_slot_t *s = realloc(ol.slots, (size_t) n * sizeof(*s));
+        if (NULL == s) {
+            return -1;
+        }
+        memset(s + ol.nslots, 0, (size_t) (n - ol.nslots) * sizeof(*s));
+        ol.slots = s;
+        ol.nslots = n;
+    }
+    ol.slots[i].pkt = *pkt;
+    int rc = MCA_PML_CALL(isend(&ol.slots[i].pkt, sizeof(hct_pkt_t), MPI_BYTE, rank, HC_OL_TAG,
+                                MCA_PML_BASE_SEND_STANDARD, o->comm, &ol.slots[i].req));
+    if (OMPI_SUCCESS != rc) {
+        ol.slots[i].req = NULL;
+        return -1;
+    }
+    ol.slots_busy++;
+    return 0;
+}
+
+static void reap_sends(bool wait)
+{
+    for (int i = 0; i < ol.nslots && ol.slots_busy > 0; ++i) {
+        if (NULL != ol.slots[i].req && (wait || REQUEST_COMPLETE(ol.slots[i].req))) {
+            if (wait) {
+                ompi_request_wait(&ol.slots[i].req, MPI_STATUS_IGNORE);
+            } else {
+                ompi_request_free(&ol.slots[i].req);
+            }
+            ol.slots[i].req = NULL;
+            ol.slots_busy--;
+        }
+    }
+}
+
+/* Deliver what the posted receives got. */
+static int poll_progress_chans(void)
+{
+    int n = 0;
+    opal_list_item_t *it;
+    for (it = opal_list_get_first(&ol.chans); it != opal_list_get_end(&ol.chans);
+         it = opal_list_get_next(it)) {
+        hc_offload_t *o = ITEM_OF(it, hc_offload_t, item);
+        for (int i = 0; i < HC_OL_NRECV; ++i) {
+            if (NULL == o->rreq[i] || !REQUEST_COMPLETE(o->rreq[i])) {
+                continue;
+            }
+            int src = o->rreq[i]->req_status.MPI_SOURCE;
+            hct_pkt_t pkt = o->rbuf[i];
+            ompi_request_free(&o->rreq[i]);
+            post_recv(o, i);
+            pthread_mutex_lock(&ol.prog.lock);
+            hct_deliver(ol.prog.e, src, &pkt);
+            pthread_mutex_unlock(&ol.prog.lock);
+            ++n;
+        }
+    }
+    return n;
+}
+
+/* ------------------------------------------------------------------ */
+/* Requests and progress                                                */
+/* ------------------------------------------------------------------ */
+
+static bool port_finished(hc_offload_t *o, hct_port_t *port)
+{
+    pthread_mutex_lock(&o->eng->lock);
+    bool done = hct_port_done(port) && 0 == hct_chan_backlog(o->chan);
+    if (done) {
+        hct_disarm(port);
+        o->eng->armed--;
+    }
+    pthread_mutex_unlock(&o->eng->lock);
+    return done;
+}
+
+static void complete_req(hc_ol_req_t *r)
+{
+    r->active = false;
+    r->port = NULL;
+    r->fport = NULL;
+    ompi_request_complete(&r->super, true); /* MPI_ERROR: set at begin, or by req_finished */
+}
+
+/* Is a request's port done (and disarmed)?  An ofi port that failed
+ * completes the request with an error. */
+static bool req_finished(hc_ol_req_t *r)
+{
+#if HIERCOLL_HAVE_OFI
+    if (NULL != r->fport) {
+        int d = mca_coll_hiercoll_ofi_finished(r->fport);
+        if (d < 0) {
+            r->super.req_status.MPI_ERROR = OMPI_ERROR;
+        }
+        return 0 != d;
+    }
+#endif
+    return port_finished(r->ol, r->port);
+}
+
+static int offload_progress(void)
+{
+    int n = 0;
+    if (ol.in_progress) {
+        return 0;
+    }
+    ol.in_progress = true;
+    if (ol.slots_busy > 0) {
+        reap_sends(false);
+    }
+    if (!opal_list_is_empty(&ol.chans)) {
+        n += poll_progress_chans();
+    }
+#if HIERCOLL_HAVE_UCX
+    if (ol.nactive > 0 && mca_coll_hiercoll_component.offload_wait_progress) {
+        n += mca_coll_hiercoll_ucx_help(); /* MPI_Wait/Test on an offloaded request */
+    }
+#endif
+    if (ol.nactive > 0) {
+        opal_list_item_t *it, *next;
+        for (it = opal_list_get_first(&ol.active); it != opal_list_get_end(&ol.active); it = next) {
+            next = opal_list_get_next(it);
+            hc_ol_req_t *r = ITEM_OF(it, hc_ol_req_t, item);
+            if (req_finished(r)) {
+                opal_list_remove_item(&ol.active, it);
+                ol.nactive--;
+#if HIERCOLL_HAVE_UCX
+                if (0 == ol.nactive) {
+                    mca_coll_hiercoll_ucx_helped();
+                }
+#endif
+                complete_req(r);
+                ++n;
+            }
+        }
+    }
+    ol.in_progress = false;
+    return n;
+}
+
+static void lists_up(void)
+{
+    if (!ol.lists_up) {
+        OBJ_CONSTRUCT(&ol.active, opal_list_t);
+        OBJ_CONSTRUCT(&ol.chans, opal_list_t);
+        ol.lists_up = true;
+    }
+    if (!ol.progress_registered) {
+        opal_progress_register(offload_progress);
+        ol.progress_registered = true;
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Channels                                                             */
+/* ------------------------------------------------------------------ */
+
+static int engine_up(hc_ol_engine_t *eng, hct_backend_t *be)
+{
+    if (eng->up) {
+        return OMPI_SUCCESS;
+    }
+    mca_coll_hiercoll_component_t *mc = &mca_coll_hiercoll_component;
+    hct_engine_config_t cfg = {.mpq_packets = mc->offload_mpq, .credits = mc->offload_credits};
+    eng->e = hct_engine_new(&cfg, be);
+    if (NULL == eng->e) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    pthread_mutex_init(&eng->lock, NULL);
+    eng->up = true;
+    return OMPI_SUCCESS;
+}
+
+/* The communicator's offload state, its channel opened at the first call
+ * (collective: every rank of the communicator makes that call). */
+static hc_offload_t *offload_of(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm)
+{
+    hc_offload_t *o = m->offload;
+    if (NULL != o) {
+        return o->kind > 0 ? o : NULL;
+    }
+    o = calloc(1, sizeof(*o));
+    if (NULL == o) {
+        return NULL;
+    }
+    m->offload = o;
+    o->m = m;
+    o->comm = comm;
+    hct_prog_init(&o->prog);
+    OBJ_CONSTRUCT(&o->item, opal_list_item_t);
+    lists_up();
+    read_info(o);
+    int want = o->backend;
+    bool ofi = false;
+#if HIERCOLL_HAVE_OFI
+    /* ofi first where asked or auto; it keeps a progress channel for the
+     * calls that do not fit the provider's budget */
+    if ((HC_OL_OFI == want || HC_OL_AUTO == want) && ompi_comm_size(comm) > 1) {
+        ofi = OMPI_SUCCESS == mca_coll_hiercoll_ofi_open(m, &o->fchan);
+    }
+#else
+    if (HC_OL_OFI == want && 0 == ompi_comm_rank(comm)) {
+        mca_coll_hiercoll_log(1, "offload: built without libfabric, no ofi backend");
+    }
+#endif
+#if HIERCOLL_HAVE_UCX
+    if (!ofi && HC_OL_PROGRESS != want && ompi_comm_size(comm) > 1) {
+        if (OMPI_SUCCESS == mca_coll_hiercoll_ucx_open(m, &o->chan, &o->eng)) {
+            o->kind = HC_OL_UCX;
+            return o;
+        }
+        mca_coll_hiercoll_log(1,
+                              "%s: offload: UCX agent unavailable, using the progress "
+                              "transport",
+                              comm->c_name);
+    }
+#else
+    if (HC_OL_UCX == want && 0 == ompi_comm_rank(comm)) {
+        mca_coll_hiercoll_log(1, "offload: built without UCX, using the progress transport");
+    }
+#endif
+    hct_backend_t be = {.ctx = NULL, .send = progress_send};
+    if (OMPI_SUCCESS != engine_up(&ol.prog, &be)) {
+        o->kind = -1;
+        return NULL;
+    }
+    pthread_mutex_lock(&ol.prog.lock);
+    o->chan = hct_chan_open(ol.prog.e, (uint16_t) hc_comm_cid(comm), ompi_comm_size(comm),
+                            ompi_comm_rank(comm), o);
+    pthread_mutex_unlock(&ol.prog.lock);
+    if (NULL == o->chan) {
+        o->kind = -1;
+        return NULL;
+    }
+    o->eng = &ol.prog;
+    o->kind = ofi ? HC_OL_OFI : HC_OL_PROGRESS;
+    for (int i = 0; i < HC_OL_NRECV; ++i) {
+        post_recv(o, i);
+    }
+    opal_list_append(&ol.chans, &o->item);
+    mca_coll_hiercoll_log(1, "%s: offload on the progress transport (%s, K=%d)", comm->c_name,
+                          HCT_KARY == o->tree ? "kary" : "knomial", o->radix);
+    return o;
+}
+
+void mca_coll_hiercoll_offload_free(mca_coll_hiercoll_module_t *m)
+{
+    hc_offload_t *o = m->offload;
+    if (NULL == o) {
+        return;
+    }
+    m->offload = NULL;
+#if HIERCOLL_HAVE_OFI
+    if (HC_OL_OFI == o->kind) {
+        mca_coll_hiercoll_ofi_close(o->fchan);
+    }
+#endif
+    if (HC_OL_PROGRESS == o->kind || HC_OL_OFI == o->kind) {
+        opal_list_remove_item(&ol.chans, &o->item);
+        for (int i = 0; i < HC_OL_NRECV; ++i) {
+            if (NULL != o->rreq[i]) {
+                ompi_request_cancel(o->rreq[i]);
+                ompi_request_wait(&o->rreq[i], MPI_STATUS_IGNORE);
+            }
+        }
+        reap_sends(true);
+        pthread_mutex_lock(&ol.prog.lock);
+        hct_chan_close(o->chan);
+        pthread_mutex_unlock(&ol.prog.lock);
+    }
+#if HIERCOLL_HAVE_UCX
+    if (HC_OL_UCX == o->kind) {
+        mca_coll_hiercoll_ucx_close(o->chan);
+    }
+#endif
+    OBJ_DESTRUCT(&o->item);
+    hct_prog_fini(&o->prog);
+    free(o);
+}
+
+void mca_coll_hiercoll_offload_fini(void)
+{
+#if HIERCOLL_HAVE_OFI
+    mca_coll_hiercoll_ofi_fini();
+#endif
+#if HIERCOLL_HAVE_UCX
+    mca_coll_hiercoll_ucx_fini();
+#endif
+    if (ol.progress_registered) {
+        opal_progress_unregister(offload_progress);
+        ol.progress_registered = false;
+    }
+    if (ol.prog.up) {
+        hct_engine_free(ol.prog.e);
+        pthread_mutex_destroy(&ol.prog.lock);
+        ol.prog.up = false;
+    }
+    if (ol.lists_up) {
+        OBJ_DESTRUCT(&ol.active);
+        OBJ_DESTRUCT(&ol.chans);
+        ol.lists_up = false;
+    }
+    free(ol.slots);
+    ol.slots = NULL;
+    ol.nslots = ol.slots_busy = 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Calls                                                                */
+/* ------------------------------------------------------------------ */
+
+static int plan_rank(const hc_offload_t *o, hct_prog_t *p, const hc_call_t *c, int rank)
+{
+    hct_op_t op = (hct_op_t) op_of(c->op);
+    hct_type_t type = (hct_type_t) type_of(c->rtype);
+    if (HC_BCAST == c->coll || HC_BARRIER == c->coll) {
+        size_t es = 0;
+        if (HC_BCAST == c->coll) {
+            ompi_datatype_type_size(c->rtype, &es);
+        }
+        int rc = HC_BCAST == c->coll ? hct_plan_bcast(p, (hct_shape_t) o->tree, o->radix, c->size,
+                                                      rank, c->root, (size_t) c->rcount * es)
+                                     : hct_plan_barrier(p, (hct_shape_t) o->tree, o->radix,
+                                                        c->size, rank);
+        return 0 == rc ? OMPI_SUCCESS : OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    int rc = HC_ALLREDUCE == c->coll
+                 ? hct_plan_allreduce(p, (hct_shape_t) o->tree, o->radix, c->size, rank, 0, op,
+                                      type, (size_t) c->rcount)
+                 : hct_plan_reduce(p, (hct_shape_t) o->tree, o->radix, c->size, rank, c->root,
+                                   op, type, (size_t) c->rcount);
+    return 0 == rc ? OMPI_SUCCESS : OMPI_ERR_OUT_OF_RESOURCE;
+}
+
+static int plan(const hc_offload_t *o, hct_prog_t *p, const hc_call_t *c)
+{
+    return plan_rank(o, p, c, c->rank);
+}
+
+/* ofi: does this call fit the provider's budget?  Decided on the root's
+ * program (the most children), so every rank gives the same answer. */
+static bool ofi_fits(hc_offload_t *o, const hc_call_t *c)
+{
+#if HIERCOLL_HAVE_OFI
+    if (HC_OL_OFI == o->kind) {
+        hct_prog_t rp;
+        hct_prog_init(&rp);
+        bool fits = OMPI_SUCCESS
+                    == plan_rank(o, &rp, c,
+                                 HC_REDUCE == c->coll || HC_BCAST == c->coll ? c->root : 0)
+                    && mca_coll_hiercoll_ofi_fits(o->fchan, &rp);
+        hct_prog_fini(&rp);
+        if (!fits) {
+            mca_coll_hiercoll_log(2, "%s: offload: %d elements do not fit the ofi budget: "
+                                  "progress transport", c->comm->c_name, c->rcount);
+        }
+        return fits;
+    }
+#endif
+    (void) o;
+    (void) c;
+    return false;
+}
+
+/* The input and output vectors of this rank. */
+static void vectors(const hc_call_t *c, const void **in, void **out)
+{
+    bool result = HC_ALLREDUCE == c->coll || c->rank == c->root;
+    *in = c->in_place ? c->rbuf : c->sbuf;
+    *out = result ? c->rbuf : NULL;
+    if (HC_BCAST == c->coll) { /* the root's buffer is the input, the others' the output */
+        *in = c->rank == c->root ? c->rbuf : NULL;
+        *out = c->rank == c->root ? NULL : c->rbuf;
+    } else if (HC_BARRIER == c->coll) {
+        *in = *out = NULL;
+    }
+}
+
+static hct_port_t *arm(hc_offload_t *o, uint16_t seq, const hct_prog_t *p, const void *in,
+                       void *out)
+{
+    pthread_mutex_lock(&o->eng->lock);
+    hct_port_t *port = hct_arm(o->chan, seq, p, in, out);
+    if (NULL != port) {
+        o->eng->armed++;
+    }
+    pthread_mutex_unlock(&o->eng->lock);
+#if HIERCOLL_HAVE_UCX
+    if (HC_OL_UCX == o->kind) {
+        mca_coll_hiercoll_ucx_kick();
+    }
+#endif
+    return port;
+}
+
+static uint16_t next_seq(hc_offload_t *o)
+{
+    uint16_t s = o->seq;
+    o->seq = (uint16_t) ((o->seq + 1) % HC_OL_PERSISTENT);
+    return s;
+}
+
+static int run_blocking(hc_offload_t *o, const hc_call_t *c)
+{
+    hct_op_t op = (hct_op_t) op_of(c->op);
+    hct_type_t type = (hct_type_t) type_of(c->rtype);
+    int root = HC_REDUCE == c->coll || HC_BCAST == c->coll ? c->root : 0;
+    size_t es = 1; /* bcast: the key counts bytes (any predefined type) */
+    if (HC_BCAST == c->coll) {
+        ompi_datatype_type_size(c->rtype, &es);
+    }
+    size_t kcount = (size_t) c->rcount * es;
+    if (!o->prog_valid || o->key_coll != (int) c->coll || o->key_root != root
+        || o->key_count != kcount || o->key_op != op || o->key_type != type) {
+        o->prog_valid = false;
+        int rc = plan(o, &o->prog, c);
+        if (OMPI_SUCCESS != rc) {
+            return rc;
+        }
+        o->prog_valid = true;
+        o->prog_ofi = ofi_fits(o, c);
+        o->key_coll = (int) c->coll;
+        o->key_root = root;
+        o->key_count = kcount;
+        o->key_op = op;
+        o->key_type = type;
+    }
+    const void *in;
+    void *out;
+    vectors(c, &in, &out);
+#if HIERCOLL_HAVE_OFI
+    if (o->prog_ofi) {
+        hcf_port_t *fp = mca_coll_hiercoll_ofi_arm(o->fchan, next_seq(o), &o->prog, in, out);
+        int d = 0;
+        while (NULL != fp && 0 == (d = mca_coll_hiercoll_ofi_finished(fp))) {
+            opal_progress();
+        }
+        return NULL != fp && d > 0 ? OMPI_SUCCESS : OMPI_ERROR;
+    }
+#endif
+    hct_port_t *port = arm(o, next_seq(o), &o->prog, in, out);
+    if (NULL == port) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    while (!port_finished(o, port)) {
+#if HIERCOLL_HAVE_UCX
+        if (HC_OL_UCX == o->kind) {
+            if (mca_coll_hiercoll_component.offload_wait_progress) {
+                (void) mca_coll_hiercoll_ucx_help();
+            } else {
+                sched_yield(); /* the agent fires the chains: let it run */
+            }
+        }
+#endif
+        opal_progress();
+    }
+#if HIERCOLL_HAVE_UCX
+    if (HC_OL_UCX == o->kind && mca_coll_hiercoll_component.offload_wait_progress) {
+        mca_coll_hiercoll_ucx_helped();
+    }
+#endif
+    return OMPI_SUCCESS;
+}
+
+static int req_free(ompi_request_t **rp)
+{
+    hc_ol_req_t *r = (hc_ol_req_t *) *rp;
+    if (r->active) {
+        return MPI_ERR_REQUEST; /* freed while running: not allowed for collectives */
+    }
+    hct_prog_fini(&r->prog);
+    OBJ_DESTRUCT(&r->item);
+    OBJ_RELEASE(r->m);
+    OBJ_RELEASE(r->comm);
+    OMPI_REQUEST_FINI(&r->super);
+    OBJ_DESTRUCT(&r->super);
+    free(r);
+    *rp = MPI_REQUEST_NULL;
+    return OMPI_SUCCESS;
+}
+
+static int req_cancel(ompi_request_t *req, int complete)
+{
+    (void) req;
+    (void) complete;
+    return MPI_ERR_REQUEST;
+}
+
+static int req_begin(hc_ol_req_t *r, uint16_t seq)
+{
+    r->super.req_state = OMPI_REQUEST_ACTIVE;
+    r->super.req_complete = REQUEST_PENDING;
+    r->super.req_status.MPI_ERROR = OMPI_SUCCESS;
+#if HIERCOLL_HAVE_OFI
+    if (r->ofi) {
+        r->fport = mca_coll_hiercoll_ofi_arm(r->ol->fchan, seq, &r->prog, r->input, r->output);
+    } else
+#endif
+        r->port = arm(r->ol, seq, &r->prog, r->input, r->output);
+    if (NULL == r->port && NULL == r->fport) {
+        r->super.req_status.MPI_ERROR = OMPI_ERR_OUT_OF_RESOURCE;
+        ompi_request_complete(&r->super, true);
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    r->active = true;
+    if (req_finished(r)) {
+        complete_req(r);
+        return OMPI_SUCCESS;
+    }
+    opal_list_append(&ol.active, &r->item);
+    ol.nactive++;
+    return OMPI_SUCCESS;
+}
+
+static int req_start(size_t count, ompi_request_t **reqs)
+{
+    for (size_t i = 0; i < count; ++i) {
+        hc_ol_req_t *r = (hc_ol_req_t *) reqs[i];
+        if (r->active) {
+            return MPI_ERR_REQUEST;
+        }
+        uint16_t seq = (uint16_t) (r->pbase | (r->gen & 0xff));
+        r->gen++;
+        int rc = req_begin(r, seq);
+        if (OMPI_SUCCESS != rc) {
+            return rc;
+        }
+    }
+    return OMPI_SUCCESS;
+}
+
+int mca_coll_hiercoll_offload_start(hc_call_t *c, ompi_request_t **request,
+                                    struct ompi_info_t *info)
+{
+    (void) info;
+    hc_offload_t *o = offload_of(c->module, c->comm);
+    if (NULL == o) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    if (HC_BLOCKING == c->mode) {
+        return run_blocking(o, c);
+    }
+    hc_ol_req_t *r = calloc(1, sizeof(*r));
+    if (NULL == r) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    OBJ_CONSTRUCT(&r->super, ompi_request_t);
+    OBJ_CONSTRUCT(&r->item, opal_list_item_t);
+    bool persistent = HC_PERSISTENT == c->mode;
+    OMPI_REQUEST_INIT(&r->super, persistent);
+    r->super.req_type = OMPI_REQUEST_COLL;
+    r->super.req_free = req_free;
+    r->super.req_cancel = req_cancel;
+    r->super.req_start = req_start;
+    r->super.req_mpi_object.comm = c->comm;
+    r->ol = o;
+    r->m = c->module;
+    r->comm = c->comm;
+    OBJ_RETAIN(r->m);
+    OBJ_RETAIN(r->comm);
+    r->persistent = persistent;
+    hct_prog_init(&r->prog);
+    vectors(c, &r->input, &r->output);
+    int rc = plan(o, &r->prog, c);
+    r->ofi = OMPI_SUCCESS == rc && ofi_fits(o, c);
+    if (OMPI_SUCCESS != rc) {
+        ompi_request_t *rp = &r->super;
+        req_free(&rp);
+        return rc;
+    }
+    *request = &r->super;
+    if (persistent) {
+        /* fixed at init: persistent collectives match in init order */
+        r->pbase = (uint16_t) (HC_OL_PERSISTENT | ((o->npersistent++ & 0x3f) << 8));
+        r->super.req_state = OMPI_REQUEST_INACTIVE;
+        r->super.req_complete = REQUEST_COMPLETED;
+        return OMPI_SUCCESS;
+    }
+    return req_begin(r, next_seq(o));
+}

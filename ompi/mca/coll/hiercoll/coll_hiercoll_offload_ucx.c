@@ -1,0 +1,522 @@
+/*
+ * Copyright (c) 2026 The hiercoll authors.
+ * $COPYRIGHT$
+ *
+ * The offload's UCX agent transport: a software NIC.
+ *
+ * The component's OWN UCP context and worker (never pml/ucx's), created at
+ * the first offloaded call that asks for it.  An AGENT thread owns the
+ * worker: it progresses it and, inside the active-message handler, hands
+ * every packet to the triggered engine, which fires the armed chains there
+ * (their sends leave from the handler; a handler never progresses the
+ * worker).  The calling thread arms and waits (while it waits it may also
+ * progress the worker: coll_hiercoll_offload_wait_progress).  When idle the
+ * agent sleeps on the worker's event fd, so it does not take a core from
+ * the application.
+ *
+ * Endpoints: one table per process keyed by ompi_proc_t, reused by every
+ * communicator.  A communicator's first offloaded call exchanges worker
+ * addresses through the saved previous module's allgather (lazily: Open
+ * MPI 4.1's endpoint slots are all taken and init_query runs after the
+ * modex), then agrees through its allreduce that every rank is ready, so
+ * every rank takes the same transport.
+ */
+#include "ompi_config.h"
+
+#include <poll.h>
+#include <unistd.h>
+#include <string.h>
+
+#include <ucp/api/ucp.h>
+
+#include "ompi/proc/proc.h"
+#include "opal/util/output.h"
+
+#include "coll_hiercoll_offload.h"
+
+#define HC_AM_ID 17
+/* Empty progress calls before the agent sleeps on the worker's event fd
+ * (woken by arriving packets or a caller's arm).  Short: on a shared or
+ * oversubscribed machine a spinning agent takes the core the application
+ * computes on, and a thread woken from the kernel is scheduled promptly. */
+#define SPIN_IDLE 200
+
+typedef struct proc_ep {
+    ompi_proc_t *proc;
+    ucp_ep_h ep;
+} proc_ep_t;
+
+/* What a channel's user pointer is: the endpoints of its ranks. */
+typedef struct ucx_chan {
+    ucp_ep_h *eps;
+    int size;
+} ucx_chan_t;
+
+/* On the wire: the sender's rank in the channel, then the packet. */
+typedef struct wire {
+    int32_t src;
+    int32_t pad;
+    hct_pkt_t pkt;
+} wire_t;
+
+typedef struct out {
+    ucp_ep_h ep;
+    wire_t *w;
+} out_t;
+
+static struct {
+    bool tried, up;
+    ucp_context_h ctx;
+    ucp_worker_h worker;
+    int efd;
+    pthread_t agent;
+    volatile int stop;
+    volatile int helping; /* a waiting caller progresses the worker */
+    hc_ol_engine_t eng;
+    proc_ep_t *eps;
+    int neps, cap;
+    pthread_mutex_t ep_lock;
+    pthread_mutex_t out_lock; /* the outbox: packets the caller's arm fired */
+    out_t *out;
+    volatile int nout;
+    int capout;
+} U;
+
+/* ------------------------------------------------------------------ */
+/* Packets                                                              */
+/* ------------------------------------------------------------------ */
+
+static void sent(void *request, ucs_status_t status, void *user_data)
+{
+    (void) request;
+    (void) status;
+    free(user_data);
+}
+
+/* Send from the agent's thread (inside the AM handler, or draining the
+ * outbox). */
+static int wire_send(ucp_ep_h ep, wire_t *w)
+{
+    ucp_request_param_t prm;
+    memset(&prm, 0, sizeof(prm));
+    prm.op_attr_mask =
+        UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS;
+    prm.cb.send = sent;
+    prm.user_data = w;
+    prm.flags = UCP_AM_SEND_FLAG_EAGER;
+    ucs_status_ptr_t r = ucp_am_send_nbx(ep, HC_AM_ID, NULL, 0, w, sizeof(*w), &prm);
+    if (NULL == r) {
+        free(w); /* completed in place */
+    } else if (UCS_PTR_IS_ERR(r)) {
+        free(w);
+        return -1;
+    } else {
+        ucp_request_free(r); /* `sent` frees w on completion */
+    }
+    return 0;
+}
+
+/* The engine's backend.  Chains fired by the caller's arm (a leaf's first
+ * packet) are not sent from the caller's thread: the agent may be inside
+ * the AM handler, holding the worker and waiting for the engine's lock
+ * that the arming caller holds.  They go to the agent's outbox. */
+static int ucx_send(void *ctx, hct_chan_t *chan, int rank, const hct_pkt_t *pkt)
+{
+    (void) ctx;
+    ucx_chan_t *uc = hct_chan_user(chan);
+    if (rank < 0 || rank >= uc->size || NULL == uc->eps[rank]) {
+        return -1;
+    }
+    wire_t *w = malloc(sizeof(*w));
+    if (NULL == w) {
+        return -1;
+    }
+    w->src = hct_chan_rank(chan);
+    w->pad = 0;
+    w->pkt = *pkt;
+    if (pthread_equal(pthread_self(), U.agent)) {
+        return wire_send(uc->eps[rank], w);
+    }
+    pthread_mutex_lock(&U.out_lock);
+    if (U.nout == U.capout) {
+        int c = U.capout ? 2 * U.capout : 64;
+        out_t *o = realloc(U.out, (size_t) c * sizeof(*o));
+        if (NULL == o) {
+            pthread_mutex_unlock(&U.out_lock);
+            free(w);
+            return -1;
+        }
+        U.out = o;
+        U.capout = c;
+    }
+    U.out[U.nout].ep = uc->eps[rank];
+    U.out[U.nout].w = w;
+    U.nout++;
+    pthread_mutex_unlock(&U.out_lock);
+    ucp_worker_signal(U.worker);
+    return 0;
+}
+
+static int drain_outbox(void)
+{
+    if (0 == U.nout) {
+        return 0;
+    }
+    pthread_mutex_lock(&U.out_lock);
+    int n = U.nout;
+    out_t *o = U.out;
+    U.out = NULL;
+    U.nout = U.capout = 0;
+    pthread_mutex_unlock(&U.out_lock);
+    for (int i = 0; i < n; ++i) {
+        (void) wire_send(o[i].ep, o[i].w);
+    }
+    free(o);
+    return n;
+}
+
+/* The agent's AM handler: the NIC receiving a packet. */
+static ucs_status_t on_packet(void *arg, const void *header, size_t header_length, void *data,
+                              size_t length, const ucp_am_recv_param_t *param)
+{
+    (void) arg;
+    (void) header;
+    (void) header_length;
+    if (length != sizeof(wire_t) || (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV)) {
+        return UCS_OK;
+    }
+    wire_t w;
+    memcpy(&w, data, sizeof(w));
+    pthread_mutex_lock(&U.eng.lock);
+    hct_deliver(U.eng.e, w.src, &w.pkt);
+    pthread_mutex_unlock(&U.eng.lock);
+    return UCS_OK;
+}
+
+static void *agent_main(void *arg)
+{
+    (void) arg;
+    int idle = 0;
+    while (!U.stop) {
+        if (U.helping) {
+            usleep(20); /* leave the core to the caller that drives the worker */
+            continue;
+        }
+        int did = drain_outbox();
+        if (ucp_worker_progress(U.worker) || did) {
+            idle = 0;
+            continue;
+        }
+        if (++idle < SPIN_IDLE) {
+            continue;
+        }
+        ucs_status_t st = ucp_worker_arm(U.worker);
+        if (UCS_OK == st && 0 == U.nout) {
+            struct pollfd pfd = {.fd = U.efd, .events = POLLIN};
+            (void) poll(&pfd, 1, 100);
+        }
+        idle = 0;
+    }
+    return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Process-wide set-up                                                  */
+/* ------------------------------------------------------------------ */
+
+static const char *why = "not tried";
+
+static int global_up(void)
+{
+    if (U.tried) {
+        return U.up ? OMPI_SUCCESS : OMPI_ERR_NOT_AVAILABLE;
+    }
+    U.tried = true;
+    ucp_config_t *cfg;
+    if (UCS_OK != ucp_config_read("HIERCOLL", NULL, &cfg)) {
+        why = "ucp_config_read failed";
+        return OMPI_ERR_NOT_AVAILABLE;
+    }
+    ucp_params_t p;
+    memset(&p, 0, sizeof(p));
+    p.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED;
+    p.features = UCP_FEATURE_AM | UCP_FEATURE_WAKEUP;
+    p.mt_workers_shared = 1;
+    ucs_status_t st = ucp_init(&p, cfg, &U.ctx);
+    ucp_config_release(cfg);
+    if (UCS_OK != st) {
+        why = "ucp_init failed";
+        return OMPI_ERR_NOT_AVAILABLE;
+    }
+    ucp_worker_params_t wp;
+    memset(&wp, 0, sizeof(wp));
+    wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
+    wp.thread_mode = UCS_THREAD_MODE_MULTI; /* the caller's arm may send */
+    if (UCS_OK != ucp_worker_create(U.ctx, &wp, &U.worker)) {
+        why = "ucp_worker_create failed";
+        ucp_cleanup(U.ctx);
+        return OMPI_ERR_NOT_AVAILABLE;
+    }
+    if (UCS_OK != ucp_worker_get_efd(U.worker, &U.efd)) {
+        why = "no wake-up fd";
+        ucp_worker_destroy(U.worker);
+        ucp_cleanup(U.ctx);
+        return OMPI_ERR_NOT_AVAILABLE;
+    }
+    ucp_am_handler_param_t hp;
+    memset(&hp, 0, sizeof(hp));
+    hp.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB
+                    | UCP_AM_HANDLER_PARAM_FIELD_ARG;
+    hp.id = HC_AM_ID;
+    hp.cb = on_packet;
+    hp.arg = NULL;
+    if (UCS_OK != ucp_worker_set_am_recv_handler(U.worker, &hp)) {
+        why = "ucp_worker_set_am_recv_handler failed";
+        ucp_worker_destroy(U.worker);
+        ucp_cleanup(U.ctx);
+        return OMPI_ERR_NOT_AVAILABLE;
+    }
+    mca_coll_hiercoll_component_t *mc = &mca_coll_hiercoll_component;
+    hct_engine_config_t ec = {.mpq_packets = mc->offload_mpq, .credits = mc->offload_credits};
+    hct_backend_t be = {.ctx = NULL, .send = ucx_send};
+    U.eng.e = hct_engine_new(&ec, &be);
+    pthread_mutex_init(&U.eng.lock, NULL);
+    pthread_mutex_init(&U.ep_lock, NULL);
+    pthread_mutex_init(&U.out_lock, NULL);
+    U.eng.up = NULL != U.eng.e;
+    U.stop = 0;
+    if (!U.eng.up || 0 != pthread_create(&U.agent, NULL, agent_main, NULL)) {
+        why = "no agent thread";
+        hct_engine_free(U.eng.e);
+        U.eng.up = false;
+        ucp_worker_destroy(U.worker);
+        ucp_cleanup(U.ctx);
+        return OMPI_ERR_NOT_AVAILABLE;
+    }
+    U.up = true;
+    return OMPI_SUCCESS;
+}
+
+static ucp_ep_h ep_of(ompi_proc_t *proc)
+{
+    for (int i = 0; i < U.neps; ++i) {
+        if (U.eps[i].proc == proc) {
+            return U.eps[i].ep;
+        }
+    }
+    return NULL;
+}
+
+static int ep_add(ompi_proc_t *proc, const void *addr)
+{
+    if (U.neps == U.cap) {
+        int c = U.cap ? 2 * U.cap : 64;
+        proc_ep_t *e = realloc(U.eps, (size_t) c * sizeof(*e));
+        if (NULL == e) {
+            return OMPI_ERR_OUT_OF_RESOURCE;
+        }
+        U.eps = e;
+        U.cap = c;
+    }
+    ucp_ep_params_t ep;
+    memset(&ep, 0, sizeof(ep));
+    ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
+    ep.address = addr;
+    ucp_ep_h h;
+    if (UCS_OK != ucp_ep_create(U.worker, &ep, &h)) {
+        return OMPI_ERROR;
+    }
+    OBJ_RETAIN(proc);
+    U.eps[U.neps].proc = proc;
+    U.eps[U.neps].ep = h;
+    U.neps++;
+    return OMPI_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ */
+/* Channels                                                             */
+/* ------------------------------------------------------------------ */
+
+int mca_coll_hiercoll_ucx_open(mca_coll_hiercoll_module_t *m, hct_chan_t **chan,
+                               hc_ol_engine_t **eng)
+{
+    ompi_communicator_t *comm = m->comm;
+    mca_coll_base_comm_coll_t *p = &m->prev;
+    int n = ompi_comm_size(comm), me = ompi_comm_rank(comm);
+    if (NULL == p->coll_allgather) {
+        mca_coll_hiercoll_log(1, "%s: offload: no previous allgather to wire up UCX", comm->c_name);
+        return OMPI_ERR_NOT_AVAILABLE; /* the same on every rank */
+    }
+    int ok = OMPI_SUCCESS == global_up();
+    ucp_address_t *addr = NULL;
+    size_t alen = 0;
+    if (ok && UCS_OK != ucp_worker_get_address(U.worker, &addr, &alen)) {
+        why = "ucp_worker_get_address failed";
+        ok = 0;
+    }
+    if (!ok) {
+        mca_coll_hiercoll_log(1, "%s: offload: UCX on rank %d: %s", comm->c_name, me, why);
+    }
+    /* 1: who is ready, how long the addresses are, who needs them */
+    int need = 0;
+    for (int r = 0; ok && r < n; ++r) {
+        need |= r != me && NULL == ep_of(ompi_comm_peer_lookup(comm, r));
+    }
+    int mine[3] = {ok, (int) alen, need}, *all = malloc(3 * (size_t) n * sizeof(int));
+    int rc = NULL == all ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
+    if (OMPI_SUCCESS == rc) {
+        rc = p->coll_allgather(mine, 3, MPI_INT, all, 3, MPI_INT, comm, p->coll_allgather_module);
+    }
+    int all_ok = OMPI_SUCCESS == rc, maxlen = 0, anyneed = 0;
+    for (int r = 0; all_ok && r < n; ++r) {
+        all_ok &= all[3 * r];
+        maxlen = all[3 * r + 1] > maxlen ? all[3 * r + 1] : maxlen;
+        anyneed |= all[3 * r + 2];
+    }
+    free(all);
+    if (!all_ok) {
+        mca_coll_hiercoll_log(1, "%s: offload: UCX not ready on every rank (rc %d)", comm->c_name,
+                              rc);
+        if (NULL != addr) {
+            ucp_worker_release_address(U.worker, addr);
+        }
+        return OMPI_ERR_NOT_AVAILABLE;
+    }
+    /* 2: the addresses (only when some rank lacks an endpoint) */
+    int made = 1;
+    if (anyneed) {
+        char *buf = calloc((size_t) n + 1, (size_t) maxlen);
+        char *one = calloc(1, (size_t) maxlen);
+        made = NULL != buf && NULL != one;
+        if (made) {
+            memcpy(one, addr, alen);
+            made = OMPI_SUCCESS
+                   == p->coll_allgather(one, maxlen, MPI_BYTE, buf, maxlen, MPI_BYTE, comm,
+                                        p->coll_allgather_module);
+        }
+        for (int r = 0; made && r < n; ++r) {
+            ompi_proc_t *proc = ompi_comm_peer_lookup(comm, r);
+            if (r != me && NULL == ep_of(proc)) {
+                made = OMPI_SUCCESS == ep_add(proc, buf + (size_t) r * maxlen);
+            }
+        }
+        free(buf);
+        free(one);
+    }
+    ucp_worker_release_address(U.worker, addr);
+    /* 3: every rank has its endpoints (an allgather: the previous layer's
+     * allreduce may come back to hiercoll's reduce) */
+    int every = 0, *flags = malloc((size_t) n * sizeof(int));
+    rc = NULL == flags ? OMPI_ERR_OUT_OF_RESOURCE
+                       : p->coll_allgather(&made, 1, MPI_INT, flags, 1, MPI_INT, comm,
+                                           p->coll_allgather_module);
+    every = OMPI_SUCCESS == rc;
+    for (int r = 0; every && r < n; ++r) {
+        every &= flags[r];
+    }
+    free(flags);
+    if (OMPI_SUCCESS != rc || !every) {
+        mca_coll_hiercoll_log(1, "%s: offload: UCX endpoints failed (rc %d, here %d)", comm->c_name,
+                              rc, made);
+        return OMPI_ERR_NOT_AVAILABLE;
+    }
+    ucx_chan_t *uc = calloc(1, sizeof(*uc));
+    if (NULL == uc || NULL == (uc->eps = calloc((size_t) n, sizeof(*uc->eps)))) {
+        free(uc);
+        return OMPI_ERR_OUT_OF_RESOURCE; /* local, after agreement: the call fails */
+    }
+    uc->size = n;
+    for (int r = 0; r < n; ++r) {
+        uc->eps[r] = r == me ? NULL : ep_of(ompi_comm_peer_lookup(comm, r));
+    }
+    pthread_mutex_lock(&U.eng.lock);
+    *chan = hct_chan_open(U.eng.e, (uint16_t) hc_comm_cid(comm), n, me, uc);
+    pthread_mutex_unlock(&U.eng.lock);
+    if (NULL == *chan) {
+        free(uc->eps);
+        free(uc);
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    *eng = &U.eng;
+    mca_coll_hiercoll_log(1,
+                          "%s: offload on the UCX agent (own worker, %d endpoints in the "
+                          "process table)",
+                          comm->c_name, U.neps);
+    return OMPI_SUCCESS;
+}
+
+int mca_coll_hiercoll_ucx_help(void)
+{
+    /* the worker is thread-safe (UCS_THREAD_MODE_MULTI) and the AM handler
+     * takes the engine's lock inside the worker's: the same order as the
+     * agent's, and the caller holds no engine lock here */
+    if (!U.up) {
+        return 0;
+    }
+    U.helping = 1; /* the agent steps back while a caller drives */
+    int n = drain_outbox();
+    return n + (int) ucp_worker_progress(U.worker);
+}
+
+void mca_coll_hiercoll_ucx_helped(void)
+{
+    U.helping = 0;
+}
+
+void mca_coll_hiercoll_ucx_kick(void)
+{
+    if (U.up) {
+        ucp_worker_signal(U.worker);
+    }
+}
+
+void mca_coll_hiercoll_ucx_close(hct_chan_t *chan)
+{
+    pthread_mutex_lock(&U.eng.lock);
+    ucx_chan_t *uc = hct_chan_user(chan);
+    hct_chan_close(chan);
+    pthread_mutex_unlock(&U.eng.lock);
+    free(uc->eps);
+    free(uc);
+}
+
+void mca_coll_hiercoll_ucx_fini(void)
+{
+    if (!U.up) {
+        return;
+    }
+    U.stop = 1;
+    ucp_worker_signal(U.worker);
+    pthread_join(U.agent, NULL);
+    for (int i = 0; i < U.neps; ++i) {
+        ucp_request_param_t prm;
+        memset(&prm, 0, sizeof(prm));
+        prm.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+        prm.flags = UCP_EP_CLOSE_FLAG_FORCE;
+        ucs_status_ptr_t r = ucp_ep_close_nbx(U.eps[i].ep, &prm);
+        while (UCS_PTR_IS_PTR(r) && UCS_INPROGRESS == ucp_request_check_status(r)) {
+            ucp_worker_progress(U.worker);
+        }
+        if (UCS_PTR_IS_PTR(r)) {
+            ucp_request_free(r);
+        }
+        OBJ_RELEASE(U.eps[i].proc);
+    }
+    free(U.eps);
+    U.eps = NULL;
+    U.neps = U.cap = 0;
+    hct_engine_free(U.eng.e);
+    U.eng.up = false;
+    pthread_mutex_destroy(&U.eng.lock);
+    pthread_mutex_destroy(&U.ep_lock);
+    for (int i = 0; i < U.nout; ++i) {
+        free(U.out[i].w); /* never sent: the job is ending */
+    }
+    free(U.out);
+    U.out = NULL;
+    U.nout = U.capout = 0;
+    pthread_mutex_destroy(&U.out_lock);
+    ucp_worker_destroy(U.worker);
+    ucp_cleanup(U.ctx);
+    U.up = false;
+}

@@ -1,0 +1,232 @@
+/*
+ * Copyright (c) 2026 The hiercoll authors.
+ * $COPYRIGHT$
+ *
+ * The triggered offload's ofi backend inside Open MPI (issue 10): the
+ * process's own libfabric fabric, domain and endpoint (provider found by
+ * capability, coll_hiercoll_ofi_trig.c), wired up lazily at a
+ * communicator's first offloaded call through the saved previous module's
+ * allgather (Open MPI 4.1's per-process endpoint slots are all taken), one
+ * endpoint table per process keyed by ompi_proc_t and reused by every
+ * communicator.  Programs are armed as deferred work; the caller only arms
+ * and reads the port's DONE counter.
+ */
+#include "ompi_config.h"
+
+#include <string.h>
+
+#include "opal/runtime/opal_progress.h"
+
+#include "coll_hiercoll.h"
+#include "coll_hiercoll_offload.h"
+#include "coll_hiercoll_ofi_trig.h"
+
+typedef struct {
+    ompi_proc_t *proc;
+    uint64_t addr;
+} ofi_ep_t;
+
+static struct {
+    hcf_fabric_t *f;
+    bool tried;
+    char why[256];
+    ofi_ep_t *eps;
+    int neps, cap;
+} F;
+
+/* What each rank tells the others at wire-up. */
+typedef struct {
+    int32_t ok, need;
+    uint32_t namelen;
+    char prov[32];
+    char name[HCF_NAME_MAX];
+} ofi_card_t;
+
+static int fabric_up(void)
+{
+    if (!F.tried) {
+        F.tried = true;
+        F.f = hcf_open(mca_coll_hiercoll_component.offload_ofi_max_triggered, F.why,
+                       sizeof(F.why));
+    }
+    return NULL != F.f ? OMPI_SUCCESS : OMPI_ERR_NOT_AVAILABLE;
+}
+
+static bool ep_of(ompi_proc_t *proc, uint64_t *addr)
+{
+    for (int i = 0; i < F.neps; ++i) {
+        if (F.eps[i].proc == proc) {
+            *addr = F.eps[i].addr;
+            return true;
+        }
+    }
+    return false;
+}
+
+static int ep_add(ompi_proc_t *proc, const void *name)
+{
+    if (F.neps == F.cap) {
+        int c = F.cap ? 2 * F.cap : 64;
+        ofi_ep_t *e = realloc(F.eps, (size_t) c * sizeof(*e));
+        if (NULL == e) {
+            return OMPI_ERR_OUT_OF_RESOURCE;
+        }
+        F.eps = e;
+        F.cap = c;
+    }
+    uint64_t a;
+    if (0 != hcf_av_insert(F.f, name, &a)) {
+        return OMPI_ERROR;
+    }
+    OBJ_RETAIN(proc);
+    F.eps[F.neps].proc = proc;
+    F.eps[F.neps].addr = a;
+    F.neps++;
+    return OMPI_SUCCESS;
+}
+
+int mca_coll_hiercoll_ofi_open(mca_coll_hiercoll_module_t *m, hcf_chan_t **chan)
+{
+    ompi_communicator_t *comm = m->comm;
+    mca_coll_base_comm_coll_t *p = &m->prev;
+    int n = ompi_comm_size(comm), me = ompi_comm_rank(comm);
+    if (NULL == p->coll_allgather) {
+        mca_coll_hiercoll_log(1, "%s: offload: no previous allgather to wire up ofi",
+                              comm->c_name);
+        return OMPI_ERR_NOT_AVAILABLE; /* the same on every rank */
+    }
+    ofi_card_t mine, *all = calloc((size_t) n, sizeof(ofi_card_t));
+    memset(&mine, 0, sizeof(mine));
+    mine.ok = NULL != all && OMPI_SUCCESS == fabric_up();
+    if (mine.ok) {
+        size_t len = sizeof(mine.name);
+        mine.ok = 0 == hcf_name(F.f, mine.name, &len);
+        mine.namelen = (uint32_t) len;
+        snprintf(mine.prov, sizeof(mine.prov), "%s", hcf_provider(F.f));
+        for (int r = 0; r < n; ++r) {
+            uint64_t a;
+            mine.need |= !ep_of(ompi_comm_peer_lookup(comm, r), &a);
+        }
+    }
+    /* 1: who has a provider with triggers (the same one), and the names */
+    int rc = NULL == all ? OMPI_ERR_OUT_OF_RESOURCE
+                         : p->coll_allgather(&mine, sizeof(mine), MPI_BYTE, all, sizeof(mine),
+                                             MPI_BYTE, comm, p->coll_allgather_module);
+    int all_ok = OMPI_SUCCESS == rc, bad = -1;
+    for (int r = 0; all_ok && r < n; ++r) {
+        all_ok = all[r].ok && 0 == strncmp(all[r].prov, all[0].prov, sizeof(all[r].prov));
+        bad = all_ok ? -1 : r;
+    }
+    if (!all_ok) {
+        if (0 == me) {
+            mca_coll_hiercoll_log(1, "%s: offload: no ofi backend (%s%s%s)", comm->c_name,
+                                  bad == 0 || bad < 0 ? "" : "a rank lacks it",
+                                  bad == 0 || bad < 0 ? "" : "; here: ",
+                                  NULL != F.f ? hcf_provider(F.f) : F.why);
+        }
+        free(all);
+        return OMPI_ERR_NOT_AVAILABLE;
+    }
+    /* 2: endpoints of the peers this process does not know yet */
+    int made = 1;
+    for (int r = 0; made && r < n; ++r) {
+        ompi_proc_t *proc = ompi_comm_peer_lookup(comm, r);
+        uint64_t a;
+        if (!ep_of(proc, &a)) {
+            made = OMPI_SUCCESS == ep_add(proc, all[r].name);
+        }
+    }
+    free(all);
+    /* 3: every rank has its endpoints */
+    int every = 0, *flags = malloc((size_t) n * sizeof(int));
+    rc = NULL == flags ? OMPI_ERR_OUT_OF_RESOURCE
+                       : p->coll_allgather(&made, 1, MPI_INT, flags, 1, MPI_INT, comm,
+                                           p->coll_allgather_module);
+    every = OMPI_SUCCESS == rc;
+    for (int r = 0; every && r < n; ++r) {
+        every &= flags[r];
+    }
+    free(flags);
+    if (!every) {
+        mca_coll_hiercoll_log(1, "%s: offload: ofi endpoints failed (rc %d, here %d)",
+                              comm->c_name, rc, made);
+        return OMPI_ERR_NOT_AVAILABLE;
+    }
+    uint64_t *addrs = malloc((size_t) n * sizeof(*addrs));
+    for (int r = 0; NULL != addrs && r < n; ++r) {
+        (void) ep_of(ompi_comm_peer_lookup(comm, r), &addrs[r]);
+    }
+    *chan = NULL == addrs ? NULL
+                          : hcf_chan_open_addrs(F.f, (uint16_t) hc_comm_cid(comm), n, me, addrs);
+    free(addrs);
+    if (NULL == *chan) {
+        return OMPI_ERR_OUT_OF_RESOURCE; /* local, after agreement: the call fails */
+    }
+    hcf_needs_t b = hcf_budget(F.f);
+    mca_coll_hiercoll_log(1, "%s: offload on ofi (provider %s, FI_TRIGGER deferred work; "
+                          "%d counters and %d triggered ops per port; %d endpoints in the "
+                          "process table)",
+                          comm->c_name, hcf_provider(F.f), b.counters, b.ops, F.neps);
+    return OMPI_SUCCESS;
+}
+
+bool mca_coll_hiercoll_ofi_fits(hcf_chan_t *chan, const hct_prog_t *bound)
+{
+    (void) chan;
+    return NULL != F.f && hcf_fits(F.f, bound);
+}
+
+hcf_port_t *mca_coll_hiercoll_ofi_arm(hcf_chan_t *chan, uint16_t seq, const hct_prog_t *prog,
+                                      const void *in, void *out)
+{
+    char why[256];
+    hcf_port_t *port;
+    /* counters come back as other ports retire (they finish on their own) */
+    while (NULL == (port = hcf_arm(chan, seq, prog, in, out, why, sizeof(why)))
+           && 0 == strncmp(why, "busy", 4)) {
+        opal_progress();
+    }
+    if (NULL == port) {
+        mca_coll_hiercoll_log(1, "offload: ofi: %s", why);
+    }
+    return port;
+}
+
+int mca_coll_hiercoll_ofi_finished(hcf_port_t *port)
+{
+    int d = hcf_port_done(port);
+    if (d > 0) {
+        hcf_disarm(port);
+    } else if (d < 0) {
+        char buf[512];
+        hcf_port_dump(port, buf, sizeof(buf));
+        mca_coll_hiercoll_log(0, "offload: ofi: a triggered operation failed (%s)", buf);
+    }
+    return d;
+}
+
+void mca_coll_hiercoll_ofi_close(hcf_chan_t *chan)
+{
+    hcf_chan_close(chan);
+}
+
+void mca_coll_hiercoll_ofi_fini(void)
+{
+    if (NULL != F.f) {
+        const hcf_stats_t *st = hcf_stats(F.f);
+        mca_coll_hiercoll_log(1, "offload: ofi (%s): %llu ports armed, %llu triggered "
+                              "operations, at most %llu counters at once",
+                              hcf_provider(F.f), (unsigned long long) st->armed,
+                              (unsigned long long) st->ops,
+                              (unsigned long long) st->counters_max);
+    }
+    for (int i = 0; i < F.neps; ++i) {
+        OBJ_RELEASE(F.eps[i].proc);
+    }
+    free(F.eps);
+    F.eps = NULL;
+    F.neps = F.cap = 0;
+    hcf_close(F.f);
+    F.f = NULL;
+    F.tried = false;
+}
