@@ -28,7 +28,9 @@
  *                      MPI_Cart_create of MPI_COMM_WORLD)
  *   --against LIST     components to compare with (tuned, basic, han, libnbc,
  *                      ...; "linear" means basic); each gets tuned below it
- *                      and hiercoll excluded from its communicator
+ *                      and hiercoll excluded from its communicator; "default"
+ *                      is Open MPI's default stack less hiercoll (preference
+ *                      "^hiercoll": han, tuned... as Open MPI selects them)
  *   --min B --max B    bytes per rank (powers of two between; default 8..1M)
  *   --sizes L          bytes per rank, a comma-separated list instead (e.g. 8,48)
  *   --iters N          calls per trial (default: scaled with the size)
@@ -677,6 +679,7 @@ int main(int argc, char **argv)
         die("--root, --trials (1-64) or --trial-ms out of range");
     }
     if (NULL != report_list) {
+        base_comm = MPI_COMM_WORLD; /* the report's duplicates are of the world */
         alloc_buffers(&b);
         int ok = report(&b, report_list, algos, trial_ms, infos, ninfo, csv, control);
         MPI_Finalize();
@@ -731,6 +734,9 @@ int main(int argc, char **argv)
          * hiercoll anywhere (it would fill the slots the others leave) */
         snprintf(pref, sizeof(pref), "%s%s,^hiercoll", comp,
                  strcmp(comp, "tuned") && strcmp(comp, "basic") ? ",tuned" : "");
+        if (!strcmp(t, "default")) { /* Open MPI's own stack as it is, less hiercoll */
+            snprintf(pref, sizeof(pref), "^hiercoll");
+        }
         snprintf(cs[nc].name, sizeof(cs[nc].name), "%s", t);
         cs[nc].comm = contender_comm(pref, NULL, 0);
         ++nc;

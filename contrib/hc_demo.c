@@ -7,7 +7,8 @@
  * component chose for every collective and what it sent (run-demo.sh).
  */
 #include <mpi.h>
-#include <mpi-ext.h>
+#define HIERCOLL_COMPAT_MPI_ONLY /* MPI_*_init / MPIX_*_init on 4.1 and 5.0 */
+#include "coll_hiercoll_compat.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

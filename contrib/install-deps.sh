@@ -1,5 +1,6 @@
 #!/bin/sh
 # Install what hiercoll needs on Debian 12 (bookworm), from Debian's archive.
+# (mmdebstrap: the Debian 13 root of "make check-ompi5", Open MPI 5.0.)
 set -e
 SUDO=
 [ "$(id -u)" = 0 ] || SUDO=sudo
@@ -8,4 +9,5 @@ $SUDO apt-get update -q
 $SUDO apt-get install -y -q --no-install-recommends \
     build-essential autoconf automake libtool pkg-config \
     libopenmpi-dev openmpi-bin libucx-dev ucx-utils libfabric-dev libfabric-bin libhwloc-dev hwloc \
-    check gnuplot-nox util-linux procps
+    check gnuplot-nox util-linux procps \
+    mmdebstrap debian-archive-keyring

@@ -8,7 +8,7 @@
 # plm/rsh, with this script as its rsh agent) under its own host name in
 # a UTS namespace (unshare --uts).  Processes on different fake nodes see
 # one another as remote, so they talk TCP over the loopback interface,
-# while those on one fake node share memory (btl vader), as on a cluster.
+# while those on one fake node share memory (btl vader, sm in 5.0), as on a cluster.
 #
 # Usage:
 #   fake-nodes.sh [--mpirun PATH] --slots 3,1,2 [mpirun arguments...]
@@ -19,7 +19,8 @@
 #       exits 0 when fake nodes work here, else says why and exits 1.
 #
 # Needs unshare --uts (root, or user namespaces).  As root, export
-# OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1.
+# OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 (and, with Open MPI
+# 5.0, PRTE_ALLOW_RUN_AS_ROOT=1 PRTE_ALLOW_RUN_AS_ROOT_CONFIRM=1).
 
 set -u
 self=$(readlink -f "$0")
@@ -64,14 +65,23 @@ for s in ${slots//,/ }; do
     echo "fakenode$i slots=$s" >>"$dir/hosts"
 done
 
+# The launcher's own options: ORTE's take --mca and call the remote
+# launcher rsh (Open MPI 4.1), PRRTE's take --prtemca and call it ssh (5.0;
+# its out-of-band channel refuses loopback-only, so it picks its own); run-tests.sh exports the series and the shared-memory
+# BTL's name (vader in 4.1, sm in 5.0).
+case ${HIERCOLL_OMPI_SERIES:-4.1} in
+5.*) LAUNCH=(--prtemca plm ssh --prtemca plm_ssh_agent "$self --agent") ;;
+*) LAUNCH=(--mca plm rsh --mca plm_rsh_agent "$self --agent" --mca oob_tcp_if_include lo) ;;
+esac
 run() {
-    "$mpirun" --hostfile "$dir/hosts" --mca plm rsh --mca plm_rsh_agent "$self --agent" \
-        --mca btl self,vader,tcp --mca btl_tcp_if_include lo --mca oob_tcp_if_include lo "$@"
+    "$mpirun" --hostfile "$dir/hosts" "${LAUNCH[@]}" \
+        --mca btl "self,${HIERCOLL_SM_BTL:-vader},tcp" --mca btl_tcp_if_include lo "$@"
 }
 
 if [ "$probe" = yes ]; then
     out=$(run -np 2 hostname 2>&1)
-    if [ "$(echo "$out" | sort -u | tr '\n' ' ')" != "fakenode1 fakenode2 " ]; then
+    # (only the host names count: PRRTE may warn that setpgid failed)
+    if [ "$(echo "$out" | grep -x "fakenode[0-9]*" | sort -u | tr "\n" " ")" != "fakenode1 fakenode2 " ]; then
         echo "fake-nodes.sh: fake nodes unavailable: a two-node probe printed:" >&2
         echo "$out" | head -n 5 | sed 's/^/    /' >&2
         exit 1

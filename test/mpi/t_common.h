@@ -9,7 +9,9 @@
 #define HIERCOLL_T_COMMON_H
 
 #include <mpi.h>
-#include <mpi-ext.h>
+/* MPI_*_init on 4.1 as on 5.0 (and MPIX_*_init on both) */
+#define HIERCOLL_COMPAT_MPI_ONLY
+#include "coll_hiercoll_compat.h"
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "mpi.h"
+#include "coll_hiercoll_compat.h"
 #include "ompi/communicator/communicator.h"
 #include "ompi/mca/coll/base/coll_base_util.h"
 #include "ompi/mca/coll/coll.h"
@@ -39,6 +40,7 @@ typedef struct slot {
     size_t fn, module; /* in the communicator's table */
     size_t module_fn;  /* in a module */
     bool intra_only;   /* MPI defines it on intracommunicators only */
+    bool optional;     /* no coll list must fill it (Open MPI 5.0's agree) */
 } slot_t;
 
 #define SLOT(f, intra)                                                                             \
@@ -79,6 +81,13 @@ static const slot_t slots[] = {
     SLOT(neighbor_alltoall_init, true), SLOT(neighbor_alltoallv_init, true),
     SLOT(neighbor_alltoallw_init, true),
     SLOT(reduce_local, false),
+    /* the slots only Open MPI 5.0 has (coll_hiercoll_compat.h): the
+     * agreement of ULFM, which the selection does not require */
+#define OPTIONAL_SLOT(f)                                                                           \
+    {#f, offsetof(mca_coll_base_comm_coll_t, coll_##f),                                            \
+     offsetof(mca_coll_base_comm_coll_t, coll_##f##_module), offsetof(mca_coll_base_module_t, coll_##f), \
+     false, true},
+    HC_COLL_OPTIONAL_SLOTS(OPTIONAL_SLOT)
 };
 #define NSLOTS ((int) (sizeof(slots) / sizeof(slots[0])))
 #define MAXCOMMS 6
@@ -139,6 +148,8 @@ static void walk(MPI_Comm c, const char *label)
             }
         } else if (inter && slots[i].intra_only) {
             snprintf(served[k][i], sizeof(served[k][i]), "(n/a: intra only)");
+        } else if (slots[i].optional) {
+            snprintf(served[k][i], sizeof(served[k][i]), "(none: optional)");
         } else {
             snprintf(served[k][i], sizeof(served[k][i]), "EMPTY");
             failures++;

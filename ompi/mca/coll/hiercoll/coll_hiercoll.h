@@ -30,7 +30,8 @@
 #include "ompi/op/op.h"
 #include "ompi/request/request.h"
 #include "opal/class/opal_list.h"
-#include "opal/threads/mutex.h"
+
+#include "coll_hiercoll_compat.h"
 
 #include "coll_hiercoll_plan.h"
 #include "coll_hiercoll_plan_decomp.h"
@@ -277,7 +278,7 @@ OBJ_CLASS_DECLARATION(mca_coll_hiercoll_module_t);
 /* ------------------------------------------------------------------ */
 
 typedef struct mca_coll_hiercoll_component_t {
-    mca_coll_base_component_2_0_0_t super;
+    hc_coll_component_t super;
     int priority;
     int verbose;
     bool stats;
@@ -324,7 +325,7 @@ typedef struct mca_coll_hiercoll_component_t {
     bool offload_wait_progress;  /* a waiting caller helps the UCX agent */
 } mca_coll_hiercoll_component_t;
 
-OMPI_MODULE_DECLSPEC extern mca_coll_hiercoll_component_t mca_coll_hiercoll_component;
+HC_COMPONENT_DECLSPEC extern mca_coll_hiercoll_component_t mca_coll_hiercoll_component;
 
 /* Print through opal_output when the verbosity is at least `level`. */
 void mca_coll_hiercoll_log(int level, const char *fmt, ...)

@@ -16,7 +16,6 @@
 #include "opal/runtime/opal_progress.h"
 #include "opal/util/output.h"
 #include "ompi/group/group.h"
-#include "ompi/mca/rte/rte.h"
 
 #include "coll_hiercoll.h"
 
@@ -27,7 +26,7 @@ static int hiercoll_close(void);
 mca_coll_hiercoll_component_t mca_coll_hiercoll_component = {
     .super = {
         .collm_version = {
-            MCA_COLL_BASE_VERSION_2_0_0,
+            HC_COLL_BASE_VERSION,
             .mca_component_name = "hiercoll",
             MCA_BASE_MAKE_VERSION(component, 0, 1, 0),
             .mca_open_component = hiercoll_open,
@@ -451,6 +450,9 @@ static int hiercoll_close(void)
  * Every one of them is an OPAL class whose descriptor, compiled into the
  * running libmpi, records the size libmpi was built with: compare it with
  * the size this component was compiled with and decline on a mismatch.
+ * The list, for 4.1 and 5.0, is HC_ABI_CHECKS (coll_hiercoll_compat.h);
+ * a component built against one series and loaded into the other (both
+ * ship libmpi.so.40) fails it on the communicator's size.
  * HIERCOLL_TEST_ABI_MISMATCH=1 in the environment pretends a mismatch
  * (for the test suite).
  */
@@ -461,15 +463,9 @@ static bool abi_check(void)
         const opal_class_t *cls;
         size_t compiled;
     } checks[] = {
-        {"ompi_communicator_t", &ompi_communicator_t_class, sizeof(ompi_communicator_t)},
-        {"ompi_group_t", &ompi_group_t_class, sizeof(ompi_group_t)},
-        {"ompi_request_t", &ompi_request_t_class, sizeof(ompi_request_t)},
-        {"ompi_coll_base_nbc_request_t", &ompi_coll_base_nbc_request_t_class,
-         sizeof(ompi_coll_base_nbc_request_t)},
-        {"ompi_datatype_t", &ompi_datatype_t_class, sizeof(ompi_datatype_t)},
-        {"ompi_op_t", &ompi_op_t_class, sizeof(ompi_op_t)},
-        {"mca_coll_base_module_t", &mca_coll_base_module_t_class,
-         sizeof(mca_coll_base_module_t)},
+#define HC_ABI_ENTRY(name, cls, type) {name, &cls, sizeof(type)},
+        HC_ABI_CHECKS(HC_ABI_ENTRY)
+#undef HC_ABI_ENTRY
     };
     const char *fake = getenv("HIERCOLL_TEST_ABI_MISMATCH");
     for (size_t i = 0; i < sizeof(checks) / sizeof(checks[0]); ++i) {

@@ -215,7 +215,7 @@ void mca_coll_hiercoll_inter_describe(mca_coll_hiercoll_module_t *m)
                                    "%s (cid %d, np %d+%d, intercommunicator) [=inter:alg: hiercoll "
                                    "runs its plan, ->comp: passed to comp; "
                                    "blocking|nonblocking|persistent]:",
-                                   name_of(m->comm), (int) m->comm->c_contextid,
+                                   name_of(m->comm), hc_comm_cid(m->comm),
                                    ompi_comm_size(m->comm), ompi_comm_remote_size(m->comm));
     for (int k = 0; k < HC_NCOLL && len < sizeof(line) - 256; ++k) {
         if (NULL == algo_name((hc_coll_t) k)) {

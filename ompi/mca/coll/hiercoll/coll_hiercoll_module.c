@@ -57,7 +57,7 @@ static void print_stats(mca_coll_hiercoll_module_t *m)
     opal_output(0,
                 "hiercoll: stats comm %s cid %d rank %d/%d: calls %llu (passed on %llu), "
                 "messages %llu, bytes sent %llu, bytes copied %llu, bytes reduced %llu;%s",
-                m->comm->c_name, (int) m->comm->c_contextid, ompi_comm_rank(m->comm),
+                m->comm->c_name, hc_comm_cid(m->comm), ompi_comm_rank(m->comm),
                 ompi_comm_size(m->comm), (unsigned long long) calls,
                 (unsigned long long) fallbacks, (unsigned long long) m->stats.msgs,
                 (unsigned long long) m->stats.bytes_sent,
@@ -119,7 +119,7 @@ static void read_info(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm)
     int flag = 0;
     for (int k = 0; k < HC_NCOLL; ++k) {
         mca_coll_hiercoll_info_key((hc_coll_t) k, key, sizeof(key));
-        if (OPAL_SUCCESS == opal_info_get(info, key, sizeof(val) - 1, val, &flag) && flag) {
+        if (OPAL_SUCCESS == hc_info_get(info, key, val, sizeof(val), &flag) && flag) {
             int idx = mca_coll_hiercoll_algo_index((hc_coll_t) k, val);
             if (idx < HC_ALGO_FALLBACK) {
                 if (0 == ompi_comm_rank(comm)) {
@@ -132,7 +132,7 @@ static void read_info(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm)
             }
         }
     }
-    if (OPAL_SUCCESS == opal_info_get(info, "hiercoll_gatherv_level", sizeof(val) - 1, val, &flag)
+    if (OPAL_SUCCESS == hc_info_get(info, "hiercoll_gatherv_level", val, sizeof(val), &flag)
         && flag) {
         int level = mca_coll_hiercoll_gatherv_level_of(val);
         if (level < 0) {
@@ -146,7 +146,7 @@ static void read_info(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm)
         }
     }
     if (OPAL_SUCCESS
-            == opal_info_get(info, "hiercoll_decomp_criterion", sizeof(val) - 1, val, &flag)
+            == hc_info_get(info, "hiercoll_decomp_criterion", val, sizeof(val), &flag)
         && flag) {
         char why[256];
         if (0 == hcp_criterion_parse(val, &m->decomp_own, why, sizeof(why))) {
@@ -161,7 +161,7 @@ static void read_info(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm)
     /* short-circuit reduce: the rank that usually decides, placed next to
      * the root (every rank must pass the same value) */
     if (OPAL_SUCCESS
-            == opal_info_get(info, "hiercoll_shortcut_decider", sizeof(val) - 1, val, &flag)
+            == hc_info_get(info, "hiercoll_shortcut_decider", val, sizeof(val), &flag)
         && flag) {
         char *end;
         long d = strtol(val, &end, 10);
@@ -241,7 +241,7 @@ mca_coll_base_module_t *mca_coll_hiercoll_comm_query(ompi_communicator_t *comm, 
          * choice (coll_hiercoll_inter_own) and shows in its statistics */
         *priority = c->priority + 1;
     }
-    m->super.coll_module_enable = module_enable;
+    HC_MODULE_SET_HOOKS(&m->super, module_enable, NULL);
     mca_coll_hiercoll_set_entry_points(&m->super);
     return &m->super;
 }

@@ -149,18 +149,18 @@ static void read_info(hc_offload_t *o)
     if (NULL == info) {
         return;
     }
-    if (OPAL_SUCCESS == opal_info_get(info, "hiercoll_offload_backend", sizeof(val) - 1, val, &flag)
+    if (OPAL_SUCCESS == hc_info_get(info, "hiercoll_offload_backend", val, sizeof(val), &flag)
         && flag) {
         o->backend = 0 == strcmp(val, "ucx")        ? HC_OL_UCX
                      : 0 == strcmp(val, "progress") ? HC_OL_PROGRESS
                      : 0 == strcmp(val, "ofi")      ? HC_OL_OFI
                                                     : HC_OL_AUTO;
     }
-    if (OPAL_SUCCESS == opal_info_get(info, "hiercoll_offload_tree", sizeof(val) - 1, val, &flag)
+    if (OPAL_SUCCESS == hc_info_get(info, "hiercoll_offload_tree", val, sizeof(val), &flag)
         && flag) {
         o->tree = 0 == strcmp(val, "kary") ? HCT_KARY : HCT_KNOMIAL;
     }
-    if (OPAL_SUCCESS == opal_info_get(info, "hiercoll_offload_radix", sizeof(val) - 1, val, &flag)
+    if (OPAL_SUCCESS == hc_info_get(info, "hiercoll_offload_radix", val, sizeof(val), &flag)
         && flag) {
         int k = atoi(val);
         o->radix = (2 == k || 4 == k || 8 == k) ? k : o->radix;
@@ -250,7 +250,7 @@ bool mca_coll_hiercoll_offload_usable(const hc_call_t *c)
         return false; /* opening: the wire-up's own collectives */
     }
     if (HC_BARRIER == c->coll) {
-        return c->comm->c_contextid <= 0xffff && c->size <= 0xffff;
+        return hc_comm_cid(c->comm) <= 0xffff && c->size <= 0xffff;
     }
     /* bcast: bytes of a predefined type.  The answer must be the same on
      * every rank: a bcast whose ranks pass different datatypes of one
@@ -265,7 +265,7 @@ bool mca_coll_hiercoll_offload_usable(const hc_call_t *c)
         size_t bytes = (size_t) c->rcount * es;
         return c->rcount >= 0 && bytes <= mc->offload_max_bytes
                && (bytes + HCT_PAYLOAD - 1) / HCT_PAYLOAD < 0xffff
-               && c->comm->c_contextid <= 0xffff && c->size <= 0xffff;
+               && hc_comm_cid(c->comm) <= 0xffff && c->size <= 0xffff;
     }
     int op = op_of(c->op), type = type_of(c->rtype);
     if (op < 0 || type < 0 || !hct_alu_supports((hct_op_t) op, (hct_type_t) type)) {
@@ -275,7 +275,7 @@ bool mca_coll_hiercoll_offload_usable(const hc_call_t *c)
     size_t per = HCT_PAYLOAD / hct_type_size((hct_type_t) type);
     /* packet counters must fit the header's 16 bits, channels the cid */
     return c->rcount >= 0 && bytes <= mc->offload_max_bytes
-           && ((size_t) c->rcount + per - 1) / per * 2 < 0xffff && c->comm->c_contextid <= 0xffff
+           && ((size_t) c->rcount + per - 1) / per * 2 < 0xffff && hc_comm_cid(c->comm) <= 0xffff
            && c->size <= 0xffff;
 }
 
@@ -525,7 +525,7 @@ static hc_offload_t *offload_of(mca_coll_hiercoll_module_t *m, ompi_communicator
         return NULL;
     }
     pthread_mutex_lock(&ol.prog.lock);
-    o->chan = hct_chan_open(ol.prog.e, (uint16_t) comm->c_contextid, ompi_comm_size(comm),
+    o->chan = hct_chan_open(ol.prog.e, (uint16_t) hc_comm_cid(comm), ompi_comm_size(comm),
                             ompi_comm_rank(comm), o);
     pthread_mutex_unlock(&ol.prog.lock);
     if (NULL == o->chan) {

@@ -430,7 +430,7 @@ int mca_coll_hiercoll_ucx_open(mca_coll_hiercoll_module_t *m, hct_chan_t **chan,
         uc->eps[r] = r == me ? NULL : ep_of(ompi_comm_peer_lookup(comm, r));
     }
     pthread_mutex_lock(&U.eng.lock);
-    *chan = hct_chan_open(U.eng.e, (uint16_t) comm->c_contextid, n, me, uc);
+    *chan = hct_chan_open(U.eng.e, (uint16_t) hc_comm_cid(comm), n, me, uc);
     pthread_mutex_unlock(&U.eng.lock);
     if (NULL == *chan) {
         free(uc->eps);

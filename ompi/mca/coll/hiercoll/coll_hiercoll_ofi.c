@@ -157,7 +157,7 @@ int mca_coll_hiercoll_ofi_open(mca_coll_hiercoll_module_t *m, hcf_chan_t **chan)
         (void) ep_of(ompi_comm_peer_lookup(comm, r), &addrs[r]);
     }
     *chan = NULL == addrs ? NULL
-                          : hcf_chan_open_addrs(F.f, (uint16_t) comm->c_contextid, n, me, addrs);
+                          : hcf_chan_open_addrs(F.f, (uint16_t) hc_comm_cid(comm), n, me, addrs);
     free(addrs);
     if (NULL == *chan) {
         return OMPI_ERR_OUT_OF_RESOURCE; /* local, after agreement: the call fails */

@@ -536,7 +536,7 @@ void mca_coll_hiercoll_describe(mca_coll_hiercoll_module_t *m)
     len += snprintf(line + len, sizeof(line) - len,
                     "%s (cid %d, np %d) [=alg: hiercoll runs alg, ->comp: passed to comp; "
                     "blocking|nonblocking|persistent]:",
-                    m->comm->c_name, (int) m->comm->c_contextid, ompi_comm_size(m->comm));
+                    m->comm->c_name, hc_comm_cid(m->comm), ompi_comm_size(m->comm));
     for (int k = 0; k < HC_NCOLL && len < sizeof(line) - 1300; ++k) {
         const hc_coll_desc_t *d = &mca_coll_hiercoll_colls[k];
         char what[HC_NMODE][400];

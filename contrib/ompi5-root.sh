@@ -1,0 +1,147 @@
+#!/bin/sh
+# Build, test and inspect hiercoll against Open MPI 5.0 (Debian 13, trixie)
+# inside a Debian 13 root made with mmdebstrap from Debian's archive.
+#
+#   contrib/ompi5-root.sh [root|build|check|src|ompi_info|shell|all]...
+#
+#   root       make the root if it does not exist (reused otherwise)
+#   build      copy the source into the root, autogen + configure + make
+#   check      build, then 'make check' (the whole suite) inside the root
+#   src        unpack trixie's Open MPI source (apt-get source) in the root
+#   ompi_info  list hiercoll and its parameters with the root's ompi_info
+#   shell      a shell inside the root, in the build directory
+#   run CMD    (alone) copy the source into the root and run CMD there, in it
+#              (e.g. contrib/check-intree.sh --ompi5 runs the in-tree check)
+#   all        root + check (the default; what 'make check-ompi5' runs)
+#
+# Environment:
+#   HIERCOLL_OMPI5_ROOT   the root (default /var/cache/hiercoll/trixie-root)
+#   HIERCOLL_DEBIAN_MIRROR  Debian archive (default http://deb.debian.org/debian)
+#   HIERCOLL_TESTS        passed through: a subset of the MPI tests
+#   MAKEFLAGS / HC_JOBS   parallel make inside the root (default -j2)
+#
+# Needs root (chroot, mount, unshare).  The source is copied (git ls-files
+# plus the working tree's changes) to $ROOT/src/hiercoll; the build
+# directory is $ROOT/src/hiercoll/_build.  /proc, /dev, /dev/pts, /dev/shm
+# and /sys are bound into the root in a private mount namespace per command.
+set -eu
+
+ROOT=${HIERCOLL_OMPI5_ROOT:-/var/cache/hiercoll/trixie-root}
+MIRROR=${HIERCOLL_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+SUITE=trixie
+JOBS=${HC_JOBS:--j2}
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+
+# What the root needs: Open MPI 5.0 and the build/test dependencies of
+# contrib/install-deps.sh, plus dpkg-dev for 'apt-get source'.
+PACKAGES="libopenmpi-dev openmpi-bin libpmix-dev libucx-dev ucx-utils libfabric-dev libhwloc-dev hwloc
+check build-essential autoconf automake libtool pkg-config procps util-linux
+ca-certificates dpkg-dev git"
+
+say() { echo "ompi5-root: $*" >&2; }
+
+[ "$(id -u)" = 0 ] || { say "needs root (mmdebstrap, chroot, mount)"; exit 77; }
+
+make_root() {
+    if [ -x "$ROOT/usr/bin/mpicc" ] && [ -f "$ROOT/.hiercoll-root-ok" ]; then
+        say "reusing $ROOT ($(cat "$ROOT/.hiercoll-root-ok"))"
+        return 0
+    fi
+    command -v mmdebstrap >/dev/null || { say "mmdebstrap not installed"; exit 1; }
+    say "creating $ROOT from $MIRROR $SUITE (minutes)"
+    mkdir -p "$(dirname "$ROOT")"
+    rm -rf "$ROOT.tmp"
+    # shellcheck disable=SC2086
+    mmdebstrap --mode=root --variant=apt --format=directory \
+        --include="$(echo $PACKAGES | tr ' ' ',')" \
+        --aptopt='Acquire::Retries "3"' \
+        --dpkgopt='path-exclude=/usr/share/doc/*' \
+        --dpkgopt='path-exclude=/usr/share/man/*' \
+        --dpkgopt='path-exclude=/usr/share/locale/*' \
+        "$SUITE" "$ROOT.tmp" \
+        "deb $MIRROR $SUITE main" "deb-src $MIRROR $SUITE main"
+    ver=$(chroot "$ROOT.tmp" dpkg-query -W -f='${Version}' libopenmpi-dev)
+    echo "Debian $SUITE, libopenmpi-dev $ver, made $(date -u +%FT%TZ)" >"$ROOT.tmp/.hiercoll-root-ok"
+    rm -rf "$ROOT"
+    mv "$ROOT.tmp" "$ROOT"
+    say "made $ROOT: $(cat "$ROOT/.hiercoll-root-ok")"
+}
+
+# Every command runs in a mount namespace of its own (unshare --mount):
+# /proc, /sys, /dev, /dev/pts and /dev/shm are bound into the root there
+# and vanish with it, so runs side by side never unmount each other's.
+# As root, with what Open MPI 5.0 (PRRTE) and 4.1 (ORTE) need to run as root.
+in_root() {
+    cp -L /etc/resolv.conf "$ROOT/etc/resolv.conf" 2>/dev/null || true
+    unshare --mount --propagation private /bin/sh -c '
+        for d in proc sys dev dev/pts dev/shm; do
+            mkdir -p "$0/$d" && mount --bind "/$d" "$0/$d" || exit 1
+        done
+        exec chroot "$0" /usr/bin/env -i PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin \
+            HOME=/root LANG=C.UTF-8 TERM="${TERM:-dumb}" \
+            OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+            PRTE_ALLOW_RUN_AS_ROOT=1 PRTE_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+            HIERCOLL_TESTS="$2" HC_JOBS="$3" /bin/sh -c "$1"' "$ROOT" "$1" "${HIERCOLL_TESTS:-}" "$JOBS"
+}
+
+copy_source() {
+    dst="$ROOT/src/hiercoll"
+    mkdir -p "$dst"
+    # The tracked files and untracked, not ignored ones; the build dir stays.
+    # New inodes (--remove-destination): a script running there keeps its own.
+    (cd "$SRC" && { git ls-files -z --cached --others --exclude-standard 2>/dev/null ||
+        find . -path ./_build -prune -o -type f -print0; }) |
+        (cd "$SRC" && xargs -0 cp --parents -p --remove-destination -t "$dst" 2>/dev/null || true)
+    [ -f "$dst/configure.ac" ] || { say "copying the source failed"; exit 1; }
+}
+
+# Debian 13's libopenmpi-dev lacks a few internal headers
+# (opal/mca/threads/pthreads/*.h): configure takes them from the source
+# package of the same version (--with-ompi-source), unpacked by source_tree.
+build() {
+    source_tree >/dev/null
+    copy_source
+    say "building hiercoll in $ROOT/src/hiercoll/_build"
+    in_root 'cd /src/hiercoll && { [ -x configure ] || ./autogen.sh >/dev/null; } && mkdir -p _build && cd _build &&
+        { [ -f Makefile ] ||
+          ../configure --with-ompi-source="$(ls -d /usr/src/ompi/openmpi-5*/ | head -1)"; } &&
+        make $HC_JOBS'
+}
+
+check() {
+    build
+    say "make check inside $ROOT"
+    in_root 'cd /src/hiercoll/_build && make $HC_JOBS check' ||
+        { rc=$?; say "make check failed inside the root (logs: $ROOT/src/hiercoll/_build/test/logs)"; exit $rc; }
+}
+
+source_tree() {
+    in_root 'mkdir -p /usr/src/ompi && cd /usr/src/ompi &&
+        { ls -d openmpi-5*/ >/dev/null 2>&1 ||
+          { apt-get update -q >/dev/null && apt-get source -q --download-only openmpi >/dev/null &&
+            dpkg-source -x openmpi_*.dsc >/dev/null; }; } && ls -d /usr/src/ompi/openmpi-5*/'
+}
+
+[ $# -gt 0 ] || set -- all
+if [ "$1" = run ]; then
+    shift
+    make_root && source_tree >/dev/null && copy_source
+    in_root "cd /src/hiercoll && $*"
+    exit
+fi
+for step in "$@"; do
+    case $step in
+    root) make_root ;;
+    build) make_root && build ;;
+    check) make_root && check ;;
+    src) make_root && source_tree ;;
+    ompi_info)
+        make_root && build
+        in_root 'OMPI_MCA_mca_base_component_path=/src/hiercoll/_build/ompi/mca/coll/hiercoll/.libs:/usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi5 ompi_info --param coll hiercoll --level 9'
+        ;;
+    shell) make_root && in_root 'cd /src/hiercoll/_build 2>/dev/null; exec /bin/bash' ;;
+
+    all) make_root && check ;;
+    *) say "unknown step '$step'"; exit 2 ;;
+    esac
+done
