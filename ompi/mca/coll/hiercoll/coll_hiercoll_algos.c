@@ -497,8 +497,6 @@ static int scatterv_linear(hcp_plan_t *p, const hc_call_t *c)
 static const hc_algo_t gather_algos[] = {
     {.name = "linear", .summary = "the root receives from every rank", .plan = gather_linear},
     DECOMP("every part to its leader, then the leaders to the root over the bridge"),
-    OFFLOAD("triggered offload (seed 003): chains armed up front on a K-nomial or K-ary tree, "
-            "fired by the transport's agent or progress; the ALU's predefined ops and types"),
     {.name = NULL},
 };
 #define VTREE_ALGO(what)                                                                           \
@@ -514,8 +512,6 @@ static const hc_algo_t gatherv_algos[] = {
     {.name = "linear", .summary = "the root receives from every rank", .plan = gatherv_linear},
     VTREE_ALGO("the root receives from log2(n) ranks"),
     DECOMP("every part to its leader, then the leaders to the root over the bridge"),
-    OFFLOAD("triggered offload (seed 003): chains armed up front on a K-nomial or K-ary tree, "
-            "fired by the transport's agent or progress; the ALU's predefined ops and types"),
     {.name = NULL},
 };
 static const hc_algo_t scatter_algos[] = {

@@ -27,6 +27,20 @@
 /* (op, datatype) -> absorbing value                                    */
 /* ------------------------------------------------------------------ */
 
+/* Open MPI 4.1 reduces MPI_UNSIGNED_LONG as a signed long, 5.0 as an
+ * unsigned one: ask its own MIN once which it does (min(1, all ones) is
+ * all ones when signed), so the extremes match whichever library runs. */
+static hcp_sc_class_t unsigned_long_class(void)
+{
+    static int cls = -1;
+    if (cls < 0) {
+        unsigned long in = ~0UL, inout = 1;
+        ompi_op_reduce(&ompi_mpi_op_min.op, &in, &inout, 1, &ompi_mpi_unsigned_long.dt);
+        cls = 1 == inout ? HCP_SC_UNSIGNED : HCP_SC_SIGNED;
+    }
+    return (hcp_sc_class_t) cls;
+}
+
 bool mca_coll_hiercoll_sc_kind(ompi_op_t *op, ompi_datatype_t *dt, hcp_sc_kind_t *k)
 {
     if (NULL == op || NULL == dt || !ompi_op_is_intrinsic(op) || !ompi_datatype_is_predefined(dt)
@@ -70,7 +84,6 @@ bool mca_coll_hiercoll_sc_kind(ompi_op_t *op, ompi_datatype_t *dt, hcp_sc_kind_t
     case OMPI_OP_BASE_TYPE_INT32_T:
     case OMPI_OP_BASE_TYPE_INT64_T:
     case OMPI_OP_BASE_TYPE_LONG:
-    case OMPI_OP_BASE_TYPE_UNSIGNED_LONG: /* Open MPI 4.1 reduces it as a long */
     case OMPI_OP_BASE_TYPE_INTEGER:
     case OMPI_OP_BASE_TYPE_INTEGER1:
     case OMPI_OP_BASE_TYPE_INTEGER2:
@@ -84,6 +97,9 @@ bool mca_coll_hiercoll_sc_kind(ompi_op_t *op, ompi_datatype_t *dt, hcp_sc_kind_t
     case OMPI_OP_BASE_TYPE_UINT32_T:
     case OMPI_OP_BASE_TYPE_UINT64_T:
         cls = HCP_SC_UNSIGNED;
+        break;
+    case OMPI_OP_BASE_TYPE_UNSIGNED_LONG:
+        cls = unsigned_long_class();
         break;
     case OMPI_OP_BASE_TYPE_BOOL:
     case OMPI_OP_BASE_TYPE_LOGICAL:
