@@ -203,8 +203,11 @@ static int hiercoll_register(void)
                "reduce_local (blocking, nonblocking, persistent, and the neighborhood "
                "collectives in the three modes) and runs its own plans where no "
                "lower-priority component has the slot (under \"hiercoll,basic\": every "
-               "nonblocking and persistent collective); intercommunicators are left to the "
-               "other components",
+               "nonblocking and persistent collective). On intercommunicators it asks for "
+               "this priority plus one (above coll/inter), passes the slots the components "
+               "below fill and runs its own plans for the others (under \"hiercoll,basic\": "
+               "every nonblocking and persistent one, and the blocking scatter, allreduce, "
+               "reduce and reduce_scatter(_block), which basic gets wrong there)",
                OPAL_INFO_LVL_6, HC_NUM_INT, &c->priority, 40, -1, 100);
 
     reg_number("verbose",
