@@ -77,7 +77,8 @@ static void print_stats(mca_coll_hiercoll_module_t *m)
 static void module_destruct(mca_coll_hiercoll_module_t *m)
 {
     if (NULL != m->comm && 0 != mca_coll_hiercoll_component.nleftovers) {
-        mca_coll_hiercoll_sc_sweep(m->comm); /* early exits' requests on it */
+        mca_coll_hiercoll_sc_sweep(m->comm); /* early exits' requests on it (on
+                                               * MPI_COMM_WORLD: all of them) */
     }
     if (m->enabled && mca_coll_hiercoll_component.stats && NULL != m->comm) {
         print_stats(m);

@@ -288,7 +288,7 @@ void mca_coll_hiercoll_sc_sweep(ompi_communicator_t *comm)
             if (MPI_REQUEST_NULL == *r) {
                 continue;
             }
-            if (comm == lo->comm) {
+            if (comm == lo->comm || comm == &ompi_mpi_comm_world.comm) {
                 (void) ompi_request_wait(r, MPI_STATUS_IGNORE);
             } else if (REQUEST_COMPLETE(*r)) {
                 ompi_request_free(r);
