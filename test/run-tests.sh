@@ -120,8 +120,15 @@ run() {
     fi
     local log=$logdir/$name.log
     local t0=$SECONDS
-    timeout -k 10 "$t" "$@" >"$log" 2>&1
+    # A fresh TMPDIR per test: mpirun's session directory is named after its
+    # pid, and a run killed at its time limit leaves its directory behind; once
+    # the pids wrap (pid_max 32768 on a CI machine), PRRTE 5.0 refuses to start
+    # in a directory that exists ("prte_session_dir failed ... Exists").
+    local tmp
+    tmp=$(mktemp -d "${TMPDIR:-/tmp}/hct.XXXXXX") || exit 1
+    TMPDIR=$tmp timeout -k 10 "$t" "$@" >"$log" 2>&1
     local rc=$?
+    rm -rf "$tmp"
     local why=""
     if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
         why="timed out after ${t}s"
