@@ -618,7 +618,7 @@ run "params-bad-values" 120 "${MPI[@]}" -np 3 --mca coll hiercoll,basic,libnbc \
 # value (three runs): one error line each, the default kept (registered
 # through reg_number(); a new numeric parameter belongs in this list)
 NUMERIC=(priority:40 verbose:0 bcast_binomial_max:524288 allreduce_rhrd_min:65536
-         reduce_rhrd_min:524288 gatherv_tree_min:128)
+         reduce_rhrd_min:524288 gatherv_tree_min:128 hand_back_after:1000)
 for bad in -5 banana 99999999999999999999; do
     args=() EXPECT_ONCE=()
     for p in "${NUMERIC[@]}"; do
@@ -712,6 +712,25 @@ run "fast-forced-linear-np5" 300 "${MPI[@]}" -np 5 --mca coll hiercoll,basic,lib
 EXPECT=("t_fast: np 4: [0-9]+ checks, 0 failed")
 run "fast-builtin-tuned-np4" 300 "${MPI[@]}" -np 4 --mca coll hiercoll,tuned,basic,libnbc \
     "$fast" 300
+
+# Hand-back: a blocking collective passed on N times in a row goes back to
+# the component below (its slot then calls it directly); results stay
+# exact through the change, on many communicators, freed in flight too.
+EXPECT=("t_fast: np 4: [0-9]+ checks, 0 failed"
+        "hiercoll: .*: (reduce|allreduce) goes back to tuned after 3 blocking calls")
+run "handback-fast-tuned-np4" 300 "${MPI[@]}" -np 4 --mca coll hiercoll,tuned,basic,libnbc \
+    --mca coll_hiercoll_hand_back_after 3 --mca coll_hiercoll_verbose 1 "$fast" 300
+EXPECT=("t_colls: np 5: [0-9]+ checks, 0 failed" "goes back to basic after 2 blocking calls")
+run "handback-colls-basic-np5" 300 "${MPI[@]}" -np 5 --mca coll hiercoll,basic,libnbc \
+    --mca coll_hiercoll_hand_back_after 2 --mca coll_hiercoll_verbose 1 "$colls" --quick
+EXPECT=("t_comms: np 4: [0-9]+ checks, 0 failed" "goes back to tuned after 1 blocking calls")
+run "handback-comms-tuned-np4" 300 "${MPI[@]}" -np 4 --mca coll hiercoll,tuned,basic,libnbc \
+    --mca coll_hiercoll_hand_back_after 1 --mca coll_hiercoll_verbose 1 "$comms" 20
+# never (0): no collective goes back
+EXPECT=("t_fast: np 3: [0-9]+ checks, 0 failed")
+REJECT=("goes back to")
+run "handback-never-np3" 300 "${MPI[@]}" -np 3 --mca coll hiercoll,tuned,basic,libnbc \
+    --mca coll_hiercoll_hand_back_after 0 --mca coll_hiercoll_verbose 1 "$fast" 100
 
 # priority -1 disables hiercoll: the job runs on the other components
 EXPECT=("t_comms: np 2: [0-9]+ checks, 0 failed")

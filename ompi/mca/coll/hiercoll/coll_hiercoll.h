@@ -225,17 +225,26 @@ struct hc_bind {
     bool ptypes_per_block;  /* ptypes indexed by the op's block (its soff), not its peer */
     ompi_op_t *op;
 };
+typedef void (*hc_fn_t)(void);
 typedef struct hc_fast {
+    /* What a call tests and what a passed-on call needs, in the first 64
+     * bytes (one or two cache lines: the fast path touches nothing else).
+     * The module's scratch moving invalidates every entry (run_blocking). */
     bool valid;
-    const hcp_plan_t *plan; /* NULL: the call was passed on */
-    const void *scratch;    /* the module's scratch the binding points into */
-    ompi_datatype_t *dtype;
-    ompi_op_t *op;
-    int count, root, tag;
     bool in_place;
     /* a blocking allreduce whose results feed the short-circuit history,
      * and what that history said when the call was selected */
     bool sc_watch, sc_sel;
+    int count, root;
+    /* blocking calls of this collective still to pass on in a row before
+     * its slot goes back to the layer below (mca_coll_hiercoll_hand_back) */
+    uint32_t left;
+    ompi_datatype_t *dtype;
+    ompi_op_t *op;
+    const hcp_plan_t *plan;             /* NULL: the call was passed on */
+    hc_fn_t prev_fn;                    /* then: the layer below's function */
+    mca_coll_base_module_t *prev_module;
+    int tag;
     hc_bind_t bind;
 } hc_fast_t;
 
@@ -297,6 +306,7 @@ typedef struct mca_coll_hiercoll_component_t {
     volatile int32_t nactive;
     bool progress_registered;
     bool in_progress;
+    uint32_t idle_polls; /* progress calls with nothing to do, in a row */
     /* capability parameters */
     size_t allreduce_rhrd_min;   /* bytes from which auto uses RHRD */
     size_t reduce_rhrd_min;
@@ -312,6 +322,7 @@ typedef struct mca_coll_hiercoll_component_t {
     volatile int32_t nleftovers;
     bool inter_own;              /* intercommunicators: own plans for every slot */
     char *rules_file;            /* coll_hiercoll_rules_file */
+    int hand_back_after;         /* calls passed on in a row (0: never) */
     hcp_rules_t rules;           /* the rules in force */
     /* triggered offload (coll_hiercoll_offload.c) */
     char *offload_backend_param, *offload_tree_param;
@@ -408,6 +419,11 @@ int mca_coll_hiercoll_exec_staged(mca_coll_hiercoll_module_t *m,
                                   const hc_stages_t *stages, const hc_bind_t *b,
                                   hc_mode_t mode, ompi_request_t **request);
 int mca_coll_hiercoll_progress(void);
+/* Under the component's lock: something in flight needs the progress
+ * callback.  The callback takes itself off Open MPI's progress loop after
+ * a while with nothing to do (a registered callback costs every wait of
+ * the process, on every communicator). */
+void mca_coll_hiercoll_progress_need(void);
 
 /* ------------------------------------------------------------------ */
 /* Tree gatherv and scatterv (coll_hiercoll_gatherv.c)                  */
@@ -571,6 +587,17 @@ void mca_coll_hiercoll_fast_fill(const hc_call_t *c, const hcp_plan_t *plan, con
  * a result the layer below computed, and forget the remembered call when
  * the history now selects differently. */
 void mca_coll_hiercoll_fast_sc_after(mca_coll_hiercoll_module_t *m, const void *rbuf);
+/* A fast-path hit that runs hiercoll's remembered plan (or, for a watched
+ * allreduce, passes on and records): bind the buffers and run. */
+int mca_coll_hiercoll_fast_run(mca_coll_hiercoll_module_t *m, hc_fast_t *f, hc_coll_t k,
+                               const void *sbuf, void *rbuf);
+/* Forget every remembered call (the module's scratch moved). */
+void mca_coll_hiercoll_fast_forget(mca_coll_hiercoll_module_t *m);
+/* A blocking call of k was passed on (passed true) or hiercoll ran it. */
+void mca_coll_hiercoll_fast_count(mca_coll_hiercoll_module_t *m, hc_coll_t k, bool passed);
+/* coll_hiercoll_hand_back_after blocking calls of k in a row were passed
+ * on: give k's blocking slot back to the layer below. */
+void mca_coll_hiercoll_hand_back(mca_coll_hiercoll_module_t *m, hc_coll_t k);
 
 /* ------------------------------------------------------------------ */
 /* Entry points (coll_hiercoll_entry.c)                                 */

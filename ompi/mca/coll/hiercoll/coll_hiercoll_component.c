@@ -306,6 +306,14 @@ static int hiercoll_register(void)
                "file gives one error line and the built-in rules",
                OPAL_INFO_LVL_5, &c->rules_file);
 
+    reg_number("hand_back_after",
+               "A blocking collective that hiercoll passed on to the component below this many "
+               "times in a row on a communicator (its rules or auto chose the component below, "
+               "the call fed no short-circuit history) goes back to that component: the "
+               "communicator's slot then calls it directly, at no cost, for the communicator's "
+               "life (not with verbose 2, stats, or a decomposed communicator). 0: never",
+               OPAL_INFO_LVL_6, HC_NUM_INT, &c->hand_back_after, 1000, 0, INT_MAX);
+
     c->inter_own = false;
     (void) mca_base_component_var_register(
         self(), "inter_own",
@@ -412,6 +420,7 @@ static int hiercoll_open(void)
     c->nactive = 0;
     c->progress_registered = false;
     c->in_progress = false;
+    c->idle_polls = 0;
     c->leftovers = NULL;
     c->nleftovers = 0;
     return OMPI_SUCCESS;

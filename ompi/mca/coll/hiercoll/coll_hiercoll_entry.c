@@ -219,18 +219,28 @@ static int hc_allgatherv_init(const void *sbuf, int scount, ompi_datatype_t *sdt
 }
 
 /* allreduce */
+static __opal_attribute_noinline__ int
+hc_allreduce_slow(const void *sbuf, void *rbuf, int count, ompi_datatype_t *dtype, ompi_op_t *op,
+                  ompi_communicator_t *comm, mca_coll_base_module_t *module)
+{
+    return run(ALLREDUCE_ARGS(HC_BLOCKING), comm, module, NULL, NULL);
+}
+
 static int hc_allreduce(const void *sbuf, void *rbuf, int count, ompi_datatype_t *dtype,
                         ompi_op_t *op, ompi_communicator_t *comm, mca_coll_base_module_t *module)
 {
-    const hc_fast_t *f = hc_fast_hit(module, HC_ALLREDUCE, sbuf, rbuf, count, dtype, op, 0);
-    if (NULL != f) {
-        int rc = HC_FAST_RUN(module, f, allreduce, sbuf, rbuf, count, dtype, op, comm);
-        if (OPAL_UNLIKELY(f->sc_watch) && OMPI_SUCCESS == rc) {
-            mca_coll_hiercoll_fast_sc_after(HC_MODULE(module), rbuf);
+    hc_fast_t *f = hc_fast_hit(module, HC_ALLREDUCE, sbuf, count, dtype, op, 0);
+    if (OPAL_LIKELY(NULL != f)) {
+        if (OPAL_LIKELY(NULL == f->plan && !f->sc_watch)) {
+            if (OPAL_UNLIKELY(0 == --f->left)) { /* the slow path hands it back */
+                f->left = 1;
+                return hc_allreduce_slow(sbuf, rbuf, count, dtype, op, comm, module);
+            }
+            return HC_FAST_PASS(f, allreduce, sbuf, rbuf, count, dtype, op, comm);
         }
-        return rc;
+        return mca_coll_hiercoll_fast_run(HC_MODULE(module), f, HC_ALLREDUCE, sbuf, rbuf);
     }
-    return run(ALLREDUCE_ARGS(HC_BLOCKING), comm, module, NULL, NULL);
+    return hc_allreduce_slow(sbuf, rbuf, count, dtype, op, comm, module);
 }
 
 static int hc_iallreduce(const void *sbuf, void *rbuf, int count, ompi_datatype_t *dtype,
@@ -324,13 +334,26 @@ static int hc_alltoallw_init(const void *sbuf, const int *scounts, const int *sd
 }
 
 /* barrier */
+static __opal_attribute_noinline__ int hc_barrier_slow(ompi_communicator_t *comm,
+                                                       mca_coll_base_module_t *module)
+{
+    return run(BARRIER_ARGS(HC_BLOCKING), comm, module, NULL, NULL);
+}
+
 static int hc_barrier(ompi_communicator_t *comm, mca_coll_base_module_t *module)
 {
-    const hc_fast_t *f = hc_fast_hit(module, HC_BARRIER, NULL, NULL, 0, NULL, NULL, 0);
-    if (NULL != f) {
-        return HC_FAST_RUN(module, f, barrier, comm);
+    hc_fast_t *f = hc_fast_hit(module, HC_BARRIER, NULL, 0, NULL, NULL, 0);
+    if (OPAL_LIKELY(NULL != f)) {
+        if (OPAL_LIKELY(NULL == f->plan)) {
+            if (OPAL_UNLIKELY(0 == --f->left)) { /* the slow path hands it back */
+                f->left = 1;
+                return hc_barrier_slow(comm, module);
+            }
+            return HC_FAST_PASS(f, barrier, comm);
+        }
+        return mca_coll_hiercoll_fast_run(HC_MODULE(module), f, HC_BARRIER, NULL, NULL);
     }
-    return run(BARRIER_ARGS(HC_BLOCKING), comm, module, NULL, NULL);
+    return hc_barrier_slow(comm, module);
 }
 
 static int hc_ibarrier(ompi_communicator_t *comm, ompi_request_t **request,
@@ -346,14 +369,29 @@ static int hc_barrier_init(ompi_communicator_t *comm, struct ompi_info_t *info,
 }
 
 /* bcast */
+static __opal_attribute_noinline__ int hc_bcast_slow(void *buff, int count,
+                                                     ompi_datatype_t *datatype, int root,
+                                                     ompi_communicator_t *comm,
+                                                     mca_coll_base_module_t *module)
+{
+    return run(BCAST_ARGS(HC_BLOCKING), comm, module, NULL, NULL);
+}
+
 static int hc_bcast(void *buff, int count, ompi_datatype_t *datatype, int root,
                     ompi_communicator_t *comm, mca_coll_base_module_t *module)
 {
-    const hc_fast_t *f = hc_fast_hit(module, HC_BCAST, NULL, buff, count, datatype, NULL, root);
-    if (NULL != f) {
-        return HC_FAST_RUN(module, f, bcast, buff, count, datatype, root, comm);
+    hc_fast_t *f = hc_fast_hit(module, HC_BCAST, NULL, count, datatype, NULL, root);
+    if (OPAL_LIKELY(NULL != f)) {
+        if (OPAL_LIKELY(NULL == f->plan)) {
+            if (OPAL_UNLIKELY(0 == --f->left)) { /* the slow path hands it back */
+                f->left = 1;
+                return hc_bcast_slow(buff, count, datatype, root, comm, module);
+            }
+            return HC_FAST_PASS(f, bcast, buff, count, datatype, root, comm);
+        }
+        return mca_coll_hiercoll_fast_run(HC_MODULE(module), f, HC_BCAST, NULL, buff);
     }
-    return run(BCAST_ARGS(HC_BLOCKING), comm, module, NULL, NULL);
+    return hc_bcast_slow(buff, count, datatype, root, comm, module);
 }
 
 static int hc_ibcast(void *buff, int count, ompi_datatype_t *datatype, int root,
@@ -439,14 +477,28 @@ static int hc_gatherv_init(const void *sbuf, int scount, ompi_datatype_t *sdtype
 }
 
 /* reduce */
+static __opal_attribute_noinline__ int
+hc_reduce_slow(const void *sbuf, void *rbuf, int count, ompi_datatype_t *dtype, ompi_op_t *op,
+               int root, ompi_communicator_t *comm, mca_coll_base_module_t *module)
+{
+    return run(REDUCE_ARGS(HC_BLOCKING), comm, module, NULL, NULL);
+}
+
 static int hc_reduce(const void *sbuf, void *rbuf, int count, ompi_datatype_t *dtype, ompi_op_t *op,
                      int root, ompi_communicator_t *comm, mca_coll_base_module_t *module)
 {
-    const hc_fast_t *f = hc_fast_hit(module, HC_REDUCE, sbuf, rbuf, count, dtype, op, root);
-    if (NULL != f) {
-        return HC_FAST_RUN(module, f, reduce, sbuf, rbuf, count, dtype, op, root, comm);
+    hc_fast_t *f = hc_fast_hit(module, HC_REDUCE, sbuf, count, dtype, op, root);
+    if (OPAL_LIKELY(NULL != f)) {
+        if (OPAL_LIKELY(NULL == f->plan)) {
+            if (OPAL_UNLIKELY(0 == --f->left)) { /* the slow path hands it back */
+                f->left = 1;
+                return hc_reduce_slow(sbuf, rbuf, count, dtype, op, root, comm, module);
+            }
+            return HC_FAST_PASS(f, reduce, sbuf, rbuf, count, dtype, op, root, comm);
+        }
+        return mca_coll_hiercoll_fast_run(HC_MODULE(module), f, HC_REDUCE, sbuf, rbuf);
     }
-    return run(REDUCE_ARGS(HC_BLOCKING), comm, module, NULL, NULL);
+    return hc_reduce_slow(sbuf, rbuf, count, dtype, op, root, comm, module);
 }
 
 static int hc_ireduce(const void *sbuf, void *rbuf, int count, ompi_datatype_t *dtype,

@@ -588,9 +588,13 @@ static int run_blocking(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm
 {
     /* blocking calls reuse the module's scratch (collectives on one
      * communicator never run concurrently in blocking form) */
+    void *was = m->scratch;
     int rc = place_scratch(p, b, &m->scratch, &m->scratch_size);
     if (OMPI_SUCCESS != rc) {
         return rc;
+    }
+    if (was != m->scratch) { /* remembered bindings point into the old one */
+        mca_coll_hiercoll_fast_forget(m);
     }
     return mca_coll_hiercoll_exec_rounds(m, comm, p, b, tag);
 }
@@ -856,12 +860,39 @@ static void begin(mca_coll_hiercoll_request_t *req)
         return;
     }
     OPAL_THREAD_LOCK(&c->lock);
+    mca_coll_hiercoll_progress_need();
+    opal_list_append(&c->active, &req->super.super.super.super);
+    c->nactive++;
+    OPAL_THREAD_UNLOCK(&c->lock);
+}
+
+/* Progress calls with nothing in flight before the callback leaves the
+ * progress loop (a few hundred microseconds of waiting). */
+#define HC_PROGRESS_IDLE_POLLS (1u << 14)
+
+void mca_coll_hiercoll_progress_need(void)
+{
+    mca_coll_hiercoll_component_t *c = &mca_coll_hiercoll_component;
+    c->idle_polls = 0;
     if (!c->progress_registered) {
         c->progress_registered = true;
         opal_progress_register(mca_coll_hiercoll_progress);
     }
-    opal_list_append(&c->active, &req->super.super.super.super);
-    c->nactive++;
+}
+
+/* Nothing in flight for a while: leave the progress loop (safe from inside
+ * it: Open MPI's loop at worst skips the next callback once). */
+static void progress_idle(mca_coll_hiercoll_component_t *c)
+{
+    if (++c->idle_polls < HC_PROGRESS_IDLE_POLLS) {
+        return;
+    }
+    OPAL_THREAD_LOCK(&c->lock);
+    if (0 == c->nactive && 0 == c->nleftovers && c->progress_registered && !c->in_progress) {
+        c->progress_registered = false;
+        opal_progress_unregister(mca_coll_hiercoll_progress);
+    }
+    c->idle_polls = 0;
     OPAL_THREAD_UNLOCK(&c->lock);
 }
 
@@ -874,6 +905,9 @@ int mca_coll_hiercoll_progress(void)
         mca_coll_hiercoll_sc_sweep(NULL);
     }
     if (0 == c->nactive) {
+        if (0 == c->nleftovers) {
+            progress_idle(c);
+        }
         return 0;
     }
     OPAL_THREAD_LOCK(&c->lock);

@@ -30,6 +30,7 @@
 #include "ompi/mca/coll/base/coll_tags.h"
 
 #include "coll_hiercoll.h"
+#include "coll_hiercoll_fast.h"
 
 /* ------------------------------------------------------------------ */
 /* Loading the rules                                                    */
@@ -133,6 +134,13 @@ static void **blocking_fn(mca_coll_base_module_t *mod, hc_coll_t k)
 #undef FN
 }
 
+/* The count of passed-on calls in a row that hands a collective back. */
+static uint32_t hand_back_budget(void)
+{
+    int n = mca_coll_hiercoll_component.hand_back_after;
+    return n > 0 ? (uint32_t) n : UINT32_MAX;
+}
+
 void mca_coll_hiercoll_fast_enable(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm)
 {
     mca_coll_hiercoll_component_t *c = &mca_coll_hiercoll_component;
@@ -144,6 +152,9 @@ void mca_coll_hiercoll_fast_enable(mca_coll_hiercoll_module_t *m, ompi_communica
     bool quiet = c->verbose < 2 && !c->stats;
     m->fast_ok = whole && quiet && np > 1;
     memset(m->fast, 0, sizeof(m->fast));
+    for (int k = 0; k < HC_NCOLL; ++k) {
+        m->fast[k].left = hand_back_budget();
+    }
     if (OMPI_COMM_IS_INTER(comm)) {
         /* intercommunicators: coll_hiercoll_inter.c decides, no rules */
         m->fast_ok = false;
@@ -266,6 +277,32 @@ int mca_coll_hiercoll_blocking_tag(hc_coll_t coll)
     return tags[coll];
 }
 
+/* The layer below's blocking function of the fast path's collectives. */
+static void prev_of(const mca_coll_hiercoll_module_t *m, hc_coll_t k, hc_fn_t *fn,
+                    mca_coll_base_module_t **mod)
+{
+#define PREV(name) (*fn = (hc_fn_t) m->prev.coll_##name, *mod = m->prev.coll_##name##_module)
+    switch (k) {
+    case HC_BCAST:
+        PREV(bcast);
+        break;
+    case HC_REDUCE:
+        PREV(reduce);
+        break;
+    case HC_ALLREDUCE:
+        PREV(allreduce);
+        break;
+    case HC_BARRIER:
+        PREV(barrier);
+        break;
+    default:
+        *fn = NULL;
+        *mod = NULL;
+        break;
+    }
+#undef PREV
+}
+
 void mca_coll_hiercoll_fast_fill(const hc_call_t *c, const hcp_plan_t *plan, const hc_bind_t *b)
 {
     mca_coll_hiercoll_module_t *m = c->module;
@@ -284,6 +321,10 @@ void mca_coll_hiercoll_fast_fill(const hc_call_t *c, const hcp_plan_t *plan, con
         || (NULL != c->op && !ompi_op_is_intrinsic(c->op))) {
         return;
     }
+    prev_of(m, c->coll, &f->prev_fn, &f->prev_module);
+    if (NULL == plan && NULL == f->prev_fn) {
+        return;
+    }
     f->dtype = c->rtype;
     f->op = c->op;
     f->count = c->rcount;
@@ -293,12 +334,96 @@ void mca_coll_hiercoll_fast_fill(const hc_call_t *c, const hcp_plan_t *plan, con
     if (NULL != plan) {
         f->bind = *b;
     }
-    f->scratch = m->scratch;
     f->plan = plan;
     f->sc_watch = mca_coll_hiercoll_shortcut_watch(c);
     f->sc_sel = c->sc_sel;
     /* remembered only while the history would select the same */
     f->valid = !f->sc_watch || mca_coll_hiercoll_sc_selects(m, c->op, c->rtype) == c->sc_sel;
+}
+
+/* ------------------------------------------------------------------ */
+/* Handing a collective back to the layer below                         */
+/* ------------------------------------------------------------------ */
+
+void mca_coll_hiercoll_fast_count(mca_coll_hiercoll_module_t *m, hc_coll_t k, bool passed)
+{
+    hc_fast_t *f = &m->fast[k];
+    if (!passed) {
+        f->left = hand_back_budget();
+    } else if (0 == --f->left) {
+        mca_coll_hiercoll_hand_back(m, k);
+    }
+}
+
+void mca_coll_hiercoll_hand_back(mca_coll_hiercoll_module_t *m, hc_coll_t k)
+{
+    m->fast[k].left = hand_back_budget(); /* (tried again that much later) */
+    /* only where every call's choice depends on its arguments alone and
+     * nothing is printed or counted per call (fast_ok) */
+    if (!m->fast_ok || 0 == mca_coll_hiercoll_component.hand_back_after) {
+        return;
+    }
+    bool ok = false;
+#define BACK(name) HC_SLOT_HAND_BACK(m->comm, &m->super, &m->prev, name, ok)
+    switch (k) {
+    case HC_ALLGATHER: BACK(allgather); break;
+    case HC_ALLGATHERV: BACK(allgatherv); break;
+    case HC_ALLREDUCE: BACK(allreduce); break;
+    case HC_ALLTOALL: BACK(alltoall); break;
+    case HC_ALLTOALLV: BACK(alltoallv); break;
+    case HC_ALLTOALLW: BACK(alltoallw); break;
+    case HC_BARRIER: BACK(barrier); break;
+    case HC_BCAST: BACK(bcast); break;
+    case HC_EXSCAN: BACK(exscan); break;
+    case HC_GATHER: BACK(gather); break;
+    case HC_GATHERV: BACK(gatherv); break;
+    case HC_REDUCE: BACK(reduce); break;
+    case HC_REDUCE_SCATTER_BLOCK: BACK(reduce_scatter_block); break;
+    case HC_REDUCE_SCATTER: BACK(reduce_scatter); break;
+    case HC_SCAN: BACK(scan); break;
+    case HC_SCATTER: BACK(scatter); break;
+    case HC_SCATTERV: BACK(scatterv); break;
+    default: break; /* (neighborhood collectives: no blocking slot of their own here) */
+    }
+#undef BACK
+    if (ok) {
+        m->fast[k].valid = false;
+        if (0 == ompi_comm_rank(m->comm)) {
+            mca_coll_hiercoll_log(1, "%s: %s goes back to %s after %d blocking calls in a row "
+                                     "passed on to it",
+                                  m->comm->c_name, mca_coll_hiercoll_colls[k].name,
+                                  m->prev_name[k][HC_BLOCKING] ? m->prev_name[k][HC_BLOCKING]
+                                                               : "the component below",
+                                  mca_coll_hiercoll_component.hand_back_after);
+        }
+    }
+}
+
+void mca_coll_hiercoll_fast_forget(mca_coll_hiercoll_module_t *m)
+{
+    for (int k = 0; k < HC_NCOLL; ++k) {
+        m->fast[k].valid = false;
+    }
+}
+
+int mca_coll_hiercoll_fast_run(mca_coll_hiercoll_module_t *m, hc_fast_t *f, hc_coll_t k,
+                               const void *sbuf, void *rbuf)
+{
+    int rc;
+    f->left = hand_back_budget(); /* (a call hiercoll runs or watches) */
+    if (NULL != f->plan) {
+        f->bind.base[HCP_SBUF] = f->in_place ? NULL : (char *) sbuf;
+        f->bind.base[HCP_RBUF] = MPI_IN_PLACE == rbuf ? NULL : (char *) rbuf;
+        rc = mca_coll_hiercoll_exec_rounds(m, m->comm, f->plan, &f->bind, f->tag);
+    } else if (HC_ALLREDUCE == k) { /* a watched allreduce passed on */
+        rc = HC_FAST_PASS(f, allreduce, sbuf, rbuf, f->count, f->dtype, f->op, m->comm);
+    } else { /* (hits that pass on call the layer below themselves) */
+        return OMPI_ERR_NOT_SUPPORTED;
+    }
+    if (HC_ALLREDUCE == k && f->sc_watch && OMPI_SUCCESS == rc) {
+        mca_coll_hiercoll_fast_sc_after(m, rbuf);
+    }
+    return rc;
 }
 
 void mca_coll_hiercoll_fast_sc_after(mca_coll_hiercoll_module_t *m, const void *rbuf)

@@ -378,6 +378,10 @@ int mca_coll_hiercoll_dispatch(hc_call_t *c, ompi_request_t **request, struct om
                                   why);
         }
     }
+    if (HC_BLOCKING == c->mode) {
+        bool passed = NULL == a && !mca_coll_hiercoll_shortcut_watch(c);
+        mca_coll_hiercoll_fast_count(m, c->coll, passed);
+    }
     if (NULL == a) {
         m->stats.fallbacks[c->coll]++;
         if (HC_BLOCKING != c->mode) {

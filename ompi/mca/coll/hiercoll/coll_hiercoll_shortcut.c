@@ -258,10 +258,7 @@ void mca_coll_hiercoll_sc_leave(hc_leftover_t *lo)
     lo->next = c->leftovers;
     c->leftovers = lo;
     c->nleftovers++;
-    if (!c->progress_registered) {
-        c->progress_registered = true;
-        opal_progress_register(mca_coll_hiercoll_progress);
-    }
+    mca_coll_hiercoll_progress_need();
     OPAL_THREAD_UNLOCK(&c->lock);
 }
 
