@@ -19,6 +19,8 @@
  *           (1: the call ran entirely during the compute; libnbc ~0).
  * Results are checked against tuned's before timing.
  *   mpirun -np 4 hc_ol_bench [--iters N] [--trials N] [--colls allreduce,bcast,barrier]
+ *                            [--contenders offload-ucx,offload-progress,offload-ofi]
+ * (--contenders: the offload contenders to time; tuned and libnbc always run.)
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -119,7 +121,7 @@ static double trial(int coll, int mode, MPI_Comm comm, double *in, double *out, 
 int main(int argc, char **argv)
 {
     int iters = 200, trials = 7, rank, np;
-    const char *colls = "allreduce,bcast,barrier";
+    const char *colls = "allreduce,bcast,barrier", *only = NULL;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &np);
@@ -130,6 +132,8 @@ int main(int argc, char **argv)
             trials = atoi(argv[++i]);
         } else if (!strcmp(argv[i], "--colls") && i + 1 < argc) {
             colls = argv[++i];
+        } else if (!strcmp(argv[i], "--contenders") && i + 1 < argc) {
+            only = argv[++i];
         }
     }
     contender_t cs[] = {
@@ -139,7 +143,16 @@ int main(int argc, char **argv)
         {"tuned", "tuned,libnbc,basic,^hiercoll", NULL, MPI_COMM_NULL},
         {"libnbc", "libnbc,basic,tuned,^hiercoll", NULL, MPI_COMM_NULL},
     };
-    const int nc = (int) (sizeof(cs) / sizeof(cs[0]));
+    int nc = (int) (sizeof(cs) / sizeof(cs[0]));
+    if (NULL != only) { /* keep the named offload contenders, then tuned and libnbc */
+        int n = 0;
+        for (int c = 0; c < nc; ++c) {
+            if (NULL == cs[c].backend || NULL != strstr(only, cs[c].name)) {
+                cs[n++] = cs[c];
+            }
+        }
+        nc = n;
+    }
     static const struct {
         const char *name;
         int coll, count;

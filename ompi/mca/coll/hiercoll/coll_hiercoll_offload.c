@@ -398,6 +398,25 @@ static bool req_finished(hc_ol_req_t *r)
     return port_finished(r->ol, r->port);
 }
 
+#if HIERCOLL_HAVE_UCX
+/* Whether the caller is in a waiting loop (MPI_Wait, or MPI_Test in a
+ * tight loop): progress calls that follow each other within a few
+ * microseconds, many times.  A single progress call (inside another MPI
+ * call, or an MPI_Test between chunks of computation) leaves the agent
+ * alone: the caller is about to go back to its computation. */
+static bool waiting(void)
+{
+    static struct timespec last;
+    static int streak;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    long gap = (now.tv_sec - last.tv_sec) * 1000000000L + (now.tv_nsec - last.tv_nsec);
+    last = now;
+    streak = gap < 3000 ? streak + 1 : 0;
+    return streak >= 8;
+}
+#endif
+
 static int offload_progress(void)
 {
     int n = 0;
@@ -412,8 +431,8 @@ static int offload_progress(void)
         n += poll_progress_chans();
     }
 #if HIERCOLL_HAVE_UCX
-    if (ol.nactive > 0 && mca_coll_hiercoll_component.offload_wait_progress) {
-        n += mca_coll_hiercoll_ucx_help(); /* MPI_Wait/Test on an offloaded request */
+    if (ol.nactive > 0 && mca_coll_hiercoll_component.offload_wait_progress && waiting()) {
+        n += mca_coll_hiercoll_ucx_help(); /* MPI_Wait on an offloaded request */
     }
 #endif
     if (ol.nactive > 0) {
@@ -424,11 +443,6 @@ static int offload_progress(void)
             if (req_finished(r)) {
                 opal_list_remove_item(&ol.active, it);
                 ol.nactive--;
-#if HIERCOLL_HAVE_UCX
-                if (0 == ol.nactive) {
-                    mca_coll_hiercoll_ucx_helped();
-                }
-#endif
                 complete_req(r);
                 ++n;
             }
@@ -676,8 +690,10 @@ static void vectors(const hc_call_t *c, const void **in, void **out)
     }
 }
 
+/* kick: wake the UCX agent to send what the arm fired (not when the
+ * caller drives the worker itself right after). */
 static hct_port_t *arm(hc_offload_t *o, uint16_t seq, const hct_prog_t *p, const void *in,
-                       void *out)
+                       void *out, bool kick)
 {
     pthread_mutex_lock(&o->eng->lock);
     hct_port_t *port = hct_arm(o->chan, seq, p, in, out);
@@ -686,9 +702,11 @@ static hct_port_t *arm(hc_offload_t *o, uint16_t seq, const hct_prog_t *p, const
     }
     pthread_mutex_unlock(&o->eng->lock);
 #if HIERCOLL_HAVE_UCX
-    if (HC_OL_UCX == o->kind) {
+    if (HC_OL_UCX == o->kind && kick) {
         mca_coll_hiercoll_ucx_kick();
     }
+#else
+    (void) kick;
 #endif
     return port;
 }
@@ -738,7 +756,13 @@ static int run_blocking(hc_offload_t *o, const hc_call_t *c)
         return NULL != fp && d > 0 ? OMPI_SUCCESS : OMPI_ERROR;
     }
 #endif
-    hct_port_t *port = arm(o, next_seq(o), &o->prog, in, out);
+    bool helps = mca_coll_hiercoll_component.offload_wait_progress;
+#if HIERCOLL_HAVE_UCX
+    if (HC_OL_UCX == o->kind && helps) {
+        (void) mca_coll_hiercoll_ucx_help(); /* park the agent before arming */
+    }
+#endif
+    hct_port_t *port = arm(o, next_seq(o), &o->prog, in, out, !helps);
     if (NULL == port) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
@@ -754,11 +778,6 @@ static int run_blocking(hc_offload_t *o, const hc_call_t *c)
 #endif
         opal_progress();
     }
-#if HIERCOLL_HAVE_UCX
-    if (HC_OL_UCX == o->kind && mca_coll_hiercoll_component.offload_wait_progress) {
-        mca_coll_hiercoll_ucx_helped();
-    }
-#endif
     return OMPI_SUCCESS;
 }
 
@@ -796,7 +815,7 @@ static int req_begin(hc_ol_req_t *r, uint16_t seq)
         r->fport = mca_coll_hiercoll_ofi_arm(r->ol->fchan, seq, &r->prog, r->input, r->output);
     } else
 #endif
-        r->port = arm(r->ol, seq, &r->prog, r->input, r->output);
+        r->port = arm(r->ol, seq, &r->prog, r->input, r->output, true);
     if (NULL == r->port && NULL == r->fport) {
         r->super.req_status.MPI_ERROR = OMPI_ERR_OUT_OF_RESOURCE;
         ompi_request_complete(&r->super, true);

@@ -47,9 +47,10 @@ void mca_coll_hiercoll_ucx_close(hct_chan_t *chan);
 /* A port was armed: wake the agent (it stays hot while ports are armed). */
 void mca_coll_hiercoll_ucx_kick(void);
 /* A caller blocked in a wait lends its core to the agent's worker
- * (coll_hiercoll_offload_wait_progress): no thread hand-off per hop. */
+ * (coll_hiercoll_offload_wait_progress): no thread hand-off per hop.
+ * Each call progresses the worker and parks the agent for a short lease
+ * (a caller that stops calling gives the worker back when it runs out). */
 int mca_coll_hiercoll_ucx_help(void);
-void mca_coll_hiercoll_ucx_helped(void); /* the caller's wait is over */
 void mca_coll_hiercoll_ucx_fini(void);
 #endif
 

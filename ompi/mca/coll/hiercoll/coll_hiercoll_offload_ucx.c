@@ -24,6 +24,8 @@
 #include "ompi_config.h"
 
 #include <poll.h>
+#include <sched.h>
+#include <time.h>
 #include <unistd.h>
 #include <string.h>
 
@@ -31,14 +33,16 @@
 
 #include "ompi/proc/proc.h"
 #include "opal/util/output.h"
+#include "opal/util/proc.h"
 
 #include "coll_hiercoll_offload.h"
 
 #define HC_AM_ID 17
 /* Empty progress calls before the agent sleeps on the worker's event fd
- * (woken by arriving packets or a caller's arm).  Short: on a shared or
- * oversubscribed machine a spinning agent takes the core the application
- * computes on, and a thread woken from the kernel is scheduled promptly. */
+ * (woken by arriving packets or a caller's arm), when the node has a core
+ * to spare for every process's agent; none where it has not (agent_place):
+ * there a spinning agent takes the core the application computes on, and
+ * one that sleeps at once is woken when a packet arrives. */
 #define SPIN_IDLE 200
 
 typedef struct proc_ep {
@@ -71,7 +75,16 @@ static struct {
     int efd;
     pthread_t agent;
     volatile int stop;
-    volatile int helping; /* a waiting caller progresses the worker */
+    /* A caller waiting in a loop drives the worker itself and leases it
+     * until this time (monotonic ns), renewed at every turn of its loop;
+     * meanwhile the agent is parked where no packet wakes it (a thread
+     * woken on a shared core is a context switch per packet).  A caller
+     * that leaves MPI simply stops renewing: the agent is back within a
+     * lease, and nothing a caller holds waits longer than that. */
+    volatile int64_t lease_end;
+    pthread_mutex_t park_lock;
+    pthread_cond_t park_cv;
+    int spin;             /* SPIN_IDLE, or 0 on a node without a spare core */
     hc_ol_engine_t eng;
     proc_ep_t *eps;
     int neps, cap;
@@ -81,6 +94,16 @@ static struct {
     volatile int nout;
     int capout;
 } U;
+
+/* How long a caller's turn of its waiting loop keeps the agent parked. */
+#define HC_UCX_LEASE_NS 30000
+
+static int64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t) ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
 
 /* ------------------------------------------------------------------ */
 /* Packets                                                              */
@@ -193,13 +216,42 @@ static ucs_status_t on_packet(void *arg, const void *header, size_t header_lengt
     return UCS_OK;
 }
 
+/* The agent's place: where the node has a core to spare for every
+ * process's agent (online cores at least twice the node's processes), it
+ * leaves the process's binding for the whole node, so that the kernel
+ * puts it on an idle core, and spins a little before sleeping; elsewhere
+ * it keeps the binding and sleeps at once (a spinning agent would take
+ * the core the application computes on).  Returns the spin count. */
+static int agent_place(void)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    long procs = (long) opal_process_info.num_local_peers + 1;
+    if (cores < 2 * procs) {
+        return 0;
+    }
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    for (long i = 0; i < cores && i < CPU_SETSIZE; ++i) {
+        CPU_SET((int) i, &set);
+    }
+    (void) pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+    return SPIN_IDLE;
+}
+
 static void *agent_main(void *arg)
 {
     (void) arg;
     int idle = 0;
+    U.spin = agent_place();
     while (!U.stop) {
-        if (U.helping) {
-            usleep(20); /* leave the core to the caller that drives the worker */
+        int64_t end = U.lease_end;
+        if (now_ns() < end) { /* leave the worker and the core to the caller */
+            struct timespec ts = {.tv_sec = end / 1000000000, .tv_nsec = end % 1000000000};
+            pthread_mutex_lock(&U.park_lock);
+            if (!U.stop) {
+                (void) pthread_cond_timedwait(&U.park_cv, &U.park_lock, &ts);
+            }
+            pthread_mutex_unlock(&U.park_lock);
             continue;
         }
         int did = drain_outbox();
@@ -207,7 +259,7 @@ static void *agent_main(void *arg)
             idle = 0;
             continue;
         }
-        if (++idle < SPIN_IDLE) {
+        if (++idle < U.spin) {
             continue;
         }
         ucs_status_t st = ucp_worker_arm(U.worker);
@@ -283,6 +335,14 @@ static int global_up(void)
     pthread_mutex_init(&U.eng.lock, NULL);
     pthread_mutex_init(&U.ep_lock, NULL);
     pthread_mutex_init(&U.out_lock, NULL);
+    pthread_mutex_init(&U.park_lock, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC); /* (now_ns's clock) */
+    pthread_cond_init(&U.park_cv, &ca);
+    pthread_condattr_destroy(&ca);
+    U.spin = 0; /* (the agent sets it: agent_place) */
+    U.lease_end = 0;
     U.eng.up = NULL != U.eng.e;
     U.stop = 0;
     if (!U.eng.up || 0 != pthread_create(&U.agent, NULL, agent_main, NULL)) {
@@ -453,14 +513,9 @@ int mca_coll_hiercoll_ucx_help(void)
     if (!U.up) {
         return 0;
     }
-    U.helping = 1; /* the agent steps back while a caller drives */
+    U.lease_end = now_ns() + HC_UCX_LEASE_NS; /* the agent steps back meanwhile */ /* the agent steps back meanwhile */
     int n = drain_outbox();
     return n + (int) ucp_worker_progress(U.worker);
-}
-
-void mca_coll_hiercoll_ucx_helped(void)
-{
-    U.helping = 0;
 }
 
 void mca_coll_hiercoll_ucx_kick(void)
@@ -485,9 +540,14 @@ void mca_coll_hiercoll_ucx_fini(void)
     if (!U.up) {
         return;
     }
+    pthread_mutex_lock(&U.park_lock);
     U.stop = 1;
+    pthread_cond_signal(&U.park_cv);
+    pthread_mutex_unlock(&U.park_lock);
     ucp_worker_signal(U.worker);
     pthread_join(U.agent, NULL);
+    pthread_cond_destroy(&U.park_cv);
+    pthread_mutex_destroy(&U.park_lock);
     for (int i = 0; i < U.neps; ++i) {
         ucp_request_param_t prm;
         memset(&prm, 0, sizeof(prm));
