@@ -499,6 +499,13 @@ else
     expect_decomposed 3 $ALL_COLLS
     run "decomp-fakenodes-onepernode-np3" 600 "${fake[@]}" --slots 1,1,1 -np 3 "${FAKE[@]}" \
         --mca coll hiercoll,tuned,basic,libnbc "${decomp[@]}" "${DSTATS[@]}" "$colls" --quick
+    # one process per node under auto: nothing to decompose, so the fast
+    # path and the hand-back apply as on one node (5.0: han below)
+    EXPECT=("t_fast: np 3: [0-9]+ checks, 0 failed"
+            "hiercoll: .*: (bcast|reduce|allreduce|barrier) goes back to [a-z]+ after 2 blocking calls")
+    run "handback-fakenodes-onepernode-np3" 600 "${fake[@]}" --slots 1,1,1 -np 3 "${FAKE[@]}" \
+        --mca coll hiercoll,tuned,basic,libnbc --mca coll_hiercoll_verbose 1 \
+        --mca coll_hiercoll_hand_back_after 2 "$testdir/mpi/t_fast" 100
     # communicators come and go (their parts and bridges with them), one is
     # left to MPI_Finalize; the world's own parts are built inside the
     # first MPI_Comm_split's allgather

@@ -570,6 +570,9 @@ void mca_coll_hiercoll_rules_close(void);
  * the fast path, and which blocking slots the layer below keeps (a
  * collective the rules always pass on never enters hiercoll). */
 void mca_coll_hiercoll_fast_enable(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm);
+/* The decomposition found nothing to decompose (on every rank alike): the
+ * fast path and the hand-back apply as on a communicator that stays whole. */
+void mca_coll_hiercoll_fast_whole(mca_coll_hiercoll_module_t *m);
 /* The rule that covers a blocking call under auto, or NULL. */
 const hcp_rule_t *mca_coll_hiercoll_rule_of(const hc_call_t *c);
 /* Verbose: "(rules:0-1023B->tuned;else)" ahead of auto's description, or

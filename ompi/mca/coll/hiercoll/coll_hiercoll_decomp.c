@@ -206,6 +206,13 @@ static void create(mca_coll_hiercoll_module_t *m)
     }
     char name[64];
     crit_name(crit, name, sizeof(name));
+    if (1 == d->lay.nparts || n == d->lay.nparts) {
+        /* nothing to decompose (one part, or one process per part: auto
+         * never decomposes then), on every rank alike (the keys were
+         * gathered): the communicator's choices depend on the call's
+         * arguments alone, as a whole one's */
+        mca_coll_hiercoll_fast_whole(m);
+    }
     if (1 == d->lay.nparts) {
         if (0 == rank) {
             mca_coll_hiercoll_log(1, "%s: decomposition by %s: one part, not decomposed",

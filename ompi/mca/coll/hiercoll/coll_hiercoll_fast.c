@@ -176,6 +176,13 @@ void mca_coll_hiercoll_fast_enable(mca_coll_hiercoll_module_t *m, ompi_communica
     }
 }
 
+void mca_coll_hiercoll_fast_whole(mca_coll_hiercoll_module_t *m)
+{
+    mca_coll_hiercoll_component_t *c = &mca_coll_hiercoll_component;
+    m->fast_ok = c->verbose < 2 && !c->stats && ompi_comm_size(m->comm) > 1
+                 && !OMPI_COMM_IS_INTER(m->comm);
+}
+
 /* ------------------------------------------------------------------ */
 /* Per call                                                             */
 /* ------------------------------------------------------------------ */
