@@ -225,7 +225,6 @@ struct hc_bind {
     bool ptypes_per_block;  /* ptypes indexed by the op's block (its soff), not its peer */
     ompi_op_t *op;
 };
-typedef void (*hc_fn_t)(void);
 typedef struct hc_fast {
     /* What a call tests and what a passed-on call needs, in the first 64
      * bytes (one or two cache lines: the fast path touches nothing else).
@@ -242,7 +241,7 @@ typedef struct hc_fast {
     ompi_datatype_t *dtype;
     ompi_op_t *op;
     const hcp_plan_t *plan;             /* NULL: the call was passed on */
-    hc_fn_t prev_fn;                    /* then: the layer below's function */
+    void *prev_fn;                      /* then: the layer below's function */
     mca_coll_base_module_t *prev_module;
     int tag;
     hc_bind_t bind;
@@ -381,6 +380,18 @@ int mca_coll_hiercoll_dispatch(hc_call_t *c, ompi_request_t **request,
 /* Call the previous layer's function for this call. */
 int mca_coll_hiercoll_fallback(hc_call_t *c, ompi_request_t **request,
                                struct ompi_info_t *info);
+/* Slot (coll, mode) of a communicator's collective table (or of the
+ * module's saved copy of the layer below): its function and module; and
+ * a module's own function for it. */
+void **mca_coll_hiercoll_slot_fn(hc_comm_coll_t *t, hc_coll_t coll, hc_mode_t mode);
+mca_coll_base_module_t **mca_coll_hiercoll_slot_module(hc_comm_coll_t *t, hc_coll_t coll,
+                                                       hc_mode_t mode);
+void **mca_coll_hiercoll_module_fn(mca_coll_base_module_t *mod, hc_coll_t coll, hc_mode_t mode);
+/* Give slot (coll, mode) of the module's communicator back to the layer
+ * below, when the slot still holds this module: the slot then calls the
+ * layer below directly.  Returns whether it did. */
+bool mca_coll_hiercoll_hand_back_slot(mca_coll_hiercoll_module_t *m, hc_coll_t coll,
+                                      hc_mode_t mode);
 /* Save, retain and release the previous layer. */
 void mca_coll_hiercoll_save_prev(mca_coll_hiercoll_module_t *m,
                                  ompi_communicator_t *comm);

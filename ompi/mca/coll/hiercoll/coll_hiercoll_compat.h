@@ -179,26 +179,6 @@ typedef mca_coll_base_component_2_0_0_t hc_coll_component_t;
 /* The per-communicator table of the selected layer. */
 typedef mca_coll_base_comm_coll_t hc_comm_coll_t;
 
-/* Give slot `name` of comm's table back to the layer below (prev: the
- * table hiercoll saved at enable), when the slot still holds module
- * `ours`: the slot then calls the layer below directly.  One reference
- * per slot, as the selection keeps them and han's fallback moves them
- * (4.1 and 5.0.x alike); unselect later disables and releases whichever
- * module the slot holds.  ok: whether it was given back. */
-#define HC_SLOT_HAND_BACK(comm, ours, prev, name, ok)                                              \
-    do {                                                                                           \
-        hc_comm_coll_t *t_ = (comm)->c_coll;                                                       \
-        mca_coll_base_module_t *was_ = t_->coll_##name##_module;                                  \
-        (ok) = was_ == (ours) && NULL != (prev)->coll_##name                                       \
-               && NULL != (prev)->coll_##name##_module;                                            \
-        if (ok) {                                                                                  \
-            t_->coll_##name = (prev)->coll_##name;                                                 \
-            t_->coll_##name##_module = (prev)->coll_##name##_module;                               \
-            OBJ_RETAIN(t_->coll_##name##_module);                                                  \
-            OBJ_RELEASE(was_);                                                                     \
-        }                                                                                          \
-    } while (0)
-
 /* Slots of that table that exist in one series only and that Open MPI's
  * selection does not require: 5.0's agreement (ULFM, when built with it;
  * coll/basic and coll/ftagree fill it, hiercoll leaves it to them).

@@ -88,50 +88,11 @@ void mca_coll_hiercoll_rules_close(void)
 /* The module's blocking function of a collective.  Leaving it NULL at
  * enable leaves the layer below's function in the communicator's slot:
  * coll/base copies only the non-NULL functions of a module, after its
- * enable. */
+ * enable.  The neighborhood collectives stay entered (NULL here): Open MPI
+ * attaches a topology after choosing the components. */
 static void **blocking_fn(mca_coll_base_module_t *mod, hc_coll_t k)
 {
-#define FN(name) ((void **) &mod->coll_##name)
-    switch (k) {
-    case HC_ALLGATHER:
-        return FN(allgather);
-    case HC_ALLGATHERV:
-        return FN(allgatherv);
-    case HC_ALLREDUCE:
-        return FN(allreduce);
-    case HC_ALLTOALL:
-        return FN(alltoall);
-    case HC_ALLTOALLV:
-        return FN(alltoallv);
-    case HC_ALLTOALLW:
-        return FN(alltoallw);
-    case HC_BARRIER:
-        return FN(barrier);
-    case HC_BCAST:
-        return FN(bcast);
-    case HC_EXSCAN:
-        return FN(exscan);
-    case HC_GATHER:
-        return FN(gather);
-    case HC_GATHERV:
-        return FN(gatherv);
-    case HC_REDUCE:
-        return FN(reduce);
-    case HC_REDUCE_SCATTER_BLOCK:
-        return FN(reduce_scatter_block);
-    case HC_REDUCE_SCATTER:
-        return FN(reduce_scatter);
-    case HC_SCAN:
-        return FN(scan);
-    case HC_SCATTER:
-        return FN(scatter);
-    case HC_SCATTERV:
-        return FN(scatterv);
-    default: /* the neighborhood collectives stay entered: Open MPI attaches
-              * a topology after choosing the components */
-        return NULL;
-    }
-#undef FN
+    return k < HC_NEIGHBOR_ALLGATHER ? mca_coll_hiercoll_module_fn(mod, k, HC_BLOCKING) : NULL;
 }
 
 /* The count of passed-on calls in a row that hands a collective back. */
@@ -284,32 +245,6 @@ int mca_coll_hiercoll_blocking_tag(hc_coll_t coll)
     return tags[coll];
 }
 
-/* The layer below's blocking function of the fast path's collectives. */
-static void prev_of(const mca_coll_hiercoll_module_t *m, hc_coll_t k, hc_fn_t *fn,
-                    mca_coll_base_module_t **mod)
-{
-#define PREV(name) (*fn = (hc_fn_t) m->prev.coll_##name, *mod = m->prev.coll_##name##_module)
-    switch (k) {
-    case HC_BCAST:
-        PREV(bcast);
-        break;
-    case HC_REDUCE:
-        PREV(reduce);
-        break;
-    case HC_ALLREDUCE:
-        PREV(allreduce);
-        break;
-    case HC_BARRIER:
-        PREV(barrier);
-        break;
-    default:
-        *fn = NULL;
-        *mod = NULL;
-        break;
-    }
-#undef PREV
-}
-
 void mca_coll_hiercoll_fast_fill(const hc_call_t *c, const hcp_plan_t *plan, const hc_bind_t *b)
 {
     mca_coll_hiercoll_module_t *m = c->module;
@@ -328,7 +263,8 @@ void mca_coll_hiercoll_fast_fill(const hc_call_t *c, const hcp_plan_t *plan, con
         || (NULL != c->op && !ompi_op_is_intrinsic(c->op))) {
         return;
     }
-    prev_of(m, c->coll, &f->prev_fn, &f->prev_module);
+    f->prev_fn = *mca_coll_hiercoll_slot_fn(&m->prev, c->coll, HC_BLOCKING);
+    f->prev_module = *mca_coll_hiercoll_slot_module(&m->prev, c->coll, HC_BLOCKING);
     if (NULL == plan && NULL == f->prev_fn) {
         return;
     }
@@ -370,29 +306,8 @@ void mca_coll_hiercoll_hand_back(mca_coll_hiercoll_module_t *m, hc_coll_t k)
     if (!m->fast_ok || 0 == mca_coll_hiercoll_component.hand_back_after) {
         return;
     }
-    bool ok = false;
-#define BACK(name) HC_SLOT_HAND_BACK(m->comm, &m->super, &m->prev, name, ok)
-    switch (k) {
-    case HC_ALLGATHER: BACK(allgather); break;
-    case HC_ALLGATHERV: BACK(allgatherv); break;
-    case HC_ALLREDUCE: BACK(allreduce); break;
-    case HC_ALLTOALL: BACK(alltoall); break;
-    case HC_ALLTOALLV: BACK(alltoallv); break;
-    case HC_ALLTOALLW: BACK(alltoallw); break;
-    case HC_BARRIER: BACK(barrier); break;
-    case HC_BCAST: BACK(bcast); break;
-    case HC_EXSCAN: BACK(exscan); break;
-    case HC_GATHER: BACK(gather); break;
-    case HC_GATHERV: BACK(gatherv); break;
-    case HC_REDUCE: BACK(reduce); break;
-    case HC_REDUCE_SCATTER_BLOCK: BACK(reduce_scatter_block); break;
-    case HC_REDUCE_SCATTER: BACK(reduce_scatter); break;
-    case HC_SCAN: BACK(scan); break;
-    case HC_SCATTER: BACK(scatter); break;
-    case HC_SCATTERV: BACK(scatterv); break;
-    default: break; /* (neighborhood collectives: no blocking slot of their own here) */
-    }
-#undef BACK
+    bool ok = NULL != blocking_fn(&m->super, k)
+              && mca_coll_hiercoll_hand_back_slot(m, k, HC_BLOCKING);
     if (ok) {
         m->fast[k].valid = false;
         if (0 == ompi_comm_rank(m->comm)) {

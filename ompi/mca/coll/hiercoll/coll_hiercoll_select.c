@@ -18,14 +18,18 @@
 /* The previous layer's slots                                           */
 /* ------------------------------------------------------------------ */
 
+/* Where each (collective, mode) lives in Open MPI's tables: the function
+ * and module of a communicator's table (and of hiercoll's saved copy of the
+ * layer below), and the function of a module.  The one place that knows. */
 typedef struct slot {
-    size_t fn, module;
+    size_t fn, module, own;
 } slot_t;
 
 #define SLOT(f)                                                                                    \
     {                                                                                              \
         offsetof(mca_coll_base_comm_coll_t, coll_##f),                                             \
-            offsetof(mca_coll_base_comm_coll_t, coll_##f##_module)                                 \
+            offsetof(mca_coll_base_comm_coll_t, coll_##f##_module),                                \
+            offsetof(mca_coll_base_module_t, coll_##f)                                             \
     }
 #define SLOTS(f)                                                                                   \
     {                                                                                              \
@@ -57,25 +61,60 @@ static const slot_t slots[HC_NCOLL][HC_NMODE] = {
     [HC_NEIGHBOR_ALLTOALLW] = SLOTS(neighbor_alltoallw),
 };
 
-static const char *mode_prefix[HC_NMODE] = {"", "i", ""};
-static const char *mode_suffix[HC_NMODE] = {"", "", "_init"};
-
-static mca_coll_base_module_t **slot_module(mca_coll_base_comm_coll_t *c, hc_coll_t coll,
-                                            hc_mode_t mode)
+void **mca_coll_hiercoll_slot_fn(hc_comm_coll_t *t, hc_coll_t coll, hc_mode_t mode)
 {
-    return (mca_coll_base_module_t **) ((char *) c + slots[coll][mode].module);
+    return (void **) ((char *) t + slots[coll][mode].fn);
 }
 
-static void *slot_fn(const mca_coll_base_comm_coll_t *c, hc_coll_t coll, hc_mode_t mode)
+mca_coll_base_module_t **mca_coll_hiercoll_slot_module(hc_comm_coll_t *t, hc_coll_t coll,
+                                                       hc_mode_t mode)
 {
-    return *(void *const *) ((const char *) c + slots[coll][mode].fn);
+    return (mca_coll_base_module_t **) ((char *) t + slots[coll][mode].module);
+}
+
+void **mca_coll_hiercoll_module_fn(mca_coll_base_module_t *mod, hc_coll_t coll, hc_mode_t mode)
+{
+    return (void **) ((char *) mod + slots[coll][mode].own);
+}
+
+static void *slot_fn(hc_comm_coll_t *t, hc_coll_t coll, hc_mode_t mode)
+{
+    return *mca_coll_hiercoll_slot_fn(t, coll, mode);
+}
+
+static mca_coll_base_module_t **slot_module(hc_comm_coll_t *t, hc_coll_t coll, hc_mode_t mode)
+{
+    return mca_coll_hiercoll_slot_module(t, coll, mode);
 }
 
 bool mca_coll_hiercoll_has_fallback(const mca_coll_hiercoll_module_t *m, hc_coll_t coll,
                                     hc_mode_t mode)
 {
-    return NULL != slot_fn(&m->prev, coll, mode);
+    return NULL != slot_fn((hc_comm_coll_t *) &m->prev, coll, mode);
 }
+
+bool mca_coll_hiercoll_hand_back_slot(mca_coll_hiercoll_module_t *m, hc_coll_t coll,
+                                      hc_mode_t mode)
+{
+    hc_comm_coll_t *t = m->comm->c_coll;
+    mca_coll_base_module_t **mod = slot_module(t, coll, mode);
+    mca_coll_base_module_t *ours = *mod, *below = *slot_module(&m->prev, coll, mode);
+    void *fn = slot_fn(&m->prev, coll, mode);
+    if (ours != &m->super || NULL == fn || NULL == below) {
+        return false; /* (another component sits above hiercoll here, or nothing below) */
+    }
+    /* one reference per slot, as the selection keeps them and han's
+     * fallback moves them; unselect later disables and releases whichever
+     * module the slot holds */
+    *mca_coll_hiercoll_slot_fn(t, coll, mode) = fn;
+    *mod = below;
+    OBJ_RETAIN(below);
+    OBJ_RELEASE(ours);
+    return true;
+}
+
+static const char *mode_prefix[HC_NMODE] = {"", "i", ""};
+static const char *mode_suffix[HC_NMODE] = {"", "", "_init"};
 
 /* The name of the component that owns a module, from the communicator's
  * list of enabled modules. */
