@@ -368,7 +368,6 @@ static bool port_finished(hc_offload_t *o, hct_port_t *port)
     bool done = hct_port_done(port) && 0 == hct_chan_backlog(o->chan);
     if (done) {
         hct_disarm(port);
-        o->eng->armed--;
     }
     pthread_mutex_unlock(&o->eng->lock);
     return done;
@@ -592,6 +591,76 @@ void mca_coll_hiercoll_offload_free(mca_coll_hiercoll_module_t *m)
     free(o);
 }
 
+/* ------------------------------------------------------------------ */
+/* What the UCX and ofi transports share: peers and agreement           */
+/* ------------------------------------------------------------------ */
+
+bool mca_coll_hiercoll_peers_find(const hc_ol_peers_t *t, ompi_proc_t *proc, uint64_t *val)
+{
+    for (int i = 0; i < t->n; ++i) {
+        if (t->v[i].proc == proc) {
+            *val = t->v[i].val;
+            return true;
+        }
+    }
+    return false;
+}
+
+int mca_coll_hiercoll_peers_add(hc_ol_peers_t *t, ompi_proc_t *proc, uint64_t val)
+{
+    if (t->n == t->cap) {
+        int c = t->cap ? 2 * t->cap : 64;
+        hc_ol_peer_t *v = realloc(t->v, (size_t) c * sizeof(*v));
+        if (NULL == v) {
+            return OMPI_ERR_OUT_OF_RESOURCE;
+        }
+        t->v = v;
+        t->cap = c;
+    }
+    OBJ_RETAIN(proc);
+    t->v[t->n].proc = proc;
+    t->v[t->n].val = val;
+    t->n++;
+    return OMPI_SUCCESS;
+}
+
+void mca_coll_hiercoll_peers_fini(hc_ol_peers_t *t)
+{
+    for (int i = 0; i < t->n; ++i) {
+        OBJ_RELEASE(t->v[i].proc);
+    }
+    free(t->v);
+    t->v = NULL;
+    t->n = t->cap = 0;
+}
+
+bool mca_coll_hiercoll_peers_missing(const hc_ol_peers_t *t, ompi_communicator_t *comm)
+{
+    uint64_t v;
+    for (int r = 0; r < ompi_comm_size(comm); ++r) {
+        if (r != ompi_comm_rank(comm)
+            && !mca_coll_hiercoll_peers_find(t, ompi_comm_peer_lookup(comm, r), &v)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+bool mca_coll_hiercoll_offload_agree(mca_coll_hiercoll_module_t *m, bool mine, int *rc)
+{
+    mca_coll_base_comm_coll_t *p = &m->prev;
+    int n = ompi_comm_size(m->comm), one = mine, *all = malloc((size_t) n * sizeof(int));
+    *rc = NULL == all ? OMPI_ERR_OUT_OF_RESOURCE
+                      : p->coll_allgather(&one, 1, MPI_INT, all, 1, MPI_INT, m->comm,
+                                          p->coll_allgather_module);
+    bool every = OMPI_SUCCESS == *rc;
+    for (int r = 0; every && r < n; ++r) {
+        every = 0 != all[r];
+    }
+    free(all);
+    return every;
+}
+
 void mca_coll_hiercoll_offload_fini(void)
 {
 #if HIERCOLL_HAVE_OFI
@@ -697,9 +766,6 @@ static hct_port_t *arm(hc_offload_t *o, uint16_t seq, const hct_prog_t *p, const
 {
     pthread_mutex_lock(&o->eng->lock);
     hct_port_t *port = hct_arm(o->chan, seq, p, in, out);
-    if (NULL != port) {
-        o->eng->armed++;
-    }
     pthread_mutex_unlock(&o->eng->lock);
 #if HIERCOLL_HAVE_UCX
     if (HC_OL_UCX == o->kind && kick) {

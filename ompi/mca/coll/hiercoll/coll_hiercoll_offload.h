@@ -32,9 +32,29 @@ typedef struct hc_ol_engine {
     hct_engine_t *e;
     pthread_mutex_t lock;
     bool up;
-    volatile int32_t armed; /* ports armed and not yet retired: the agent
-                             * spins while there are any, sleeps otherwise */
 } hc_ol_engine_t;
+
+/* The peers a transport of the process has endpoints for (the UCX
+ * agent's endpoints, the ofi backend's addresses), keyed by process and
+ * reused by every communicator; a process stays retained while listed. */
+typedef struct hc_ol_peer {
+    ompi_proc_t *proc;
+    uint64_t val; /* the transport's endpoint or address */
+} hc_ol_peer_t;
+typedef struct hc_ol_peers {
+    hc_ol_peer_t *v;
+    int n, cap;
+} hc_ol_peers_t;
+bool mca_coll_hiercoll_peers_find(const hc_ol_peers_t *t, ompi_proc_t *proc, uint64_t *val);
+int mca_coll_hiercoll_peers_add(hc_ol_peers_t *t, ompi_proc_t *proc, uint64_t val);
+/* Release every process and empty the table (close the values first). */
+void mca_coll_hiercoll_peers_fini(hc_ol_peers_t *t);
+/* Does some rank of the module's communicator lack an entry for a peer? */
+bool mca_coll_hiercoll_peers_missing(const hc_ol_peers_t *t, ompi_communicator_t *comm);
+/* Wire-up's agreement: true on every rank when `mine` is true on every
+ * rank (an allgather of the layer below: its allreduce may come back to
+ * hiercoll).  *rc: the allgather's return code. */
+bool mca_coll_hiercoll_offload_agree(mca_coll_hiercoll_module_t *m, bool mine, int *rc);
 
 #if HIERCOLL_HAVE_UCX
 /* Open a channel for the module's communicator on the UCX agent's engine

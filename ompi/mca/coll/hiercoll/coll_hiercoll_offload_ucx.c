@@ -45,11 +45,6 @@
  * one that sleeps at once is woken when a packet arrives. */
 #define SPIN_IDLE 200
 
-typedef struct proc_ep {
-    ompi_proc_t *proc;
-    ucp_ep_h ep;
-} proc_ep_t;
-
 /* What a channel's user pointer is: the endpoints of its ranks. */
 typedef struct ucx_chan {
     ucp_ep_h *eps;
@@ -86,9 +81,7 @@ static struct {
     pthread_cond_t park_cv;
     int spin;             /* SPIN_IDLE, or 0 on a node without a spare core */
     hc_ol_engine_t eng;
-    proc_ep_t *eps;
-    int neps, cap;
-    pthread_mutex_t ep_lock;
+    hc_ol_peers_t peers; /* endpoints (val: the ucp_ep_h) */
     pthread_mutex_t out_lock; /* the outbox: packets the caller's arm fired */
     out_t *out;
     volatile int nout;
@@ -333,7 +326,6 @@ static int global_up(void)
     hct_backend_t be = {.ctx = NULL, .send = ucx_send};
     U.eng.e = hct_engine_new(&ec, &be);
     pthread_mutex_init(&U.eng.lock, NULL);
-    pthread_mutex_init(&U.ep_lock, NULL);
     pthread_mutex_init(&U.out_lock, NULL);
     pthread_mutex_init(&U.park_lock, NULL);
     pthread_condattr_t ca;
@@ -359,25 +351,12 @@ static int global_up(void)
 
 static ucp_ep_h ep_of(ompi_proc_t *proc)
 {
-    for (int i = 0; i < U.neps; ++i) {
-        if (U.eps[i].proc == proc) {
-            return U.eps[i].ep;
-        }
-    }
-    return NULL;
+    uint64_t v;
+    return mca_coll_hiercoll_peers_find(&U.peers, proc, &v) ? (ucp_ep_h) (uintptr_t) v : NULL;
 }
 
 static int ep_add(ompi_proc_t *proc, const void *addr)
 {
-    if (U.neps == U.cap) {
-        int c = U.cap ? 2 * U.cap : 64;
-        proc_ep_t *e = realloc(U.eps, (size_t) c * sizeof(*e));
-        if (NULL == e) {
-            return OMPI_ERR_OUT_OF_RESOURCE;
-        }
-        U.eps = e;
-        U.cap = c;
-    }
     ucp_ep_params_t ep;
     memset(&ep, 0, sizeof(ep));
     ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
@@ -386,11 +365,7 @@ static int ep_add(ompi_proc_t *proc, const void *addr)
     if (UCS_OK != ucp_ep_create(U.worker, &ep, &h)) {
         return OMPI_ERROR;
     }
-    OBJ_RETAIN(proc);
-    U.eps[U.neps].proc = proc;
-    U.eps[U.neps].ep = h;
-    U.neps++;
-    return OMPI_SUCCESS;
+    return mca_coll_hiercoll_peers_add(&U.peers, proc, (uint64_t) (uintptr_t) h);
 }
 
 /* ------------------------------------------------------------------ */
@@ -418,10 +393,7 @@ int mca_coll_hiercoll_ucx_open(mca_coll_hiercoll_module_t *m, hct_chan_t **chan,
         mca_coll_hiercoll_log(1, "%s: offload: UCX on rank %d: %s", comm->c_name, me, why);
     }
     /* 1: who is ready, how long the addresses are, who needs them */
-    int need = 0;
-    for (int r = 0; ok && r < n; ++r) {
-        need |= r != me && NULL == ep_of(ompi_comm_peer_lookup(comm, r));
-    }
+    int need = ok && mca_coll_hiercoll_peers_missing(&U.peers, comm);
     int mine[3] = {ok, (int) alen, need}, *all = malloc(3 * (size_t) n * sizeof(int));
     int rc = NULL == all ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
     if (OMPI_SUCCESS == rc) {
@@ -464,18 +436,8 @@ int mca_coll_hiercoll_ucx_open(mca_coll_hiercoll_module_t *m, hct_chan_t **chan,
         free(one);
     }
     ucp_worker_release_address(U.worker, addr);
-    /* 3: every rank has its endpoints (an allgather: the previous layer's
-     * allreduce may come back to hiercoll's reduce) */
-    int every = 0, *flags = malloc((size_t) n * sizeof(int));
-    rc = NULL == flags ? OMPI_ERR_OUT_OF_RESOURCE
-                       : p->coll_allgather(&made, 1, MPI_INT, flags, 1, MPI_INT, comm,
-                                           p->coll_allgather_module);
-    every = OMPI_SUCCESS == rc;
-    for (int r = 0; every && r < n; ++r) {
-        every &= flags[r];
-    }
-    free(flags);
-    if (OMPI_SUCCESS != rc || !every) {
+    /* 3: every rank has its endpoints */
+    if (!mca_coll_hiercoll_offload_agree(m, made, &rc)) {
         mca_coll_hiercoll_log(1, "%s: offload: UCX endpoints failed (rc %d, here %d)", comm->c_name,
                               rc, made);
         return OMPI_ERR_NOT_AVAILABLE;
@@ -501,7 +463,7 @@ int mca_coll_hiercoll_ucx_open(mca_coll_hiercoll_module_t *m, hct_chan_t **chan,
     mca_coll_hiercoll_log(1,
                           "%s: offload on the UCX agent (own worker, %d endpoints in the "
                           "process table)",
-                          comm->c_name, U.neps);
+                          comm->c_name, U.peers.n);
     return OMPI_SUCCESS;
 }
 
@@ -548,27 +510,23 @@ void mca_coll_hiercoll_ucx_fini(void)
     pthread_join(U.agent, NULL);
     pthread_cond_destroy(&U.park_cv);
     pthread_mutex_destroy(&U.park_lock);
-    for (int i = 0; i < U.neps; ++i) {
+    for (int i = 0; i < U.peers.n; ++i) {
         ucp_request_param_t prm;
         memset(&prm, 0, sizeof(prm));
         prm.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
         prm.flags = UCP_EP_CLOSE_FLAG_FORCE;
-        ucs_status_ptr_t r = ucp_ep_close_nbx(U.eps[i].ep, &prm);
+        ucs_status_ptr_t r = ucp_ep_close_nbx((ucp_ep_h) (uintptr_t) U.peers.v[i].val, &prm);
         while (UCS_PTR_IS_PTR(r) && UCS_INPROGRESS == ucp_request_check_status(r)) {
             ucp_worker_progress(U.worker);
         }
         if (UCS_PTR_IS_PTR(r)) {
             ucp_request_free(r);
         }
-        OBJ_RELEASE(U.eps[i].proc);
     }
-    free(U.eps);
-    U.eps = NULL;
-    U.neps = U.cap = 0;
+    mca_coll_hiercoll_peers_fini(&U.peers);
     hct_engine_free(U.eng.e);
     U.eng.up = false;
     pthread_mutex_destroy(&U.eng.lock);
-    pthread_mutex_destroy(&U.ep_lock);
     for (int i = 0; i < U.nout; ++i) {
         free(U.out[i].w); /* never sent: the job is ending */
     }

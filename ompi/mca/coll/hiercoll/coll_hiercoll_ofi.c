@@ -21,22 +21,16 @@
 #include "coll_hiercoll_offload.h"
 #include "coll_hiercoll_ofi_trig.h"
 
-typedef struct {
-    ompi_proc_t *proc;
-    uint64_t addr;
-} ofi_ep_t;
-
 static struct {
     hcf_fabric_t *f;
     bool tried;
     char why[256];
-    ofi_ep_t *eps;
-    int neps, cap;
+    hc_ol_peers_t peers; /* addresses in the fabric's address vector */
 } F;
 
 /* What each rank tells the others at wire-up. */
 typedef struct {
-    int32_t ok, need;
+    int32_t ok;
     uint32_t namelen;
     char prov[32];
     char name[HCF_NAME_MAX];
@@ -50,39 +44,6 @@ static int fabric_up(void)
                        sizeof(F.why));
     }
     return NULL != F.f ? OMPI_SUCCESS : OMPI_ERR_NOT_AVAILABLE;
-}
-
-static bool ep_of(ompi_proc_t *proc, uint64_t *addr)
-{
-    for (int i = 0; i < F.neps; ++i) {
-        if (F.eps[i].proc == proc) {
-            *addr = F.eps[i].addr;
-            return true;
-        }
-    }
-    return false;
-}
-
-static int ep_add(ompi_proc_t *proc, const void *name)
-{
-    if (F.neps == F.cap) {
-        int c = F.cap ? 2 * F.cap : 64;
-        ofi_ep_t *e = realloc(F.eps, (size_t) c * sizeof(*e));
-        if (NULL == e) {
-            return OMPI_ERR_OUT_OF_RESOURCE;
-        }
-        F.eps = e;
-        F.cap = c;
-    }
-    uint64_t a;
-    if (0 != hcf_av_insert(F.f, name, &a)) {
-        return OMPI_ERROR;
-    }
-    OBJ_RETAIN(proc);
-    F.eps[F.neps].proc = proc;
-    F.eps[F.neps].addr = a;
-    F.neps++;
-    return OMPI_SUCCESS;
 }
 
 int mca_coll_hiercoll_ofi_open(mca_coll_hiercoll_module_t *m, hcf_chan_t **chan)
@@ -103,10 +64,6 @@ int mca_coll_hiercoll_ofi_open(mca_coll_hiercoll_module_t *m, hcf_chan_t **chan)
         mine.ok = 0 == hcf_name(F.f, mine.name, &len);
         mine.namelen = (uint32_t) len;
         snprintf(mine.prov, sizeof(mine.prov), "%s", hcf_provider(F.f));
-        for (int r = 0; r < n; ++r) {
-            uint64_t a;
-            mine.need |= !ep_of(ompi_comm_peer_lookup(comm, r), &a);
-        }
     }
     /* 1: who has a provider with triggers (the same one), and the names */
     int rc = NULL == all ? OMPI_ERR_OUT_OF_RESOURCE
@@ -132,29 +89,21 @@ int mca_coll_hiercoll_ofi_open(mca_coll_hiercoll_module_t *m, hcf_chan_t **chan)
     for (int r = 0; made && r < n; ++r) {
         ompi_proc_t *proc = ompi_comm_peer_lookup(comm, r);
         uint64_t a;
-        if (!ep_of(proc, &a)) {
-            made = OMPI_SUCCESS == ep_add(proc, all[r].name);
+        if (!mca_coll_hiercoll_peers_find(&F.peers, proc, &a)) {
+            made = 0 == hcf_av_insert(F.f, all[r].name, &a)
+                   && OMPI_SUCCESS == mca_coll_hiercoll_peers_add(&F.peers, proc, a);
         }
     }
     free(all);
     /* 3: every rank has its endpoints */
-    int every = 0, *flags = malloc((size_t) n * sizeof(int));
-    rc = NULL == flags ? OMPI_ERR_OUT_OF_RESOURCE
-                       : p->coll_allgather(&made, 1, MPI_INT, flags, 1, MPI_INT, comm,
-                                           p->coll_allgather_module);
-    every = OMPI_SUCCESS == rc;
-    for (int r = 0; every && r < n; ++r) {
-        every &= flags[r];
-    }
-    free(flags);
-    if (!every) {
+    if (!mca_coll_hiercoll_offload_agree(m, made, &rc)) {
         mca_coll_hiercoll_log(1, "%s: offload: ofi endpoints failed (rc %d, here %d)",
                               comm->c_name, rc, made);
         return OMPI_ERR_NOT_AVAILABLE;
     }
     uint64_t *addrs = malloc((size_t) n * sizeof(*addrs));
     for (int r = 0; NULL != addrs && r < n; ++r) {
-        (void) ep_of(ompi_comm_peer_lookup(comm, r), &addrs[r]);
+        (void) mca_coll_hiercoll_peers_find(&F.peers, ompi_comm_peer_lookup(comm, r), &addrs[r]);
     }
     *chan = NULL == addrs ? NULL
                           : hcf_chan_open_addrs(F.f, (uint16_t) hc_comm_cid(comm), n, me, addrs);
@@ -166,7 +115,7 @@ int mca_coll_hiercoll_ofi_open(mca_coll_hiercoll_module_t *m, hcf_chan_t **chan)
     mca_coll_hiercoll_log(1, "%s: offload on ofi (provider %s, FI_TRIGGER deferred work; "
                           "%d counters and %d triggered ops per port; %d endpoints in the "
                           "process table)",
-                          comm->c_name, hcf_provider(F.f), b.counters, b.ops, F.neps);
+                          comm->c_name, hcf_provider(F.f), b.counters, b.ops, F.peers.n);
     return OMPI_SUCCESS;
 }
 
@@ -220,12 +169,7 @@ void mca_coll_hiercoll_ofi_fini(void)
                               (unsigned long long) st->ops,
                               (unsigned long long) st->counters_max);
     }
-    for (int i = 0; i < F.neps; ++i) {
-        OBJ_RELEASE(F.eps[i].proc);
-    }
-    free(F.eps);
-    F.eps = NULL;
-    F.neps = F.cap = 0;
+    mca_coll_hiercoll_peers_fini(&F.peers);
     hcf_close(F.f);
     F.f = NULL;
     F.tried = false;
