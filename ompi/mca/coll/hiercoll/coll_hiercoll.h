@@ -597,10 +597,6 @@ int mca_coll_hiercoll_blocking_tag(hc_coll_t coll);
  * passed on (plan NULL): remember it for the fast path when the call
  * allows. */
 void mca_coll_hiercoll_fast_fill(const hc_call_t *c, const hcp_plan_t *plan, const hc_bind_t *b);
-/* After a fast-path allreduce that feeds the short-circuit history: record
- * a result the layer below computed, and forget the remembered call when
- * the history now selects differently. */
-void mca_coll_hiercoll_fast_sc_after(mca_coll_hiercoll_module_t *m, const void *rbuf);
 /* A fast-path hit that runs hiercoll's remembered plan (or, for a watched
  * allreduce, passes on and records): bind the buffers and run. */
 int mca_coll_hiercoll_fast_run(mca_coll_hiercoll_module_t *m, hc_fast_t *f, hc_coll_t k,

@@ -328,6 +328,19 @@ void mca_coll_hiercoll_fast_forget(mca_coll_hiercoll_module_t *m)
     }
 }
 
+/* After a fast-path allreduce that feeds the short-circuit history: record
+ * a result the layer below computed, and forget the remembered call when
+ * the history now selects differently. */
+static void sc_after(mca_coll_hiercoll_module_t *m, hc_fast_t *f, const void *rbuf)
+{
+    if (NULL == f->plan) { /* (a marked plan records its own result) */
+        mca_coll_hiercoll_sc_observe(m, f->op, f->dtype, rbuf, f->count);
+    }
+    if (mca_coll_hiercoll_sc_selects(m, f->op, f->dtype) != f->sc_sel) {
+        f->valid = false;
+    }
+}
+
 int mca_coll_hiercoll_fast_run(mca_coll_hiercoll_module_t *m, hc_fast_t *f, hc_coll_t k,
                                const void *sbuf, void *rbuf)
 {
@@ -343,18 +356,7 @@ int mca_coll_hiercoll_fast_run(mca_coll_hiercoll_module_t *m, hc_fast_t *f, hc_c
         return OMPI_ERR_NOT_SUPPORTED;
     }
     if (HC_ALLREDUCE == k && f->sc_watch && OMPI_SUCCESS == rc) {
-        mca_coll_hiercoll_fast_sc_after(m, rbuf);
+        sc_after(m, f, rbuf);
     }
     return rc;
-}
-
-void mca_coll_hiercoll_fast_sc_after(mca_coll_hiercoll_module_t *m, const void *rbuf)
-{
-    hc_fast_t *f = &m->fast[HC_ALLREDUCE];
-    if (NULL == f->plan) { /* (a marked plan records its own result) */
-        mca_coll_hiercoll_sc_observe(m, f->op, f->dtype, rbuf, f->count);
-    }
-    if (mca_coll_hiercoll_sc_selects(m, f->op, f->dtype) != f->sc_sel) {
-        f->valid = false;
-    }
 }

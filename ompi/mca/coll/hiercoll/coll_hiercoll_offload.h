@@ -64,7 +64,7 @@ bool mca_coll_hiercoll_offload_agree(mca_coll_hiercoll_module_t *m, bool mine, i
 int mca_coll_hiercoll_ucx_open(mca_coll_hiercoll_module_t *m, hct_chan_t **chan,
                                hc_ol_engine_t **eng);
 void mca_coll_hiercoll_ucx_close(hct_chan_t *chan);
-/* A port was armed: wake the agent (it stays hot while ports are armed). */
+/* A port was armed: wake the agent to send what the arm fired. */
 void mca_coll_hiercoll_ucx_kick(void);
 /* A caller blocked in a wait lends its core to the agent's worker
  * (coll_hiercoll_offload_wait_progress): no thread hand-off per hop.
