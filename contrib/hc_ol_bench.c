@@ -121,6 +121,7 @@ static double trial(int coll, int mode, MPI_Comm comm, double *in, double *out, 
 int main(int argc, char **argv)
 {
     int iters = 200, trials = 7, rank, np;
+    double factor = 2.0;
     const char *colls = "allreduce,bcast,barrier", *only = NULL;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -132,6 +133,8 @@ int main(int argc, char **argv)
             trials = atoi(argv[++i]);
         } else if (!strcmp(argv[i], "--colls") && i + 1 < argc) {
             colls = argv[++i];
+        } else if (!strcmp(argv[i], "--factor") && i + 1 < argc) {
+            factor = atof(argv[++i]);
         } else if (!strcmp(argv[i], "--contenders") && i + 1 < argc) {
             only = argv[++i];
         }
@@ -210,7 +213,7 @@ int main(int argc, char **argv)
         /* overlap: compute for 2 * t_nb of each contender */
         for (int tr = 0; tr < trials; ++tr) {
             for (int c = 0; c < nc; ++c) {
-                double tc = 2 * med[c * 3 + 1];
+                double tc = factor * med[c * 3 + 1];
                 double tt = trial(coll, 2, cs[c].comm, in, out, count, iters, tc);
                 all[c][2][tr] = 1.0 - (tt - tc) / med[c * 3 + 1];
             }

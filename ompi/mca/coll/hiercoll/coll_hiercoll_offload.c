@@ -759,8 +759,8 @@ static void vectors(const hc_call_t *c, const void **in, void **out)
     }
 }
 
-/* kick: wake the UCX agent to send what the arm fired (not when the
- * caller drives the worker itself right after). */
+/* kick: send what the arm fired on the UCX worker (not when the caller
+ * drives the worker itself right after). */
 static hct_port_t *arm(hc_offload_t *o, uint16_t seq, const hct_prog_t *p, const void *in,
                        void *out, bool kick)
 {
@@ -769,7 +769,7 @@ static hct_port_t *arm(hc_offload_t *o, uint16_t seq, const hct_prog_t *p, const
     pthread_mutex_unlock(&o->eng->lock);
 #if HIERCOLL_HAVE_UCX
     if (HC_OL_UCX == o->kind && kick) {
-        mca_coll_hiercoll_ucx_kick();
+        mca_coll_hiercoll_ucx_post();
     }
 #else
     (void) kick;

@@ -64,8 +64,11 @@ bool mca_coll_hiercoll_offload_agree(mca_coll_hiercoll_module_t *m, bool mine, i
 int mca_coll_hiercoll_ucx_open(mca_coll_hiercoll_module_t *m, hct_chan_t **chan,
                                hc_ol_engine_t **eng);
 void mca_coll_hiercoll_ucx_close(hct_chan_t *chan);
-/* A port was armed: wake the agent to send what the arm fired. */
-void mca_coll_hiercoll_ucx_kick(void);
+/* A port was armed: the caller sends what the arm fired itself (a leaf's
+ * first packet leaves at once; waking the agent for it would cost a
+ * thread hand-off on a busy core) and wakes the agent only for sends
+ * still in flight. */
+void mca_coll_hiercoll_ucx_post(void);
 /* A caller blocked in a wait lends its core to the agent's worker
  * (coll_hiercoll_offload_wait_progress): no thread hand-off per hop.
  * Each call progresses the worker and parks the agent for a short lease

@@ -9,10 +9,11 @@
  * worker: it progresses it and, inside the active-message handler, hands
  * every packet to the triggered engine, which fires the armed chains there
  * (their sends leave from the handler; a handler never progresses the
- * worker).  The calling thread arms and waits (while it waits it may also
- * progress the worker: coll_hiercoll_offload_wait_progress).  When idle the
- * agent sleeps on the worker's event fd, so it does not take a core from
- * the application.
+ * worker).  The calling thread arms, sends what its arm fired (a leaf's
+ * first packet) and waits (while it waits it may also progress the
+ * worker: coll_hiercoll_offload_wait_progress).  When idle the agent
+ * sleeps on the worker's event fd, so it does not take a core from the
+ * application.  The worker is SERIALIZED under a mutex of ours (U.wlock).
  *
  * Endpoints: one table per process keyed by ompi_proc_t, reused by every
  * communicator.  A communicator's first offloaded call exchanges worker
@@ -27,6 +28,7 @@
 #include <sched.h>
 #include <time.h>
 #include <unistd.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <ucp/api/ucp.h>
@@ -67,6 +69,11 @@ static struct {
     bool tried, up;
     ucp_context_h ctx;
     ucp_worker_h worker;
+    /* Every use of the worker holds this lock (the worker is SERIALIZED).
+     * Not UCX's own MULTI mode: its lock spins, and the agent and a caller
+     * share a core where there is none to spare, so a caller spinning on
+     * a preempted agent's lock spun out its whole slice (4 ms here). */
+    pthread_mutex_t wlock;
     int efd;
     pthread_t agent;
     volatile int stop;
@@ -110,7 +117,9 @@ static void sent(void *request, ucs_status_t status, void *user_data)
 }
 
 /* Send from the agent's thread (inside the AM handler, or draining the
- * outbox). */
+ * outbox), or from a caller draining the outbox its arm filled.  Returns
+ * 1 when the send is still in flight (someone must progress the worker),
+ * 0 when it completed in place, -1 on error. */
 static int wire_send(ucp_ep_h ep, wire_t *w)
 {
     ucp_request_param_t prm;
@@ -128,14 +137,16 @@ static int wire_send(ucp_ep_h ep, wire_t *w)
         return -1;
     } else {
         ucp_request_free(r); /* `sent` frees w on completion */
+        return 1;
     }
     return 0;
 }
 
 /* The engine's backend.  Chains fired by the caller's arm (a leaf's first
- * packet) are not sent from the caller's thread: the agent may be inside
- * the AM handler, holding the worker and waiting for the engine's lock
- * that the arming caller holds.  They go to the agent's outbox. */
+ * packet) are not sent while the caller holds the engine's lock: the
+ * agent may be inside the AM handler, holding the worker and waiting for
+ * that lock.  They go to the outbox, which the caller sends once it has
+ * let the lock go (mca_coll_hiercoll_ucx_post) and the agent drains. */
 static int ucx_send(void *ctx, hct_chan_t *chan, int rank, const hct_pkt_t *pkt)
 {
     (void) ctx;
@@ -151,7 +162,7 @@ static int ucx_send(void *ctx, hct_chan_t *chan, int rank, const hct_pkt_t *pkt)
     w->pad = 0;
     w->pkt = *pkt;
     if (pthread_equal(pthread_self(), U.agent)) {
-        return wire_send(uc->eps[rank], w);
+        return wire_send(uc->eps[rank], w) < 0 ? -1 : 0;
     }
     pthread_mutex_lock(&U.out_lock);
     if (U.nout == U.capout) {
@@ -169,11 +180,12 @@ static int ucx_send(void *ctx, hct_chan_t *chan, int rank, const hct_pkt_t *pkt)
     U.out[U.nout].w = w;
     U.nout++;
     pthread_mutex_unlock(&U.out_lock);
-    ucp_worker_signal(U.worker);
     return 0;
 }
 
-static int drain_outbox(void)
+/* Send the outbox.  Returns how many sends left, *pending how many of
+ * them are still in flight. */
+static int drain_outbox(int *pending)
 {
     if (0 == U.nout) {
         return 0;
@@ -185,7 +197,7 @@ static int drain_outbox(void)
     U.nout = U.capout = 0;
     pthread_mutex_unlock(&U.out_lock);
     for (int i = 0; i < n; ++i) {
-        (void) wire_send(o[i].ep, o[i].w);
+        *pending += wire_send(o[i].ep, o[i].w) > 0;
     }
     free(o);
     return n;
@@ -247,15 +259,18 @@ static void *agent_main(void *arg)
             pthread_mutex_unlock(&U.park_lock);
             continue;
         }
-        int did = drain_outbox();
-        if (ucp_worker_progress(U.worker) || did) {
+        pthread_mutex_lock(&U.wlock);
+        int pending = 0, did = drain_outbox(&pending);
+        did += (int) ucp_worker_progress(U.worker);
+        ucs_status_t st = did || ++idle < U.spin ? UCS_ERR_BUSY : ucp_worker_arm(U.worker);
+        pthread_mutex_unlock(&U.wlock);
+        if (did) {
             idle = 0;
             continue;
         }
-        if (++idle < U.spin) {
+        if (idle < U.spin) {
             continue;
         }
-        ucs_status_t st = ucp_worker_arm(U.worker);
         if (UCS_OK == st && 0 == U.nout) {
             struct pollfd pfd = {.fd = U.efd, .events = POLLIN};
             (void) poll(&pfd, 1, 100);
@@ -296,7 +311,7 @@ static int global_up(void)
     ucp_worker_params_t wp;
     memset(&wp, 0, sizeof(wp));
     wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
-    wp.thread_mode = UCS_THREAD_MODE_MULTI; /* the caller's arm may send */
+    wp.thread_mode = UCS_THREAD_MODE_SERIALIZED; /* under U.wlock */
     if (UCS_OK != ucp_worker_create(U.ctx, &wp, &U.worker)) {
         why = "ucp_worker_create failed";
         ucp_cleanup(U.ctx);
@@ -327,6 +342,7 @@ static int global_up(void)
     U.eng.e = hct_engine_new(&ec, &be);
     pthread_mutex_init(&U.eng.lock, NULL);
     pthread_mutex_init(&U.out_lock, NULL);
+    pthread_mutex_init(&U.wlock, NULL);
     pthread_mutex_init(&U.park_lock, NULL);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
@@ -349,6 +365,15 @@ static int global_up(void)
     return OMPI_SUCCESS;
 }
 
+static void release_address(ucp_address_t *addr)
+{
+    if (NULL != addr) {
+        pthread_mutex_lock(&U.wlock);
+        ucp_worker_release_address(U.worker, addr);
+        pthread_mutex_unlock(&U.wlock);
+    }
+}
+
 static ucp_ep_h ep_of(ompi_proc_t *proc)
 {
     uint64_t v;
@@ -362,7 +387,10 @@ static int ep_add(ompi_proc_t *proc, const void *addr)
     ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
     ep.address = addr;
     ucp_ep_h h;
-    if (UCS_OK != ucp_ep_create(U.worker, &ep, &h)) {
+    pthread_mutex_lock(&U.wlock);
+    ucs_status_t st = ucp_ep_create(U.worker, &ep, &h);
+    pthread_mutex_unlock(&U.wlock);
+    if (UCS_OK != st) {
         return OMPI_ERROR;
     }
     return mca_coll_hiercoll_peers_add(&U.peers, proc, (uint64_t) (uintptr_t) h);
@@ -385,9 +413,11 @@ int mca_coll_hiercoll_ucx_open(mca_coll_hiercoll_module_t *m, hct_chan_t **chan,
     int ok = OMPI_SUCCESS == global_up();
     ucp_address_t *addr = NULL;
     size_t alen = 0;
-    if (ok && UCS_OK != ucp_worker_get_address(U.worker, &addr, &alen)) {
-        why = "ucp_worker_get_address failed";
-        ok = 0;
+    if (ok) {
+        pthread_mutex_lock(&U.wlock);
+        ok = UCS_OK == ucp_worker_get_address(U.worker, &addr, &alen);
+        pthread_mutex_unlock(&U.wlock);
+        why = ok ? why : "ucp_worker_get_address failed";
     }
     if (!ok) {
         mca_coll_hiercoll_log(1, "%s: offload: UCX on rank %d: %s", comm->c_name, me, why);
@@ -409,9 +439,7 @@ int mca_coll_hiercoll_ucx_open(mca_coll_hiercoll_module_t *m, hct_chan_t **chan,
     if (!all_ok) {
         mca_coll_hiercoll_log(1, "%s: offload: UCX not ready on every rank (rc %d)", comm->c_name,
                               rc);
-        if (NULL != addr) {
-            ucp_worker_release_address(U.worker, addr);
-        }
+        release_address(addr);
         return OMPI_ERR_NOT_AVAILABLE;
     }
     /* 2: the addresses (only when some rank lacks an endpoint) */
@@ -435,7 +463,7 @@ int mca_coll_hiercoll_ucx_open(mca_coll_hiercoll_module_t *m, hct_chan_t **chan,
         free(buf);
         free(one);
     }
-    ucp_worker_release_address(U.worker, addr);
+    release_address(addr);
     /* 3: every rank has its endpoints */
     if (!mca_coll_hiercoll_offload_agree(m, made, &rc)) {
         mca_coll_hiercoll_log(1, "%s: offload: UCX endpoints failed (rc %d, here %d)", comm->c_name,
@@ -467,23 +495,34 @@ int mca_coll_hiercoll_ucx_open(mca_coll_hiercoll_module_t *m, hct_chan_t **chan,
     return OMPI_SUCCESS;
 }
 
+/* The caller takes the worker's lock as the agent does, and the AM
+ * handler takes the engine's lock inside it: the same order as the
+ * agent's, and the caller holds no engine lock here.  A blocking lock: if
+ * the agent holds the worker, the caller sleeps and the agent finishes. */
 int mca_coll_hiercoll_ucx_help(void)
 {
-    /* the worker is thread-safe (UCS_THREAD_MODE_MULTI) and the AM handler
-     * takes the engine's lock inside the worker's: the same order as the
-     * agent's, and the caller holds no engine lock here */
     if (!U.up) {
         return 0;
     }
-    U.lease_end = now_ns() + HC_UCX_LEASE_NS; /* the agent steps back meanwhile */ /* the agent steps back meanwhile */
-    int n = drain_outbox();
-    return n + (int) ucp_worker_progress(U.worker);
+    U.lease_end = now_ns() + HC_UCX_LEASE_NS; /* the agent steps back meanwhile */
+    pthread_mutex_lock(&U.wlock);
+    int pending = 0, n = drain_outbox(&pending);
+    n += (int) ucp_worker_progress(U.worker);
+    pthread_mutex_unlock(&U.wlock);
+    return n;
 }
 
-void mca_coll_hiercoll_ucx_kick(void)
+void mca_coll_hiercoll_ucx_post(void)
 {
-    if (U.up) {
-        ucp_worker_signal(U.worker);
+    if (!U.up || 0 == U.nout) {
+        return;
+    }
+    pthread_mutex_lock(&U.wlock);
+    int pending = 0;
+    (void) drain_outbox(&pending);
+    pthread_mutex_unlock(&U.wlock);
+    if (pending > 0) {
+        ucp_worker_signal(U.worker); /* the agent completes them */
     }
 }
 
@@ -507,7 +546,7 @@ void mca_coll_hiercoll_ucx_fini(void)
     pthread_cond_signal(&U.park_cv);
     pthread_mutex_unlock(&U.park_lock);
     ucp_worker_signal(U.worker);
-    pthread_join(U.agent, NULL);
+    pthread_join(U.agent, NULL); /* the worker is this thread's alone now */
     pthread_cond_destroy(&U.park_cv);
     pthread_mutex_destroy(&U.park_lock);
     for (int i = 0; i < U.peers.n; ++i) {
@@ -534,6 +573,7 @@ void mca_coll_hiercoll_ucx_fini(void)
     U.out = NULL;
     U.nout = U.capout = 0;
     pthread_mutex_destroy(&U.out_lock);
+    pthread_mutex_destroy(&U.wlock);
     ucp_worker_destroy(U.worker);
     ucp_cleanup(U.ctx);
     U.up = false;
