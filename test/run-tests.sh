@@ -326,12 +326,20 @@ for backend in progress ucx; do
         done
     done
 done
+# The auto tree (the default): one level at 7 ranks; a tree given with the
+# radix left to auto keeps the tree.
+EXPECT=("$OL_OK" "offload trees at np 7 \(auto\): allreduce, bcast, barrier knomial K=8; reduce knomial K=8")
+run "offload-progress-auto-np7" 600 "${MPI[@]}" -np 7 "${OL[@]}" --mca coll_hiercoll_verbose 1 \
+    --mca coll_hiercoll_offload_backend progress "$offload"
+EXPECT=("$OL_OK" "offload trees at np 7 \(auto\): allreduce, bcast, barrier kary K=8; reduce kary K=8")
+run "offload-progress-kary-auto-np7" 600 "${MPI[@]}" -np 7 "${OL[@]}" --mca coll_hiercoll_verbose 1 \
+    --mca coll_hiercoll_offload_backend progress --mca coll_hiercoll_offload_tree kary "$offload"
 # Small credits: senders throttled, nothing lost; bad values: one line each.
 EXPECT=("$OL_OK")
 run "offload-credits2-np6" 600 "${MPI[@]}" -np 6 "${OL[@]}" --mca coll_hiercoll_offload_credits 2 \
     --mca coll_hiercoll_offload_backend progress "$offload"
-EXPECT=("$OL_OK" "coll_hiercoll_offload_radix=3 is not 2, 4 or 8; using 2"
-        'coll_hiercoll_offload_tree="ring" is neither knomial nor kary; using knomial'
+EXPECT=("$OL_OK" "coll_hiercoll_offload_radix=3 is not 2, 4, 8 or 0 \(auto\); using 0"
+        'coll_hiercoll_offload_tree="ring" is not knomial, kary or auto; using auto'
         'coll_hiercoll_offload_backend="ib" is not one of ofi, ucx, progress, auto; using auto')
 run "offload-bad-params-np3" 300 "${MPI[@]}" -np 3 "${OL[@]}" --mca coll_hiercoll_offload_radix 3 \
     --mca coll_hiercoll_offload_tree ring --mca coll_hiercoll_offload_backend ib "$offload"
@@ -625,7 +633,7 @@ run "params-bad-values" 120 "${MPI[@]}" -np 3 --mca coll hiercoll,basic,libnbc \
 # value (three runs): one error line each, the default kept (registered
 # through reg_number(); a new numeric parameter belongs in this list)
 NUMERIC=(priority:40 verbose:0 bcast_binomial_max:524288 allreduce_rhrd_min:65536
-         reduce_rhrd_min:524288 gatherv_tree_min:128 hand_back_after:1000)
+         reduce_rhrd_min:524288 gatherv_tree_min:128 hand_back_after:1000 offload_radix:0)
 for bad in -5 banana 99999999999999999999; do
     args=() EXPECT_ONCE=()
     for p in "${NUMERIC[@]}"; do

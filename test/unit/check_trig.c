@@ -66,6 +66,36 @@ START_TEST(test_trees)
 }
 END_TEST
 
+/* The "auto" tree: one level up to 8 ranks (at most 7 ALU operands at the
+ * root), then the seed's choices; what is set is kept. */
+START_TEST(test_tree_auto)
+{
+    static const struct {
+        int reduce, n, shape, k;
+    } want[] = {{0, 2, HCT_KNOMIAL, 8},  {0, 8, HCT_KNOMIAL, 8},   {1, 8, HCT_KNOMIAL, 8},
+                {0, 9, HCT_KNOMIAL, 2},  {0, 64, HCT_KNOMIAL, 2},  {0, 65, HCT_KNOMIAL, 4},
+                {0, 32768, HCT_KNOMIAL, 4}, {1, 9, HCT_KARY, 8},   {1, 128, HCT_KARY, 8}};
+    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); ++i) {
+        int s = -1, k = 0;
+        hct_tree_auto(want[i].reduce, want[i].n, &s, &k);
+        EXPECT(s == want[i].shape && k == want[i].k, "reduce %d n %d: shape %d K %d",
+               want[i].reduce, want[i].n, s, k);
+    }
+    for (int n = 1; n <= 8; ++n) { /* one level, the root's operands fit the ALU */
+        int s = -1, k = 0, ch[64];
+        hct_tree_auto(n & 1, n, &s, &k);
+        EXPECT1(hct_tree_height((hct_shape_t) s, k, n) <= 1);
+        EXPECT1(hct_tree_children((hct_shape_t) s, k, n, 0, ch, 64) + 1 <= 8);
+    }
+    int s = HCT_KARY, k = 0;
+    hct_tree_auto(0, 100, &s, &k);
+    EXPECT1(HCT_KARY == s && 4 == k);
+    s = -1, k = 2;
+    hct_tree_auto(1, 100, &s, &k);
+    EXPECT1(HCT_KARY == s && 2 == k);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ */
 /* One simulated collective                                             */
 /* ------------------------------------------------------------------ */
@@ -550,6 +580,7 @@ static Suite *suite(void)
         const char *name;
         const TTest *test;
     } cases[] = {{"trees", test_trees},
+                 {"tree_auto", test_tree_auto},
                  {"refuse", test_refuse},
                  {"alu", test_alu},
                  {"float_order", test_float_order},

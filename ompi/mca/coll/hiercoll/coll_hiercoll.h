@@ -326,8 +326,8 @@ typedef struct mca_coll_hiercoll_component_t {
     /* triggered offload (coll_hiercoll_offload.c) */
     char *offload_backend_param, *offload_tree_param;
     int offload_backend;         /* HC_OL_* */
-    int offload_tree;            /* hct_shape_t */
-    int offload_radix;
+    int offload_tree;            /* hct_shape_t, -1: auto */
+    int offload_radix;           /* 0: auto */
     size_t offload_max_bytes;
     int offload_credits, offload_mpq;
     int offload_ofi_max_triggered; /* ofi backend: the NIC's triggered-op limit (0: none) */

@@ -348,11 +348,16 @@ static int hiercoll_register(void)
                "of the communicator has an FI_TRIGGER provider, else ucx when UCX works on "
                "every rank, else progress)",
                OPAL_INFO_LVL_5, &c->offload_backend_param);
-    c->offload_tree_param = "knomial";
-    reg_string("offload_tree", "Tree of the triggered offload: \"knomial\" or \"kary\"",
+    c->offload_tree_param = "auto";
+    reg_string("offload_tree",
+               "Tree of the triggered offload: \"knomial\", \"kary\" or \"auto\" (chosen per "
+               "collective and communicator size: one level up to 8 ranks; beyond, K-nomial for "
+               "allreduce, bcast and barrier, K-ary for reduce)",
                OPAL_INFO_LVL_5, &c->offload_tree_param);
-    reg_number("offload_radix", "K of the offload's K-nomial or K-ary tree: 2, 4 or 8",
-               OPAL_INFO_LVL_5, HC_NUM_INT, &c->offload_radix, 2, 2, 8);
+    reg_number("offload_radix",
+               "K of the offload's K-nomial or K-ary tree: 2, 4 or 8; 0: auto (8 up to 8 ranks; "
+               "beyond, allreduce, bcast and barrier 2 up to 64 ranks and 4 above, reduce 8)",
+               OPAL_INFO_LVL_5, HC_NUM_INT, &c->offload_radix, 0, 0, 8);
     reg_number("offload_max_bytes",
                "The longest vector (bytes) the offload takes (it travels as 120-byte packets, "
                "each with its own counters); longer ones go to the next algorithm",

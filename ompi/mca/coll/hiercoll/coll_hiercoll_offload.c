@@ -100,6 +100,15 @@ static struct {
 /* Parameters                                                           */
 /* ------------------------------------------------------------------ */
 
+/* hct_shape_t, -1 for auto, -2 for neither */
+static int tree_of(const char *t)
+{
+    return 0 == strcmp(t, "knomial") ? HCT_KNOMIAL
+           : 0 == strcmp(t, "kary")  ? HCT_KARY
+           : 0 == strcmp(t, "auto")  ? -1
+                                     : -2;
+}
+
 void mca_coll_hiercoll_offload_params(void)
 {
     mca_coll_hiercoll_component_t *c = &mca_coll_hiercoll_component;
@@ -117,21 +126,20 @@ void mca_coll_hiercoll_offload_params(void)
                                       "ucx, progress, auto; using auto", b);
         c->offload_backend = HC_OL_AUTO;
     }
-    const char *t = c->offload_tree_param ? c->offload_tree_param : "knomial";
-    if (0 == strcmp(t, "knomial")) {
-        c->offload_tree = HCT_KNOMIAL;
-    } else if (0 == strcmp(t, "kary")) {
-        c->offload_tree = HCT_KARY;
-    } else {
-        mca_coll_hiercoll_param_error("coll_hiercoll_offload_tree=\"%s\" is neither knomial nor "
-                                      "kary; using knomial",
+    const char *t = c->offload_tree_param ? c->offload_tree_param : "auto";
+    c->offload_tree = tree_of(t);
+    if (-2 == c->offload_tree) {
+        mca_coll_hiercoll_param_error("coll_hiercoll_offload_tree=\"%s\" is not knomial, kary or "
+                                      "auto; using auto",
                                       t);
-        c->offload_tree = HCT_KNOMIAL;
+        c->offload_tree = -1;
     }
-    if (2 != c->offload_radix && 4 != c->offload_radix && 8 != c->offload_radix) {
-        mca_coll_hiercoll_param_error("coll_hiercoll_offload_radix=%d is not 2, 4 or 8; using 2",
+    if (0 != c->offload_radix && 2 != c->offload_radix && 4 != c->offload_radix
+        && 8 != c->offload_radix) {
+        mca_coll_hiercoll_param_error("coll_hiercoll_offload_radix=%d is not 2, 4, 8 or 0 (auto); "
+                                      "using 0",
                                       c->offload_radix);
-        c->offload_radix = 2;
+        c->offload_radix = 0;
     }
 }
 
@@ -158,13 +166,29 @@ static void read_info(hc_offload_t *o)
     }
     if (OPAL_SUCCESS == hc_info_get(info, "hiercoll_offload_tree", val, sizeof(val), &flag)
         && flag) {
-        o->tree = 0 == strcmp(val, "kary") ? HCT_KARY : HCT_KNOMIAL;
+        int s = tree_of(val);
+        o->tree = -2 == s ? o->tree : s;
     }
     if (OPAL_SUCCESS == hc_info_get(info, "hiercoll_offload_radix", val, sizeof(val), &flag)
         && flag) {
-        int k = atoi(val);
-        o->radix = (2 == k || 4 == k || 8 == k) ? k : o->radix;
+        int k = 0 == strcmp(val, "auto") ? 0 : atoi(val);
+        o->radix = (0 == k || 2 == k || 4 == k || 8 == k) ? k : o->radix;
     }
+}
+
+static void log_trees(const hc_offload_t *o, int n)
+{
+    static const char *names[] = {"knomial", "kary"};
+    int as = o->tree, ak = o->radix, rs = o->tree, rk = o->radix;
+    hct_tree_auto(0, n, &as, &ak);
+    hct_tree_auto(1, n, &rs, &rk);
+    if (0 != ompi_comm_rank(o->comm)) {
+        return;
+    }
+    mca_coll_hiercoll_log(1, "%s: offload trees at np %d%s: allreduce, bcast, barrier %s K=%d; "
+                          "reduce %s K=%d",
+                          o->comm->c_name, n, o->tree < 0 || o->radix <= 0 ? " (auto)" : "",
+                          names[as], ak, names[rs], rk);
 }
 
 /* ------------------------------------------------------------------ */
@@ -503,6 +527,7 @@ static hc_offload_t *offload_of(mca_coll_hiercoll_module_t *m, ompi_communicator
     OBJ_CONSTRUCT(&o->item, opal_list_item_t);
     lists_up();
     read_info(o);
+    log_trees(o, ompi_comm_size(comm));
     int want = o->backend;
     bool ofi = false;
 #if HIERCOLL_HAVE_OFI
@@ -551,8 +576,7 @@ static hc_offload_t *offload_of(mca_coll_hiercoll_module_t *m, ompi_communicator
         post_recv(o, i);
     }
     opal_list_append(&ol.chans, &o->item);
-    mca_coll_hiercoll_log(1, "%s: offload on the progress transport (%s, K=%d)", comm->c_name,
-                          HCT_KARY == o->tree ? "kary" : "knomial", o->radix);
+    mca_coll_hiercoll_log(1, "%s: offload on the progress transport", comm->c_name);
     return o;
 }
 
@@ -696,22 +720,23 @@ static int plan_rank(const hc_offload_t *o, hct_prog_t *p, const hc_call_t *c, i
 {
     hct_op_t op = (hct_op_t) op_of(c->op);
     hct_type_t type = (hct_type_t) type_of(c->rtype);
+    int shape = o->tree, k = o->radix;
+    hct_tree_auto(HC_REDUCE == c->coll, c->size, &shape, &k);
     if (HC_BCAST == c->coll || HC_BARRIER == c->coll) {
         size_t es = 0;
         if (HC_BCAST == c->coll) {
             ompi_datatype_type_size(c->rtype, &es);
         }
-        int rc = HC_BCAST == c->coll ? hct_plan_bcast(p, (hct_shape_t) o->tree, o->radix, c->size,
-                                                      rank, c->root, (size_t) c->rcount * es)
-                                     : hct_plan_barrier(p, (hct_shape_t) o->tree, o->radix,
-                                                        c->size, rank);
+        int rc = HC_BCAST == c->coll ? hct_plan_bcast(p, (hct_shape_t) shape, k, c->size, rank,
+                                                      c->root, (size_t) c->rcount * es)
+                                     : hct_plan_barrier(p, (hct_shape_t) shape, k, c->size, rank);
         return 0 == rc ? OMPI_SUCCESS : OMPI_ERR_OUT_OF_RESOURCE;
     }
     int rc = HC_ALLREDUCE == c->coll
-                 ? hct_plan_allreduce(p, (hct_shape_t) o->tree, o->radix, c->size, rank, 0, op,
-                                      type, (size_t) c->rcount)
-                 : hct_plan_reduce(p, (hct_shape_t) o->tree, o->radix, c->size, rank, c->root,
-                                   op, type, (size_t) c->rcount);
+                 ? hct_plan_allreduce(p, (hct_shape_t) shape, k, c->size, rank, 0, op, type,
+                                      (size_t) c->rcount)
+                 : hct_plan_reduce(p, (hct_shape_t) shape, k, c->size, rank, c->root, op, type,
+                                   (size_t) c->rcount);
     return 0 == rc ? OMPI_SUCCESS : OMPI_ERR_OUT_OF_RESOURCE;
 }
 

@@ -74,6 +74,17 @@ int hct_tree_children(hct_shape_t s, int k, int n, int v, int *children, int max
     return nc;
 }
 
+void hct_tree_auto(int reduce, int n, int *shape, int *k)
+{
+    bool flat = n <= 8;
+    if (*shape < 0) {
+        *shape = reduce && !flat ? HCT_KARY : HCT_KNOMIAL;
+    }
+    if (*k <= 0) {
+        *k = flat || reduce ? 8 : n <= 64 ? 2 : 4;
+    }
+}
+
 int hct_tree_height(hct_shape_t s, int k, int n)
 {
     if (n <= 1) {
