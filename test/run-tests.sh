@@ -334,6 +334,21 @@ run "offload-progress-auto-np7" 600 "${MPI[@]}" -np 7 "${OL[@]}" --mca coll_hier
 EXPECT=("$OL_OK" "offload trees at np 7 \(auto\): allreduce, bcast, barrier kary K=8; reduce kary K=8")
 run "offload-progress-kary-auto-np7" 600 "${MPI[@]}" -np 7 "${OL[@]}" --mca coll_hiercoll_verbose 1 \
     --mca coll_hiercoll_offload_backend progress --mca coll_hiercoll_offload_tree kary "$offload"
+# The auto backend: ofi only where a NIC runs the triggers (never the
+# sockets provider's threads), the UCX agent only where every node has a
+# core to spare per agent, else the progress transport.
+EXPECT=("$OL_OK")
+if [ "$(nproc)" -lt 6 ]; then
+    EXPECT+=("MPI_COMM_WORLD: offload backend auto: not the UCX agent \(no core to spare: $(nproc) cores for 3 processes")
+    REJECT=("offload on the UCX agent")
+fi
+if [ -x "$testdir/ofi/t_fi_trigger" ] \
+    && [ "$(fi_info -c FI_TRIGGER 2>/dev/null | grep 'provider:' | sort -u)" = "provider: sockets" ]; then
+    EXPECT+=("MPI_COMM_WORLD: offload backend auto: not ofi \(the sockets provider runs triggered work in software")
+    REJECT+=("offload on ofi")
+fi
+run "offload-auto-backend-np3" 600 "${MPI[@]}" -np 3 "${OL[@]}" --mca coll_hiercoll_verbose 1 \
+    "$offload"
 # Small credits: senders throttled, nothing lost; bad values: one line each.
 EXPECT=("$OL_OK")
 run "offload-credits2-np6" 600 "${MPI[@]}" -np 6 "${OL[@]}" --mca coll_hiercoll_offload_credits 2 \

@@ -345,8 +345,9 @@ static int hiercoll_register(void)
                "for machines with no core to spare), \"ofi\" (libfabric FI_TRIGGER deferred "
                "work on a provider that offers triggered operations: cxi, psm2, sockets; no "
                "host thread between arming and completion) or \"auto\" (ofi where every rank "
-               "of the communicator has an FI_TRIGGER provider, else ucx when UCX works on "
-               "every rank, else progress)",
+               "of the communicator has an FI_TRIGGER provider that runs triggers on a NIC, not "
+               "sockets; else ucx where every node has a core to spare per agent and UCX works "
+               "on every rank; else progress)",
                OPAL_INFO_LVL_5, &c->offload_backend_param);
     c->offload_tree_param = "auto";
     reg_string("offload_tree",

@@ -534,7 +534,7 @@ static hc_offload_t *offload_of(mca_coll_hiercoll_module_t *m, ompi_communicator
     /* ofi first where asked or auto; it keeps a progress channel for the
      * calls that do not fit the provider's budget */
     if ((HC_OL_OFI == want || HC_OL_AUTO == want) && ompi_comm_size(comm) > 1) {
-        ofi = OMPI_SUCCESS == mca_coll_hiercoll_ofi_open(m, &o->fchan);
+        ofi = OMPI_SUCCESS == mca_coll_hiercoll_ofi_open(m, &o->fchan, HC_OL_AUTO == want);
     }
 #else
     if (HC_OL_OFI == want && 0 == ompi_comm_rank(comm)) {
@@ -543,7 +543,8 @@ static hc_offload_t *offload_of(mca_coll_hiercoll_module_t *m, ompi_communicator
 #endif
 #if HIERCOLL_HAVE_UCX
     if (!ofi && HC_OL_PROGRESS != want && ompi_comm_size(comm) > 1) {
-        if (OMPI_SUCCESS == mca_coll_hiercoll_ucx_open(m, &o->chan, &o->eng)) {
+        if (OMPI_SUCCESS
+            == mca_coll_hiercoll_ucx_open(m, &o->chan, &o->eng, HC_OL_AUTO == want)) {
             o->kind = HC_OL_UCX;
             return o;
         }

@@ -62,7 +62,7 @@ bool mca_coll_hiercoll_offload_agree(mca_coll_hiercoll_module_t *m, bool mine, i
  * Every rank returns the same verdict; on failure the caller uses the
  * progress transport. */
 int mca_coll_hiercoll_ucx_open(mca_coll_hiercoll_module_t *m, hct_chan_t **chan,
-                               hc_ol_engine_t **eng);
+                               hc_ol_engine_t **eng, bool automatic);
 void mca_coll_hiercoll_ucx_close(hct_chan_t *chan);
 /* A port was armed: the caller sends what the arm fired itself (a leaf's
  * first packet leaves at once; waking the agent for it would cost a
@@ -84,7 +84,7 @@ void mca_coll_hiercoll_ucx_fini(void);
  * rank decides alike) fit the provider's per-port budget; calls that do
  * not run on the progress transport.  finished: 1 done (disarmed), 0 not
  * yet, -1 failed. */
-int mca_coll_hiercoll_ofi_open(mca_coll_hiercoll_module_t *m, hcf_chan_t **chan);
+int mca_coll_hiercoll_ofi_open(mca_coll_hiercoll_module_t *m, hcf_chan_t **chan, bool automatic);
 bool mca_coll_hiercoll_ofi_fits(hcf_chan_t *chan, const hct_prog_t *bound);
 hcf_port_t *mca_coll_hiercoll_ofi_arm(hcf_chan_t *chan, uint16_t seq, const hct_prog_t *prog,
                                       const void *in, void *out);

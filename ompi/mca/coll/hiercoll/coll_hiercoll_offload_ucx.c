@@ -227,11 +227,17 @@ static ucs_status_t on_packet(void *arg, const void *header, size_t header_lengt
  * puts it on an idle core, and spins a little before sleeping; elsewhere
  * it keeps the binding and sleeps at once (a spinning agent would take
  * the core the application computes on).  Returns the spin count. */
+static bool spare_core(long *cores, long *procs)
+{
+    *cores = sysconf(_SC_NPROCESSORS_ONLN);
+    *procs = (long) opal_process_info.num_local_peers + 1;
+    return *cores >= 2 * *procs;
+}
+
 static int agent_place(void)
 {
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    long procs = (long) opal_process_info.num_local_peers + 1;
-    if (cores < 2 * procs) {
+    long cores, procs;
+    if (!spare_core(&cores, &procs)) {
         return 0;
     }
     cpu_set_t set;
@@ -401,7 +407,7 @@ static int ep_add(ompi_proc_t *proc, const void *addr)
 /* ------------------------------------------------------------------ */
 
 int mca_coll_hiercoll_ucx_open(mca_coll_hiercoll_module_t *m, hct_chan_t **chan,
-                               hc_ol_engine_t **eng)
+                               hc_ol_engine_t **eng, bool automatic)
 {
     ompi_communicator_t *comm = m->comm;
     mca_coll_base_comm_coll_t *p = &m->prev;
@@ -410,7 +416,18 @@ int mca_coll_hiercoll_ucx_open(mca_coll_hiercoll_module_t *m, hct_chan_t **chan,
         mca_coll_hiercoll_log(1, "%s: offload: no previous allgather to wire up UCX", comm->c_name);
         return OMPI_ERR_NOT_AVAILABLE; /* the same on every rank */
     }
-    int ok = OMPI_SUCCESS == global_up();
+    /* auto takes the agent only where it can spin on a core of its own:
+     * where it shares the application's, waking it costs the sender more
+     * than the progress transport's whole call (README) */
+    long cores, procs;
+    bool spare = !automatic || spare_core(&cores, &procs);
+    if (!spare && 0 == me) {
+        mca_coll_hiercoll_log(1,
+                              "%s: offload backend auto: not the UCX agent (no core to spare: "
+                              "%ld cores for %ld processes on this node)",
+                              comm->c_name, cores, procs);
+    }
+    int ok = spare && OMPI_SUCCESS == global_up();
     ucp_address_t *addr = NULL;
     size_t alen = 0;
     if (ok) {
@@ -419,7 +436,7 @@ int mca_coll_hiercoll_ucx_open(mca_coll_hiercoll_module_t *m, hct_chan_t **chan,
         pthread_mutex_unlock(&U.wlock);
         why = ok ? why : "ucp_worker_get_address failed";
     }
-    if (!ok) {
+    if (!ok && spare) {
         mca_coll_hiercoll_log(1, "%s: offload: UCX on rank %d: %s", comm->c_name, me, why);
     }
     /* 1: who is ready, how long the addresses are, who needs them */

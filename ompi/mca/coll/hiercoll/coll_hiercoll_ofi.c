@@ -46,7 +46,7 @@ static int fabric_up(void)
     return NULL != F.f ? OMPI_SUCCESS : OMPI_ERR_NOT_AVAILABLE;
 }
 
-int mca_coll_hiercoll_ofi_open(mca_coll_hiercoll_module_t *m, hcf_chan_t **chan)
+int mca_coll_hiercoll_ofi_open(mca_coll_hiercoll_module_t *m, hcf_chan_t **chan, bool automatic)
 {
     ompi_communicator_t *comm = m->comm;
     mca_coll_base_comm_coll_t *p = &m->prev;
@@ -58,7 +58,19 @@ int mca_coll_hiercoll_ofi_open(mca_coll_hiercoll_module_t *m, hcf_chan_t **chan)
     }
     ofi_card_t mine, *all = calloc((size_t) n, sizeof(ofi_card_t));
     memset(&mine, 0, sizeof(mine));
-    mine.ok = NULL != all && OMPI_SUCCESS == fabric_up();
+    /* auto takes ofi only where a NIC runs the triggered work */
+    char soft[32] = "";
+    if (automatic) {
+        if (NULL != F.f) {
+            snprintf(soft, sizeof(soft), "%s", hcf_provider(F.f));
+        } else if (0 != hcf_probe(soft, sizeof(soft))) {
+            soft[0] = '\0';
+        }
+        if (!hcf_software_triggers(soft)) {
+            soft[0] = '\0';
+        }
+    }
+    mine.ok = NULL != all && '\0' == soft[0] && OMPI_SUCCESS == fabric_up();
     if (mine.ok) {
         size_t len = sizeof(mine.name);
         mine.ok = 0 == hcf_name(F.f, mine.name, &len);
@@ -75,7 +87,12 @@ int mca_coll_hiercoll_ofi_open(mca_coll_hiercoll_module_t *m, hcf_chan_t **chan)
         bad = all_ok ? -1 : r;
     }
     if (!all_ok) {
-        if (0 == me) {
+        if (0 == me && '\0' != soft[0]) {
+            mca_coll_hiercoll_log(1,
+                                  "%s: offload backend auto: not ofi (the %s provider runs "
+                                  "triggered work in software, in its progress threads)",
+                                  comm->c_name, soft);
+        } else if (0 == me) {
             mca_coll_hiercoll_log(1, "%s: offload: no ofi backend (%s%s%s)", comm->c_name,
                                   bad == 0 || bad < 0 ? "" : "a rank lacks it",
                                   bad == 0 || bad < 0 ? "" : "; here: ",

@@ -102,14 +102,12 @@ static void say(char *why, size_t len, const char *fmt, ...)
 /* Fabric                                                               */
 /* ------------------------------------------------------------------ */
 
-hcf_fabric_t *hcf_open(int max_triggered, char *why, size_t whylen)
+/* The providers that offer what the backend needs (fi_getinfo's rc). */
+static int getinfo(struct fi_info **info)
 {
-    struct fi_info *hints = fi_allocinfo(), *info = NULL;
-    hcf_fabric_t *f = NULL;
-    int rc;
+    struct fi_info *hints = fi_allocinfo();
     if (hints == NULL) {
-        say(why, whylen, "out of memory");
-        return NULL;
+        return -FI_ENOMEM;
     }
     hints->caps = FI_TAGGED | FI_RMA | FI_ATOMIC | FI_TRIGGER;
     hints->ep_attr->type = FI_EP_RDM;
@@ -117,8 +115,33 @@ hcf_fabric_t *hcf_open(int max_triggered, char *why, size_t whylen)
                                   | FI_MR_LOCAL;
     hints->domain_attr->threading = FI_THREAD_SAFE;
     hints->mode = FI_CONTEXT | FI_CONTEXT2;
-    rc = fi_getinfo(FI_VERSION(1, 10), NULL, NULL, 0, hints, &info);
+    int rc = fi_getinfo(FI_VERSION(1, 10), NULL, NULL, 0, hints, info);
     fi_freeinfo(hints);
+    return rc;
+}
+
+int hcf_probe(char *name, size_t len)
+{
+    struct fi_info *info = NULL;
+    int rc = getinfo(&info);
+    if (rc != 0 || info == NULL) {
+        return -1;
+    }
+    snprintf(name, len, "%s", info->fabric_attr->prov_name);
+    fi_freeinfo(info);
+    return 0;
+}
+
+bool hcf_software_triggers(const char *provider)
+{
+    return 0 == strcmp(provider, "sockets");
+}
+
+hcf_fabric_t *hcf_open(int max_triggered, char *why, size_t whylen)
+{
+    struct fi_info *info = NULL;
+    hcf_fabric_t *f = NULL;
+    int rc = getinfo(&info);
     if (rc != 0 || info == NULL) {
         say(why, whylen, "no libfabric provider offers FI_TRIGGER with tagged messages, RMA "
                          "and atomics (fi_getinfo: %s)",

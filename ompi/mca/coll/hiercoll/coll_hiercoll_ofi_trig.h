@@ -44,6 +44,7 @@
 #ifndef MCA_COLL_HIERCOLL_OFI_TRIG_H
 #define MCA_COLL_HIERCOLL_OFI_TRIG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -71,6 +72,12 @@ typedef struct hcf_needs {
  * NIC holds (0: no limit beyond the provider's own).  On failure returns
  * NULL and writes one line into why. */
 hcf_fabric_t *hcf_open(int max_triggered, char *why, size_t whylen);
+/* The provider hcf_open would take, without opening anything: 0 and its
+ * name, or -1 when there is none. */
+int hcf_probe(char *name, size_t len);
+/* Whether a provider runs triggered work in software, in its own progress
+ * threads (sockets), rather than on a NIC (cxi, psm2...). */
+bool hcf_software_triggers(const char *provider);
 void hcf_close(hcf_fabric_t *f);
 const char *hcf_provider(const hcf_fabric_t *f);
 /* This endpoint's name (len: bytes, at most HCF_NAME_MAX). */
