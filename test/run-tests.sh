@@ -326,6 +326,16 @@ for backend in progress ucx; do
         done
     done
 done
+# More persistent requests alive than the offload's 64 port slots
+# (t_offload's many_persistent: 70 alive after 2 freed, then 20 freed and
+# re-initialized): 6 inits take the next algorithm, the 20 re-inits the
+# freed slots.
+EXPECT=("$OL_OK")
+EXPECT_ONCE=("persistent init takes the next algorithm \(1 so far\)"
+             "persistent init takes the next algorithm \(6 so far\)")
+REJECT=("persistent init takes the next algorithm \(7 so far\)")
+run "offload-persistent-slots-np3" 600 "${MPI[@]}" -np 3 "${OL[@]}" --mca coll_hiercoll_verbose 1 \
+    --mca coll_hiercoll_offload_backend progress "$offload"
 # The auto tree (the default): one level at 7 ranks; a tree given with the
 # radix left to auto keeps the tree.
 EXPECT=("$OL_OK" "offload trees at np 7 \(auto\): allreduce, bcast, barrier knomial K=8; reduce knomial K=8")

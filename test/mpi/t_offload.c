@@ -13,9 +13,15 @@
  *   - floats: the same bits on every repetition and every rank (the ALU
  *     combines in a fixed slot order), and exact sums of integer values;
  *   - persistent requests started many times, interleaved with blocking
- *     calls on the same communicator.
+ *     calls on the same communicator;
+ *   - more persistent requests alive at once than the offload's 64 port
+ *     slots (the rest take the next algorithm), started all at once in a
+ *     different order on every rank, then some freed in a different order
+ *     on every rank and new ones initialized into the freed slots.
  * Every integer result is compared with a serial reference.
  */
+#include <stdbool.h>
+
 #include "t_common.h"
 
 static void ref_sum(int n, long count, int salt, long long *want)
@@ -202,6 +208,68 @@ static void persistent(void)
     MPI_Request_free(&rr);
 }
 
+/* 70 persistent requests alive at once (allreduce, and reduce at every
+ * root), all started together in a rank-dependent order; after two rounds
+ * 20 of them freed, in a rank-dependent order, and re-initialized as
+ * allreduces (into the slots just freed). */
+static void init_one(int i, bool all, int n, long long *in, long long *out, MPI_Request *rq)
+{
+    enum { COUNT = 3 };
+    if (all) {
+        MPIX_Allreduce_init(in, out, COUNT, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL,
+                            rq);
+    } else {
+        MPIX_Reduce_init(in, out, COUNT, MPI_LONG_LONG, MPI_SUM, i / 2 % n, MPI_COMM_WORLD,
+                         MPI_INFO_NULL, rq);
+    }
+}
+
+static void many_persistent(void)
+{
+    enum { NREQ = 70, NFREE = 20, COUNT = 3 };
+    int rank, n;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &n);
+    static long long in[NREQ][COUNT], out[NREQ][COUNT], want[COUNT];
+    bool all[NREQ];
+    MPI_Request rq[NREQ];
+    for (int i = 0; i < NREQ; ++i) {
+        all[i] = i % 2;
+        init_one(i, all[i], n, in[i], out[i], &rq[i]);
+    }
+    for (int round = 0; round < 4; ++round) {
+        for (int i = 0; i < NREQ; ++i) {
+            fill(in[i], rank, COUNT, 7 * i + round);
+            memset(out[i], 0xff, sizeof(out[i]));
+        }
+        for (int j = 0; j < NREQ; ++j) { /* forwards, backwards, from the middle */
+            int i = 0 == rank % 3 ? j : 1 == rank % 3 ? NREQ - 1 - j : (j + NREQ / 2) % NREQ;
+            MPI_Start(&rq[i]);
+        }
+        MPI_Waitall(NREQ, rq, MPI_STATUSES_IGNORE);
+        for (int i = 0; i < NREQ; ++i) {
+            tc_at("many persistent: round %d request %d", round, i);
+            ref_sum(n, COUNT, 7 * i + round, want);
+            if (all[i] || i / 2 % n == rank) {
+                expect_ll(out[i], want, COUNT, all[i] ? "allreduce_init" : "reduce_init");
+            }
+        }
+        if (1 == round) {
+            for (int j = 0; j < NFREE; ++j) {
+                int k = rank % 2 ? NFREE - 1 - j : j;
+                MPI_Request_free(&rq[3 * k]);
+            }
+            for (int k = 0; k < NFREE; ++k) {
+                all[3 * k] = true;
+                init_one(3 * k, true, n, in[3 * k], out[3 * k], &rq[3 * k]);
+            }
+        }
+    }
+    for (int i = 0; i < NREQ; ++i) {
+        MPI_Request_free(&rq[i]);
+    }
+}
+
 int main(int argc, char **argv)
 {
     tc_init(&argc, &argv);
@@ -209,5 +277,6 @@ int main(int argc, char **argv)
     reduce_runs();
     float_bits();
     persistent();
+    many_persistent();
     return tc_finish("t_offload");
 }

@@ -35,6 +35,12 @@
 #define HC_OL_TAG (MCA_COLL_BASE_TAG_HCOLL_END + 4242)
 #define HC_OL_NRECV 8
 #define HC_OL_PERSISTENT 0xC000
+/* Persistent requests one communicator's ports tell apart at a time: the
+ * ports above HC_OL_PERSISTENT are a slot (6 bits) and a start count
+ * (8 bits). */
+#define HC_OL_NPERS 64
+
+struct hc_ol_req;
 
 typedef struct hc_offload {
     mca_coll_hiercoll_module_t *m;
@@ -47,6 +53,9 @@ typedef struct hc_offload {
     hct_chan_t *chan;
     uint16_t seq;    /* next blocking/nonblocking port */
     int npersistent; /* persistent requests initialized */
+    struct hc_ol_req *plive[HC_OL_NPERS]; /* the persistent requests alive, by slot */
+    int pslot; /* once npersistent >= HC_OL_NPERS: the slot agreed for the next init */
+    int pnext; /* persistent inits that found no slot and took the next algorithm */
     /* blocking calls: the last program and its key */
     hct_prog_t prog;
     bool prog_valid;
@@ -73,11 +82,14 @@ typedef struct hc_ol_req {
     hcf_port_t *fport;     /* ofi: the armed port instead of port */
     bool ofi;              /* ofi: the program fits the budget */
     uint16_t pbase, gen;
+    int pslot; /* persistent: its slot in ol->plive */
     bool persistent, active;
     opal_list_item_t item; /* in ol.active */
 } hc_ol_req_t;
 
-/* A send of the progress transport in flight. */
+/* A send of the progress transport in flight.  Each is allocated once and
+ * never moves (the packet is the send's buffer while the PML holds it);
+ * the table of them may grow. */
 typedef struct send_slot {
     ompi_request_t *req;
     hct_pkt_t pkt;
@@ -89,9 +101,9 @@ static struct {
     opal_list_t chans;   /* hc_offload_t on the progress transport */
     bool lists_up, progress_registered;
     volatile int32_t nactive;
-    send_slot_t *slots;
+    send_slot_t **slots;
     int nslots, slots_busy;
-    bool in_progress;
+    bool in_progress, reaping;
 } ol;
 
 #define ITEM_OF(p, type, field) ((type *) ((char *) (p) -offsetof(type, field)))
@@ -262,7 +274,9 @@ static int type_of(ompi_datatype_t *dt)
     return 4 == size ? (sgn ? HCT_INT32 : HCT_UINT32) : -1;
 }
 
-bool mca_coll_hiercoll_offload_usable(const hc_call_t *c)
+static bool persistent_slot(const hc_call_t *c);
+
+static bool usable(const hc_call_t *c)
 {
     mca_coll_hiercoll_component_t *mc = &mca_coll_hiercoll_component;
     if ((HC_ALLREDUCE != c->coll && HC_REDUCE != c->coll && HC_BCAST != c->coll
@@ -303,6 +317,47 @@ bool mca_coll_hiercoll_offload_usable(const hc_call_t *c)
            && c->size <= 0xffff;
 }
 
+/* A persistent init's slot.  The n-th init on a communicator takes slot n
+ * while n < HC_OL_NPERS: the same on every rank, for persistent
+ * collectives are initialized in the same order everywhere.  After that,
+ * a slot free on every rank, agreed through the layer below's allreduce
+ * (the AND of each rank's free slots: a request's slot is free on a rank
+ * once that rank freed it, and then every packet to that rank for it has
+ * arrived).  With none free the init takes the next algorithm, never a
+ * port another request still uses. */
+static bool persistent_slot(const hc_call_t *c)
+{
+    hc_offload_t *o = c->module->offload;
+    if (HC_PERSISTENT != c->mode || NULL == o || o->npersistent < HC_OL_NPERS) {
+        return true;
+    }
+    mca_coll_base_comm_coll_t *p = &c->module->prev;
+    uint64_t mine = 0, all = 0;
+    for (int i = 0; i < HC_OL_NPERS; ++i) {
+        mine |= NULL == o->plive[i] ? (uint64_t) 1 << i : 0;
+    }
+    int rc = NULL == p->coll_allreduce
+                 ? OMPI_ERR_NOT_AVAILABLE
+                 : p->coll_allreduce(&mine, &all, 1, MPI_UINT64_T, MPI_BAND, c->comm,
+                                     p->coll_allreduce_module);
+    if (OMPI_SUCCESS != rc || 0 == all) {
+        if (0 == c->rank) {
+            mca_coll_hiercoll_log(1,
+                                  "%s: offload: %d persistent offloaded requests alive; this "
+                                  "persistent init takes the next algorithm (%d so far)",
+                                  c->comm->c_name, HC_OL_NPERS, ++o->pnext);
+        }
+        return false;
+    }
+    o->pslot = __builtin_ctzll(all);
+    return true;
+}
+
+bool mca_coll_hiercoll_offload_usable(const hc_call_t *c)
+{
+    return usable(c) && persistent_slot(c);
+}
+
 /* ------------------------------------------------------------------ */
 /* The progress transport                                               */
 /* ------------------------------------------------------------------ */
@@ -319,42 +374,57 @@ static int progress_send(void *ctx, hct_chan_t *chan, int rank, const hct_pkt_t 
     (void) ctx;
     hc_offload_t *o = hct_chan_user(chan);
     int i = 0;
-    for (; i < ol.nslots && NULL != ol.slots[i].req; ++i) {
+    for (; i < ol.nslots && NULL != ol.slots[i]->req; ++i) {
     }
     if (i == ol.nslots) {
         int n = ol.nslots ? 2 * ol.nslots : 64;
-        send_slot_t *s = realloc(ol.slots, (size_t) n * sizeof(*s));
-        if (NULL == s) {
+        send_slot_t **t = realloc(ol.slots, (size_t) n * sizeof(*t));
+        if (NULL == t) {
             return -1;
         }
-        memset(s + ol.nslots, 0, (size_t) (n - ol.nslots) * sizeof(*s));
-        ol.slots = s;
-        ol.nslots = n;
+        ol.slots = t;
+        for (; ol.nslots < n; ++ol.nslots) {
+            if (NULL == (t[ol.nslots] = calloc(1, sizeof(send_slot_t)))) {
+                return -1;
+            }
+        }
     }
-    ol.slots[i].pkt = *pkt;
-    int rc = MCA_PML_CALL(isend(&ol.slots[i].pkt, sizeof(hct_pkt_t), MPI_BYTE, rank, HC_OL_TAG,
-                                MCA_PML_BASE_SEND_STANDARD, o->comm, &ol.slots[i].req));
+    send_slot_t *sl = ol.slots[i];
+    sl->pkt = *pkt;
+    int rc = MCA_PML_CALL(isend(&sl->pkt, sizeof(hct_pkt_t), MPI_BYTE, rank, HC_OL_TAG,
+                                MCA_PML_BASE_SEND_STANDARD, o->comm, &sl->req));
     if (OMPI_SUCCESS != rc) {
-        ol.slots[i].req = NULL;
+        sl->req = NULL;
         return -1;
     }
     ol.slots_busy++;
     return 0;
 }
 
+/* Not re-entered: a wait here runs Open MPI's progress, whose callback
+ * reaps too, and would free the request being waited on.  A slot stays
+ * taken (req set) until its wait returns, so no new send reuses its
+ * packet meanwhile. */
 static void reap_sends(bool wait)
 {
+    if (ol.reaping) {
+        return;
+    }
+    ol.reaping = true;
     for (int i = 0; i < ol.nslots && ol.slots_busy > 0; ++i) {
-        if (NULL != ol.slots[i].req && (wait || REQUEST_COMPLETE(ol.slots[i].req))) {
+        send_slot_t *sl = ol.slots[i]; /* (the table may grow during a wait) */
+        if (NULL != sl->req && (wait || REQUEST_COMPLETE(sl->req))) {
+            ompi_request_t *r = sl->req;
             if (wait) {
-                ompi_request_wait(&ol.slots[i].req, MPI_STATUS_IGNORE);
+                ompi_request_wait(&r, MPI_STATUS_IGNORE);
             } else {
-                ompi_request_free(&ol.slots[i].req);
+                ompi_request_free(&r);
             }
-            ol.slots[i].req = NULL;
+            sl->req = NULL;
             ol.slots_busy--;
         }
     }
+    ol.reaping = false;
 }
 
 /* Deliver what the posted receives got. */
@@ -708,6 +778,9 @@ void mca_coll_hiercoll_offload_fini(void)
         OBJ_DESTRUCT(&ol.chans);
         ol.lists_up = false;
     }
+    for (int i = 0; i < ol.nslots; ++i) {
+        free(ol.slots[i]);
+    }
     free(ol.slots);
     ol.slots = NULL;
     ol.nslots = ol.slots_busy = 0;
@@ -879,6 +952,9 @@ static int req_free(ompi_request_t **rp)
     if (r->active) {
         return MPI_ERR_REQUEST; /* freed while running: not allowed for collectives */
     }
+    if (r->persistent && r->ol->plive[r->pslot] == r) {
+        r->ol->plive[r->pslot] = NULL;
+    }
     hct_prog_fini(&r->prog);
     OBJ_DESTRUCT(&r->item);
     OBJ_RELEASE(r->m);
@@ -982,7 +1058,10 @@ int mca_coll_hiercoll_offload_start(hc_call_t *c, ompi_request_t **request,
     *request = &r->super;
     if (persistent) {
         /* fixed at init: persistent collectives match in init order */
-        r->pbase = (uint16_t) (HC_OL_PERSISTENT | ((o->npersistent++ & 0x3f) << 8));
+        r->pslot = o->npersistent < HC_OL_NPERS ? o->npersistent : o->pslot;
+        o->npersistent++;
+        o->plive[r->pslot] = r;
+        r->pbase = (uint16_t) (HC_OL_PERSISTENT | (r->pslot << 8));
         r->super.req_state = OMPI_REQUEST_INACTIVE;
         r->super.req_complete = REQUEST_COMPLETED;
         return OMPI_SUCCESS;
