@@ -658,7 +658,8 @@ run "params-bad-values" 120 "${MPI[@]}" -np 3 --mca coll hiercoll,basic,libnbc \
 # value (three runs): one error line each, the default kept (registered
 # through reg_number(); a new numeric parameter belongs in this list)
 NUMERIC=(priority:40 verbose:0 bcast_binomial_max:524288 allreduce_rhrd_min:65536
-         reduce_rhrd_min:524288 gatherv_tree_min:128 hand_back_after:1000 offload_radix:0)
+         reduce_rhrd_min:524288 gatherv_tree_min:128 hand_back_after:1000 offload_radix:0
+         offload_credits:64)
 for bad in -5 banana 99999999999999999999; do
     args=() EXPECT_ONCE=()
     for p in "${NUMERIC[@]}"; do

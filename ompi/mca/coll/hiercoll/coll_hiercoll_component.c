@@ -365,8 +365,10 @@ static int hiercoll_register(void)
                OPAL_INFO_LVL_6, HC_NUM_SIZE, &c->offload_max_bytes, 16384, 0, 1 << 20);
     reg_number("offload_credits",
                "Offload flow control: packets a process may have outstanding at each peer of a "
-               "communicator before the peer consumes them (keeps the packet queue bounded)",
-               OPAL_INFO_LVL_9, HC_NUM_INT, &c->offload_credits, 64, 2, 65535);
+               "communicator before the peer consumes them (keeps the packet queue bounded; at "
+               "most 255, so a sender is never a persistent request's 256 starts ahead, where "
+               "its port number repeats)",
+               OPAL_INFO_LVL_9, HC_NUM_INT, &c->offload_credits, 64, 2, 255);
     reg_number("offload_mpq",
                "Offload: bound of each process's packet queue (packets kept before their call "
                "is armed); exceeding it is counted, never silent",
