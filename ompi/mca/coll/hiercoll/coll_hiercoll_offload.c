@@ -45,14 +45,14 @@ struct hc_ol_req;
 typedef struct hc_offload {
     mca_coll_hiercoll_module_t *m;
     ompi_communicator_t *comm;
-    int kind;              /* HC_OL_UCX, _PROGRESS or _OFI; 0: not opened; -1: failed */
+    int kind;                 /* HC_OL_UCX, _PROGRESS or _OFI; 0: not opened; -1: failed */
     int backend, tree, radix; /* the parameters, or the communicator's info keys */
-    hcf_chan_t *fchan;     /* ofi: the channel (calls that do not fit use chan) */
-    bool prog_ofi;         /* blocking: the cached program fits the ofi budget */
+    hcf_chan_t *fchan;        /* ofi: the channel (calls that do not fit use chan) */
+    bool prog_ofi;            /* blocking: the cached program fits the ofi budget */
     hc_ol_engine_t *eng;
     hct_chan_t *chan;
-    uint16_t seq;    /* next blocking/nonblocking port */
-    int npersistent; /* persistent requests initialized */
+    uint16_t seq;                         /* next blocking/nonblocking port */
+    int npersistent;                      /* persistent requests initialized */
     struct hc_ol_req *plive[HC_OL_NPERS]; /* the persistent requests alive, by slot */
     int pslot; /* once npersistent >= HC_OL_NPERS: the slot agreed for the next init */
     int pnext; /* persistent inits that found no slot and took the next algorithm */
@@ -79,8 +79,8 @@ typedef struct hc_ol_req {
     const void *input;
     void *output;
     hct_port_t *port;
-    hcf_port_t *fport;     /* ofi: the armed port instead of port */
-    bool ofi;              /* ofi: the program fits the budget */
+    hcf_port_t *fport; /* ofi: the armed port instead of port */
+    bool ofi;          /* ofi: the program fits the budget */
     uint16_t pbase, gen;
     int pslot; /* persistent: its slot in ol->plive */
     bool persistent, active;
@@ -135,7 +135,8 @@ void mca_coll_hiercoll_offload_params(void)
         c->offload_backend = HC_OL_OFI;
     } else {
         mca_coll_hiercoll_param_error("coll_hiercoll_offload_backend=\"%s\" is not one of ofi, "
-                                      "ucx, progress, auto; using auto", b);
+                                      "ucx, progress, auto; using auto",
+                                      b);
         c->offload_backend = HC_OL_AUTO;
     }
     const char *t = c->offload_tree_param ? c->offload_tree_param : "auto";
@@ -191,13 +192,14 @@ static void read_info(hc_offload_t *o)
 static void log_trees(const hc_offload_t *o, int n)
 {
     static const char *names[] = {"knomial", "kary"};
-    int as = o->tree, ak = o->radix, rs = o->tree, rk = o->radix;
-    hct_tree_auto(0, n, &as, &ak);
-    hct_tree_auto(1, n, &rs, &rk);
     if (0 != ompi_comm_rank(o->comm)) {
         return;
     }
-    mca_coll_hiercoll_log(1, "%s: offload trees at np %d%s: allreduce, bcast, barrier %s K=%d; "
+    int as = o->tree, ak = o->radix, rs = o->tree, rk = o->radix;
+    hct_tree_auto(0, n, &as, &ak);
+    hct_tree_auto(1, n, &rs, &rk);
+    mca_coll_hiercoll_log(1,
+                          "%s: offload trees at np %d%s: allreduce, bcast, barrier %s K=%d; "
                           "reduce %s K=%d",
                           o->comm->c_name, n, o->tree < 0 || o->radix <= 0 ? " (auto)" : "",
                           names[as], ak, names[rs], rk);
@@ -302,8 +304,8 @@ static bool usable(const hc_call_t *c)
         ompi_datatype_type_size(c->rtype, &es);
         size_t bytes = (size_t) c->rcount * es;
         return c->rcount >= 0 && bytes <= mc->offload_max_bytes
-               && (bytes + HCT_PAYLOAD - 1) / HCT_PAYLOAD < 0xffff
-               && hc_comm_cid(c->comm) <= 0xffff && c->size <= 0xffff;
+               && (bytes + HCT_PAYLOAD - 1) / HCT_PAYLOAD < 0xffff && hc_comm_cid(c->comm) <= 0xffff
+               && c->size <= 0xffff;
     }
     int op = op_of(c->op), type = type_of(c->rtype);
     if (op < 0 || type < 0 || !hct_alu_supports((hct_op_t) op, (hct_type_t) type)) {
@@ -320,27 +322,23 @@ static bool usable(const hc_call_t *c)
 /* A persistent init's slot.  The n-th init on a communicator takes slot n
  * while n < HC_OL_NPERS: the same on every rank, for persistent
  * collectives are initialized in the same order everywhere.  After that,
- * a slot free on every rank, agreed through the layer below's allreduce
- * (the AND of each rank's free slots: a request's slot is free on a rank
- * once that rank freed it, and then every packet to that rank for it has
- * arrived).  With none free the init takes the next algorithm, never a
- * port another request still uses. */
+ * a slot free on every rank, agreed as the AND of each rank's free slots
+ * (a request's slot is free on a rank once that rank freed it, and then
+ * every packet to that rank for it has arrived).  With none free the init
+ * takes the next algorithm, never a port another request still uses. */
 static bool persistent_slot(const hc_call_t *c)
 {
     hc_offload_t *o = c->module->offload;
     if (HC_PERSISTENT != c->mode || NULL == o || o->npersistent < HC_OL_NPERS) {
         return true;
     }
-    mca_coll_base_comm_coll_t *p = &c->module->prev;
-    uint64_t mine = 0, all = 0;
+    uint64_t mine = 0;
     for (int i = 0; i < HC_OL_NPERS; ++i) {
         mine |= NULL == o->plive[i] ? (uint64_t) 1 << i : 0;
     }
-    int rc = NULL == p->coll_allreduce
-                 ? OMPI_ERR_NOT_AVAILABLE
-                 : p->coll_allreduce(&mine, &all, 1, MPI_UINT64_T, MPI_BAND, c->comm,
-                                     p->coll_allreduce_module);
-    if (OMPI_SUCCESS != rc || 0 == all) {
+    int rc;
+    uint64_t all = mca_coll_hiercoll_offload_agree(c->module, mine, &rc);
+    if (0 == all) {
         if (0 == c->rank) {
             mca_coll_hiercoll_log(1,
                                   "%s: offload: %d persistent offloaded requests alive; this "
@@ -613,8 +611,7 @@ static hc_offload_t *offload_of(mca_coll_hiercoll_module_t *m, ompi_communicator
 #endif
 #if HIERCOLL_HAVE_UCX
     if (!ofi && HC_OL_PROGRESS != want && ompi_comm_size(comm) > 1) {
-        if (OMPI_SUCCESS
-            == mca_coll_hiercoll_ucx_open(m, &o->chan, &o->eng, HC_OL_AUTO == want)) {
+        if (OMPI_SUCCESS == mca_coll_hiercoll_ucx_open(m, &o->chan, &o->eng, HC_OL_AUTO == want)) {
             o->kind = HC_OL_UCX;
             return o;
         }
@@ -741,16 +738,22 @@ bool mca_coll_hiercoll_peers_missing(const hc_ol_peers_t *t, ompi_communicator_t
     return false;
 }
 
-bool mca_coll_hiercoll_offload_agree(mca_coll_hiercoll_module_t *m, bool mine, int *rc)
+uint64_t mca_coll_hiercoll_offload_agree(mca_coll_hiercoll_module_t *m, uint64_t mine, int *rc)
 {
     mca_coll_base_comm_coll_t *p = &m->prev;
-    int n = ompi_comm_size(m->comm), one = mine, *all = malloc((size_t) n * sizeof(int));
-    *rc = NULL == all ? OMPI_ERR_OUT_OF_RESOURCE
-                      : p->coll_allgather(&one, 1, MPI_INT, all, 1, MPI_INT, m->comm,
-                                          p->coll_allgather_module);
-    bool every = OMPI_SUCCESS == *rc;
-    for (int r = 0; every && r < n; ++r) {
-        every = 0 != all[r];
+    int n = ompi_comm_size(m->comm);
+    uint64_t *all = malloc((size_t) n * sizeof(*all)), every = 0;
+    if (NULL == p->coll_allgather || NULL == all) {
+        *rc = NULL == all ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_ERR_NOT_AVAILABLE;
+    } else {
+        *rc = p->coll_allgather(&mine, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, m->comm,
+                                p->coll_allgather_module);
+    }
+    if (OMPI_SUCCESS == *rc) {
+        every = all[0];
+        for (int r = 1; r < n; ++r) {
+            every &= all[r];
+        }
     }
     free(all);
     return every;
@@ -806,11 +809,10 @@ static int plan_rank(const hc_offload_t *o, hct_prog_t *p, const hc_call_t *c, i
                                      : hct_plan_barrier(p, (hct_shape_t) shape, k, c->size, rank);
         return 0 == rc ? OMPI_SUCCESS : OMPI_ERR_OUT_OF_RESOURCE;
     }
-    int rc = HC_ALLREDUCE == c->coll
-                 ? hct_plan_allreduce(p, (hct_shape_t) shape, k, c->size, rank, 0, op, type,
-                                      (size_t) c->rcount)
-                 : hct_plan_reduce(p, (hct_shape_t) shape, k, c->size, rank, c->root, op, type,
-                                   (size_t) c->rcount);
+    int rc = HC_ALLREDUCE == c->coll ? hct_plan_allreduce(p, (hct_shape_t) shape, k, c->size, rank,
+                                                          0, op, type, (size_t) c->rcount)
+                                     : hct_plan_reduce(p, (hct_shape_t) shape, k, c->size, rank,
+                                                       c->root, op, type, (size_t) c->rcount);
     return 0 == rc ? OMPI_SUCCESS : OMPI_ERR_OUT_OF_RESOURCE;
 }
 
@@ -827,14 +829,16 @@ static bool ofi_fits(hc_offload_t *o, const hc_call_t *c)
     if (HC_OL_OFI == o->kind) {
         hct_prog_t rp;
         hct_prog_init(&rp);
-        bool fits = OMPI_SUCCESS
-                    == plan_rank(o, &rp, c,
-                                 HC_REDUCE == c->coll || HC_BCAST == c->coll ? c->root : 0)
-                    && mca_coll_hiercoll_ofi_fits(o->fchan, &rp);
+        bool fits =
+            OMPI_SUCCESS
+                == plan_rank(o, &rp, c, HC_REDUCE == c->coll || HC_BCAST == c->coll ? c->root : 0)
+            && mca_coll_hiercoll_ofi_fits(o->fchan, &rp);
         hct_prog_fini(&rp);
         if (!fits) {
-            mca_coll_hiercoll_log(2, "%s: offload: %d elements do not fit the ofi budget: "
-                                  "progress transport", c->comm->c_name, c->rcount);
+            mca_coll_hiercoll_log(2,
+                                  "%s: offload: %d elements do not fit the ofi budget: "
+                                  "progress transport",
+                                  c->comm->c_name, c->rcount);
         }
         return fits;
     }

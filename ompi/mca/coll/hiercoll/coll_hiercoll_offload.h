@@ -51,10 +51,11 @@ int mca_coll_hiercoll_peers_add(hc_ol_peers_t *t, ompi_proc_t *proc, uint64_t va
 void mca_coll_hiercoll_peers_fini(hc_ol_peers_t *t);
 /* Does some rank of the module's communicator lack an entry for a peer? */
 bool mca_coll_hiercoll_peers_missing(const hc_ol_peers_t *t, ompi_communicator_t *comm);
-/* Wire-up's agreement: true on every rank when `mine` is true on every
- * rank (an allgather of the layer below: its allreduce may come back to
- * hiercoll).  *rc: the allgather's return code. */
-bool mca_coll_hiercoll_offload_agree(mca_coll_hiercoll_module_t *m, bool mine, int *rc);
+/* The offload's agreements (wire-up, persistent slots): the AND of every
+ * rank's `mine`, the same on every rank; 0 when the exchange failed.  An
+ * allgather of the layer below (its allreduce may come back to hiercoll).
+ * *rc: the allgather's return code. */
+uint64_t mca_coll_hiercoll_offload_agree(mca_coll_hiercoll_module_t *m, uint64_t mine, int *rc);
 
 #if HIERCOLL_HAVE_UCX
 /* Open a channel for the module's communicator on the UCX agent's engine
