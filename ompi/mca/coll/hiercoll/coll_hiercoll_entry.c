@@ -230,16 +230,9 @@ static int hc_allreduce(const void *sbuf, void *rbuf, int count, ompi_datatype_t
                         ompi_op_t *op, ompi_communicator_t *comm, mca_coll_base_module_t *module)
 {
     hc_fast_t *f = hc_fast_hit(module, HC_ALLREDUCE, sbuf, count, dtype, op, 0);
-    if (OPAL_LIKELY(NULL != f)) {
-        if (OPAL_LIKELY(NULL == f->plan && !f->sc_watch)) {
-            if (OPAL_UNLIKELY(0 == --f->left)) { /* the slow path hands it back */
-                f->left = 1;
-                return hc_allreduce_slow(sbuf, rbuf, count, dtype, op, comm, module);
-            }
-            return HC_FAST_PASS(f, allreduce, sbuf, rbuf, count, dtype, op, comm);
-        }
-        return mca_coll_hiercoll_fast_run(HC_MODULE(module), f, HC_ALLREDUCE, sbuf, rbuf);
-    }
+    HC_FAST_ENTRY(module, HC_ALLREDUCE, f, NULL == f->plan && !f->sc_watch,
+                  hc_allreduce_slow(sbuf, rbuf, count, dtype, op, comm, module), sbuf, rbuf,
+                  allreduce, sbuf, rbuf, count, dtype, op, comm);
     return hc_allreduce_slow(sbuf, rbuf, count, dtype, op, comm, module);
 }
 
@@ -343,16 +336,8 @@ static __opal_attribute_noinline__ int hc_barrier_slow(ompi_communicator_t *comm
 static int hc_barrier(ompi_communicator_t *comm, mca_coll_base_module_t *module)
 {
     hc_fast_t *f = hc_fast_hit(module, HC_BARRIER, NULL, 0, NULL, NULL, 0);
-    if (OPAL_LIKELY(NULL != f)) {
-        if (OPAL_LIKELY(NULL == f->plan)) {
-            if (OPAL_UNLIKELY(0 == --f->left)) { /* the slow path hands it back */
-                f->left = 1;
-                return hc_barrier_slow(comm, module);
-            }
-            return HC_FAST_PASS(f, barrier, comm);
-        }
-        return mca_coll_hiercoll_fast_run(HC_MODULE(module), f, HC_BARRIER, NULL, NULL);
-    }
+    HC_FAST_ENTRY(module, HC_BARRIER, f, NULL == f->plan, hc_barrier_slow(comm, module), NULL,
+                  NULL, barrier, comm);
     return hc_barrier_slow(comm, module);
 }
 
@@ -381,16 +366,9 @@ static int hc_bcast(void *buff, int count, ompi_datatype_t *datatype, int root,
                     ompi_communicator_t *comm, mca_coll_base_module_t *module)
 {
     hc_fast_t *f = hc_fast_hit(module, HC_BCAST, NULL, count, datatype, NULL, root);
-    if (OPAL_LIKELY(NULL != f)) {
-        if (OPAL_LIKELY(NULL == f->plan)) {
-            if (OPAL_UNLIKELY(0 == --f->left)) { /* the slow path hands it back */
-                f->left = 1;
-                return hc_bcast_slow(buff, count, datatype, root, comm, module);
-            }
-            return HC_FAST_PASS(f, bcast, buff, count, datatype, root, comm);
-        }
-        return mca_coll_hiercoll_fast_run(HC_MODULE(module), f, HC_BCAST, NULL, buff);
-    }
+    HC_FAST_ENTRY(module, HC_BCAST, f, NULL == f->plan,
+                  hc_bcast_slow(buff, count, datatype, root, comm, module), NULL, buff, bcast,
+                  buff, count, datatype, root, comm);
     return hc_bcast_slow(buff, count, datatype, root, comm, module);
 }
 
@@ -488,16 +466,9 @@ static int hc_reduce(const void *sbuf, void *rbuf, int count, ompi_datatype_t *d
                      int root, ompi_communicator_t *comm, mca_coll_base_module_t *module)
 {
     hc_fast_t *f = hc_fast_hit(module, HC_REDUCE, sbuf, count, dtype, op, root);
-    if (OPAL_LIKELY(NULL != f)) {
-        if (OPAL_LIKELY(NULL == f->plan)) {
-            if (OPAL_UNLIKELY(0 == --f->left)) { /* the slow path hands it back */
-                f->left = 1;
-                return hc_reduce_slow(sbuf, rbuf, count, dtype, op, root, comm, module);
-            }
-            return HC_FAST_PASS(f, reduce, sbuf, rbuf, count, dtype, op, root, comm);
-        }
-        return mca_coll_hiercoll_fast_run(HC_MODULE(module), f, HC_REDUCE, sbuf, rbuf);
-    }
+    HC_FAST_ENTRY(module, HC_REDUCE, f, NULL == f->plan,
+                  hc_reduce_slow(sbuf, rbuf, count, dtype, op, root, comm, module), sbuf, rbuf,
+                  reduce, sbuf, rbuf, count, dtype, op, root, comm);
     return hc_reduce_slow(sbuf, rbuf, count, dtype, op, root, comm, module);
 }
 

@@ -34,4 +34,24 @@ static inline hc_fast_t *hc_fast_hit(mca_coll_base_module_t *module, hc_coll_t k
                                                                               (f)->prev_module)
 #define HC_MODULE(module) ((mca_coll_hiercoll_module_t *) (module))
 
+/* A blocking entry point's fast path, f being hc_fast_hit's answer.  A hit
+ * that passes on (`pass`) calls the layer below directly and counts toward
+ * the hand-back: the call that uses the count up takes the slow path
+ * instead (`slow`), whose dispatch counts it last and hands the slot back.
+ * A hit that runs hiercoll's plan, or a watched allreduce, runs through
+ * mca_coll_hiercoll_fast_run.  A miss falls through to what follows. */
+#define HC_FAST_ENTRY(module, k, f, pass, slow, sbuf, rbuf, coll, ...)                             \
+    do {                                                                                           \
+        if (OPAL_LIKELY(NULL != (f))) {                                                            \
+            if (OPAL_LIKELY(pass)) {                                                               \
+                if (OPAL_UNLIKELY(0 == --(f)->left)) {                                             \
+                    (f)->left = 1;                                                                 \
+                    return slow;                                                                   \
+                }                                                                                  \
+                return HC_FAST_PASS(f, coll, __VA_ARGS__);                                         \
+            }                                                                                      \
+            return mca_coll_hiercoll_fast_run(HC_MODULE(module), f, k, sbuf, rbuf);                \
+        }                                                                                          \
+    } while (0)
+
 #endif
