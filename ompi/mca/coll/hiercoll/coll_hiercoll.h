@@ -539,10 +539,8 @@ typedef struct hc_leftover {
 } hc_leftover_t;
 void mca_coll_hiercoll_sc_leave(hc_leftover_t *lo);
 /* Free the leftovers that completed; wait for those of `comm` (NULL:
- * wait for none; MPI_COMM_WORLD, whose module goes in MPI_Finalize while
- * the PML still runs: wait for all, also those of communicators that
- * their own requests keep alive). */
-void mca_coll_hiercoll_sc_sweep(ompi_communicator_t *comm);
+ * wait for none), or for every one when `all`. */
+void mca_coll_hiercoll_sc_sweep(ompi_communicator_t *comm, bool all);
 
 /* ------------------------------------------------------------------ */
 /* Triggered offload (coll_hiercoll_offload.c)                          */

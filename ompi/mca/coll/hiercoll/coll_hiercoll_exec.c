@@ -366,7 +366,7 @@ static int early_begin(hc_early_t *e, mca_coll_hiercoll_module_t *m, ompi_commun
     e->done = false;
     m->stats.sc_engaged++;
     if (0 != mca_coll_hiercoll_component.nleftovers) {
-        mca_coll_hiercoll_sc_sweep(NULL);
+        mca_coll_hiercoll_sc_sweep(NULL, false);
     }
     /* the plan's scratch first (it binds the TMP buffers' types) */
     void *tmp = NULL;
@@ -902,7 +902,7 @@ int mca_coll_hiercoll_progress(void)
     mca_coll_hiercoll_request_t *req, *next;
     int done = 0;
     if (0 != c->nleftovers) {
-        mca_coll_hiercoll_sc_sweep(NULL);
+        mca_coll_hiercoll_sc_sweep(NULL, false);
     }
     if (0 == c->nactive) {
         if (0 == c->nleftovers) {

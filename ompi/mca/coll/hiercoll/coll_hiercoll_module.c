@@ -77,8 +77,11 @@ static void print_stats(mca_coll_hiercoll_module_t *m)
 static void module_destruct(mca_coll_hiercoll_module_t *m)
 {
     if (NULL != m->comm && 0 != mca_coll_hiercoll_component.nleftovers) {
-        mca_coll_hiercoll_sc_sweep(m->comm); /* early exits' requests on it (on
-                                               * MPI_COMM_WORLD: all of them) */
+        /* early exits' requests on it; MPI_COMM_WORLD's module goes in
+         * MPI_Finalize while the PML still runs (Open MPI 4.1 has no later
+         * hook that does): the last chance for every communicator's, also
+         * those of communicators that their own requests keep alive */
+        mca_coll_hiercoll_sc_sweep(m->comm, m->comm == &ompi_mpi_comm_world.comm);
     }
     if (m->enabled && mca_coll_hiercoll_component.stats && NULL != m->comm) {
         print_stats(m);

@@ -262,7 +262,7 @@ void mca_coll_hiercoll_sc_leave(hc_leftover_t *lo)
     OPAL_THREAD_UNLOCK(&c->lock);
 }
 
-void mca_coll_hiercoll_sc_sweep(ompi_communicator_t *comm)
+void mca_coll_hiercoll_sc_sweep(ompi_communicator_t *comm, bool all)
 {
     mca_coll_hiercoll_component_t *c = &mca_coll_hiercoll_component;
     OPAL_THREAD_LOCK(&c->lock);
@@ -285,7 +285,7 @@ void mca_coll_hiercoll_sc_sweep(ompi_communicator_t *comm)
             if (MPI_REQUEST_NULL == *r) {
                 continue;
             }
-            if (comm == lo->comm || comm == &ompi_mpi_comm_world.comm) {
+            if (all || comm == lo->comm) {
                 (void) ompi_request_wait(r, MPI_STATUS_IGNORE);
             } else if (REQUEST_COMPLETE(*r)) {
                 ompi_request_free(r);
