@@ -862,20 +862,20 @@ static void vectors(const hc_call_t *c, const void **in, void **out)
     }
 }
 
-/* kick: send what the arm fired on the UCX worker (not when the caller
+/* post: send what the arm fired on the UCX worker (not when the caller
  * drives the worker itself right after). */
 static hct_port_t *arm(hc_offload_t *o, uint16_t seq, const hct_prog_t *p, const void *in,
-                       void *out, bool kick)
+                       void *out, bool post)
 {
     pthread_mutex_lock(&o->eng->lock);
     hct_port_t *port = hct_arm(o->chan, seq, p, in, out);
     pthread_mutex_unlock(&o->eng->lock);
 #if HIERCOLL_HAVE_UCX
-    if (HC_OL_UCX == o->kind && kick) {
+    if (HC_OL_UCX == o->kind && post) {
         mca_coll_hiercoll_ucx_post();
     }
 #else
-    (void) kick;
+    (void) post;
 #endif
     return port;
 }

@@ -183,8 +183,8 @@ static int ucx_send(void *ctx, hct_chan_t *chan, int rank, const hct_pkt_t *pkt)
     return 0;
 }
 
-/* Send the outbox.  Returns how many sends left, *pending how many of
- * them are still in flight. */
+/* Send the outbox (under U.wlock).  Returns how many sends left and, when
+ * pending is not NULL, adds how many of them are still in flight. */
 static int drain_outbox(int *pending)
 {
     if (0 == U.nout) {
@@ -197,7 +197,10 @@ static int drain_outbox(int *pending)
     U.nout = U.capout = 0;
     pthread_mutex_unlock(&U.out_lock);
     for (int i = 0; i < n; ++i) {
-        *pending += wire_send(o[i].ep, o[i].w) > 0;
+        int rc = wire_send(o[i].ep, o[i].w);
+        if (NULL != pending) {
+            *pending += rc > 0;
+        }
     }
     free(o);
     return n;
@@ -221,12 +224,8 @@ static ucs_status_t on_packet(void *arg, const void *header, size_t header_lengt
     return UCS_OK;
 }
 
-/* The agent's place: where the node has a core to spare for every
- * process's agent (online cores at least twice the node's processes), it
- * leaves the process's binding for the whole node, so that the kernel
- * puts it on an idle core, and spins a little before sleeping; elsewhere
- * it keeps the binding and sleeps at once (a spinning agent would take
- * the core the application computes on).  Returns the spin count. */
+/* Whether the node has a core to spare for every process's agent: online
+ * cores at least twice the node's processes. */
 static bool spare_core(long *cores, long *procs)
 {
     *cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -234,6 +233,11 @@ static bool spare_core(long *cores, long *procs)
     return *cores >= 2 * *procs;
 }
 
+/* The agent's place: where the node has a core to spare, it leaves the
+ * process's binding for the whole node, so that the kernel puts it on an
+ * idle core, and spins a little before sleeping; elsewhere it keeps the
+ * binding and sleeps at once (a spinning agent would take the core the
+ * application computes on).  Returns the spin count. */
 static int agent_place(void)
 {
     long cores, procs;
@@ -266,7 +270,7 @@ static void *agent_main(void *arg)
             continue;
         }
         pthread_mutex_lock(&U.wlock);
-        int pending = 0, did = drain_outbox(&pending);
+        int did = drain_outbox(NULL);
         did += (int) ucp_worker_progress(U.worker);
         ucs_status_t st = did || ++idle < U.spin ? UCS_ERR_BUSY : ucp_worker_arm(U.worker);
         pthread_mutex_unlock(&U.wlock);
@@ -523,7 +527,7 @@ int mca_coll_hiercoll_ucx_help(void)
     }
     U.lease_end = now_ns() + HC_UCX_LEASE_NS; /* the agent steps back meanwhile */
     pthread_mutex_lock(&U.wlock);
-    int pending = 0, n = drain_outbox(&pending);
+    int n = drain_outbox(NULL);
     n += (int) ucp_worker_progress(U.worker);
     pthread_mutex_unlock(&U.wlock);
     return n;

@@ -58,17 +58,16 @@ int mca_coll_hiercoll_ofi_open(mca_coll_hiercoll_module_t *m, hcf_chan_t **chan,
     }
     ofi_card_t mine, *all = calloc((size_t) n, sizeof(ofi_card_t));
     memset(&mine, 0, sizeof(mine));
-    /* auto takes ofi only where a NIC runs the triggered work */
+    /* auto takes ofi only where a NIC runs the triggered work: soft names
+     * the provider (the open one, or the one that would open) otherwise */
     char soft[32] = "";
     if (automatic) {
         if (NULL != F.f) {
             snprintf(soft, sizeof(soft), "%s", hcf_provider(F.f));
-        } else if (0 != hcf_probe(soft, sizeof(soft))) {
-            soft[0] = '\0';
+        } else {
+            (void) hcf_probe(soft, sizeof(soft)); /* (none: stays "") */
         }
-        if (!hcf_software_triggers(soft)) {
-            soft[0] = '\0';
-        }
+        soft[0] = hcf_software_triggers(soft) ? soft[0] : '\0';
     }
     mine.ok = NULL != all && '\0' == soft[0] && OMPI_SUCCESS == fabric_up();
     if (mine.ok) {
