@@ -109,6 +109,7 @@ typedef struct hc_call {
                          * reductions keep their one datatype in rtype */
     const hcp_rule_t *rule; /* the selection rule that chose (verbose) */
     bool sc_sel;            /* blocking allreduce: the results' history chose the shortcut */
+    bool no_fast;           /* the fast path must not remember this call (shm admission) */
 } hc_call_t;
 
 /* ------------------------------------------------------------------ */
@@ -120,6 +121,10 @@ typedef struct hc_call {
  * describes stages; the executor builds stage k's plan once stage k-1 has
  * completed, in every mode (persistent requests start again at stage 0). */
 #define HC_NO_MORE_STAGES 1
+/* A request algorithm's start: the call is not mine after all (decided
+ * alike on every rank, e.g. a shared-memory set-up that failed on one of
+ * them); select again.  Its usable must now answer no. */
+#define HC_DECLINED 2
 struct hc_bind;
 typedef struct hc_stages {
     void *ctx;
@@ -278,6 +283,7 @@ struct mca_coll_hiercoll_module_t {
     bool fast_ok;                    /* may blocking calls take the fast path? */
     hc_fast_t fast[HC_NCOLL];        /* the last blocking call's plan, bound */
     struct hc_offload *offload; /* triggered offload state, created lazily */
+    struct hc_shm *shm;         /* shared-memory node level (coll_hiercoll_shm.c) */
 };
 OBJ_CLASS_DECLARATION(mca_coll_hiercoll_module_t);
 
@@ -333,6 +339,11 @@ typedef struct mca_coll_hiercoll_component_t {
     int offload_ofi_max_triggered; /* ofi backend: the NIC's triggered-op limit (0: none) */
     char *offload_ofi_built;       /* read-only: was the ofi backend built */
     bool offload_wait_progress;  /* a waiting caller helps the UCX agent */
+    /* shared-memory node level (coll_hiercoll_shm.c) */
+    bool shm_enable, shm_oversubscribed;
+    char *shm_backing, *shm_fault;
+    size_t shm_arena_size, shm_cell_size, shm_chan_bytes, shm_auto_max, shm_fold_max;
+    int shm_slots, shm_persistent, shm_min_calls, shm_spin, shm_watchdog;
 } mca_coll_hiercoll_component_t;
 
 HC_COMPONENT_DECLSPEC extern mca_coll_hiercoll_component_t mca_coll_hiercoll_component;
@@ -481,6 +492,10 @@ const char *mca_coll_hiercoll_decomp_criterion(const mca_coll_hiercoll_module_t 
  * collective's "decomp" algorithm when decomposition pays for this call,
  * else NULL (coll_hiercoll_algos.c, with the measured thresholds). */
 const hc_algo_t *mca_coll_hiercoll_decomp_auto(const hc_call_t *c);
+/* auto's next question: the collective's "shm" algorithm when the
+ * shared-memory node level serves this call (coll_hiercoll_shm.c), else
+ * NULL. */
+const hc_algo_t *mca_coll_hiercoll_shm_auto(const hc_call_t *c);
 /* Verbose: "=decomp[criterion]<rule>," ahead of what auto does otherwise,
  * when the communicator may split; returns the characters written. */
 size_t mca_coll_hiercoll_decomp_describe(const mca_coll_hiercoll_module_t *m, hc_coll_t k,

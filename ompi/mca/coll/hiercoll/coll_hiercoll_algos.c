@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "coll_hiercoll.h"
+#include "coll_hiercoll_shm.h"
 
 #define PLANNED(expr) (0 == (expr) ? OMPI_SUCCESS : OMPI_ERR_OUT_OF_RESOURCE)
 
@@ -25,6 +26,14 @@
     {                                                                                              \
         .name = "decomp", .summary = "decomposition by coll_hiercoll_decomp_criterion: " text,     \
         .run = mca_coll_hiercoll_decomp_run, .usable = mca_coll_hiercoll_decomp_usable             \
+    }
+
+/* The shared-memory node level (coll_hiercoll_shm.c): every mode, on a
+ * communicator whose processes share a node. */
+#define SHM(text)                                                                                  \
+    {                                                                                              \
+        .name = "shm", .summary = "shared-memory node level: " text,                               \
+        .usable = mca_coll_hiercoll_shm_usable, .start = mca_coll_hiercoll_shm_start               \
     }
 
 /*
@@ -118,6 +127,19 @@ const hc_algo_t *mca_coll_hiercoll_decomp_auto(const hc_call_t *c)
     return decomp_pays(c) ? decomp_algo(c->coll) : NULL;
 }
 
+const hc_algo_t *mca_coll_hiercoll_shm_auto(const hc_call_t *c)
+{
+    if (!mca_coll_hiercoll_shm_wants(c)) {
+        return NULL;
+    }
+    for (const hc_algo_t *a = mca_coll_hiercoll_colls[c->coll].algos; a->name; ++a) {
+        if (mca_coll_hiercoll_shm_start == a->start) {
+            return a;
+        }
+    }
+    return NULL;
+}
+
 size_t mca_coll_hiercoll_decomp_describe(const mca_coll_hiercoll_module_t *m, hc_coll_t k,
                                          hc_mode_t md, char *buf, size_t len)
 {
@@ -197,6 +219,8 @@ static const hc_algo_t bcast_algos[] = {
                 "armed up front, in 120-byte segments pipelined independently; predefined types",
      .usable = mca_coll_hiercoll_offload_usable,
      .start = mca_coll_hiercoll_offload_start},
+    SHM("the root's bytes inline in its flag line (<= 112 B) or pipelined through its cells; "
+        "any datatype (packed per chunk)"),
     {.name = NULL},
 };
 
@@ -343,6 +367,8 @@ static const hc_algo_t reduce_algos[] = {
      .plan = reduce_shortcut},
     OFFLOAD("triggered offload (seed 003): chains armed up front on a K-nomial or K-ary tree, "
             "fired by the transport's agent or progress; the ALU's predefined ops and types"),
+    SHM("contributions inline or in cells, folded in rank order by the root (small) or "
+        "slice-parallel by every rank (longer, pipelined); contiguous datatypes, any op"),
     {.name = NULL},
 };
 
@@ -415,6 +441,8 @@ static const hc_algo_t allreduce_algos[] = {
     OFFLOAD("triggered offload (seed 003): reduce up and result down a K-nomial or K-ary tree "
             "armed up front, fired by the transport's agent or progress; the ALU's predefined "
             "ops and types"),
+    SHM("contributions inline or in cells, folded in rank order by every rank (small) or "
+        "slice-parallel then copied out (longer, pipelined); contiguous datatypes, any op"),
     {.name = NULL},
 };
 
@@ -452,6 +480,7 @@ static const hc_algo_t barrier_algos[] = {
     DECOMP("part barrier, bridge barrier, part bcast of a token"),
     OFFLOAD("triggered offload (issue 10): a zero-byte allreduce armed up front, arrivals up "
             "a K-nomial or K-ary tree and the release down"),
+    SHM("every rank writes its flag line and reads everyone's"),
     {.name = NULL},
 };
 

@@ -18,6 +18,7 @@
 #include "ompi/group/group.h"
 
 #include "coll_hiercoll.h"
+#include "coll_hiercoll_shm.h"
 
 static int hiercoll_register(void);
 static int hiercoll_open(void);
@@ -403,6 +404,79 @@ static int hiercoll_register(void)
         &c->offload_wait_progress);
     mca_coll_hiercoll_offload_params();
 
+    /* the shared-memory node level (coll_hiercoll_shm.c) */
+    c->shm_enable = true;
+    (void) mca_base_component_var_register(
+        self(), "shm_enable",
+        "Shared-memory node level: collectives of a communicator whose processes share a node "
+        "(barrier, bcast, reduce, allreduce, every mode) through shared memory; false: never "
+        "(the algorithm \"shm\" is then not usable either)",
+        MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
+        &c->shm_enable);
+    c->shm_oversubscribed = false;
+    (void) mca_base_component_var_register(
+        self(), "shm_oversubscribed",
+        "Shared-memory node level: may auto choose it where the node is oversubscribed (more "
+        "processes in the communicator than online cores, or mpi_yield_when_idle)? Waits then "
+        "yield the core after coll_hiercoll_shm_spin polls. Forced (algorithm \"shm\") it "
+        "runs there either way",
+        MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
+        &c->shm_oversubscribed);
+    c->shm_backing = "/dev/shm";
+    reg_string("shm_backing",
+               "Shared-memory node level: the directory of each process's arena file (created "
+               "mode 0600 with O_EXCL under a random name, reserved whole with posix_fallocate, "
+               "and unlinked at once: peers open it through /proc/<pid>/fd)",
+               OPAL_INFO_LVL_5, &c->shm_backing);
+    c->shm_fault = "";
+    reg_string("shm_fault",
+               "Shared-memory node level, testing: \"STEP:RANK\" makes world rank RANK fail "
+               "STEP of the set-up (create, reserve, alloc, attach); every rank must then fall "
+               "back alike",
+               OPAL_INFO_LVL_9, &c->shm_fault);
+    reg_number("shm_arena_size",
+               "Shared-memory node level: bytes of each process's arena, from which the regions "
+               "of the communicators it owns are carved (a communicator that finds no room "
+               "anywhere uses the layer below, on every rank)",
+               OPAL_INFO_LVL_5, HC_NUM_SIZE, &c->shm_arena_size, 4 << 20, 64 << 10, 1LL << 30);
+    reg_number("shm_cell_size",
+               "Shared-memory node level: bytes of a data cell (one per slot and process; "
+               "longer messages are pipelined in chunks of a cell), at most "
+               "coll_hiercoll_shm_chan_bytes / (slots x (processes + 1))",
+               OPAL_INFO_LVL_6, HC_NUM_SIZE, &c->shm_cell_size, 8 << 10, 1 << 10, 1 << 20);
+    reg_number("shm_chan_bytes",
+               "Shared-memory node level: the most bytes of cells per channel of a region",
+               OPAL_INFO_LVL_6, HC_NUM_SIZE, &c->shm_chan_bytes, 256 << 10, 16 << 10, 64LL << 20);
+    reg_number("shm_slots",
+               "Shared-memory node level: operations a process may run ahead of the slowest "
+               "reader of a communicator (K slots of flag lines and cells)",
+               OPAL_INFO_LVL_6, HC_NUM_INT, &c->shm_slots, 4, 2, 64);
+    reg_number("shm_persistent",
+               "Shared-memory node level: persistent requests per communicator that run on it "
+               "(each has a channel of its own, in initialization order; later inits use the "
+               "other algorithms)",
+               OPAL_INFO_LVL_6, HC_NUM_INT, &c->shm_persistent, 2, 0, 16);
+    reg_number("shm_min_calls",
+               "Shared-memory node level: calls of a communicator that auto runs elsewhere "
+               "before it sets up shared memory (short-lived communicators never allocate)",
+               OPAL_INFO_LVL_6, HC_NUM_INT, &c->shm_min_calls, 2, 0, 1000000);
+    reg_number("shm_spin",
+               "Shared-memory node level: polls of a waiting process before it calls Open MPI's "
+               "progress at every poll (and yields the core when oversubscribed)",
+               OPAL_INFO_LVL_6, HC_NUM_INT, &c->shm_spin, 2000, 1, 1000000000);
+    reg_number("shm_watchdog",
+               "Shared-memory node level, debugging: seconds a wait may last before the process "
+               "prints which rank, line and value it waits for (0: never)",
+               OPAL_INFO_LVL_9, HC_NUM_INT, &c->shm_watchdog, 0, 0, 86400);
+    reg_number("shm_auto_max",
+               "Shared-memory node level: the longest message (bytes) auto runs on it",
+               OPAL_INFO_LVL_5, HC_NUM_SIZE, &c->shm_auto_max, 16 << 20, 0, 1LL << 40);
+    reg_number("shm_fold_max",
+               "Shared-memory node level: reductions whose vector times the ranks that fold it "
+               "is at most this many bytes are folded whole by every rank (allreduce) or the "
+               "root (reduce); longer ones slice-parallel",
+               OPAL_INFO_LVL_6, HC_NUM_SIZE, &c->shm_fold_max, 4096, 0, 1 << 20);
+
     parse_algorithms();
     c->gatherv_level = mca_coll_hiercoll_gatherv_level_of(c->gatherv_level_param);
     if (c->gatherv_level < 0) {
@@ -452,6 +526,7 @@ static int hiercoll_close(void)
         c->progress_registered = false;
     }
     mca_coll_hiercoll_offload_fini();
+    mca_coll_hiercoll_shm_fini();
     OBJ_DESTRUCT(&c->active);
     OBJ_DESTRUCT(&c->lock);
     hcp_criterion_fini(&c->decomp);

@@ -31,6 +31,7 @@
 
 #include "coll_hiercoll.h"
 #include "coll_hiercoll_fast.h"
+#include "coll_hiercoll_shm.h"
 
 /* ------------------------------------------------------------------ */
 /* Loading the rules                                                    */
@@ -131,6 +132,7 @@ void mca_coll_hiercoll_fast_enable(mca_coll_hiercoll_module_t *m, ompi_communica
         if (m->fast_ok && m->nrules[k] > 0 && NULL != fn
             && hcp_rules_always(m->rules[k], m->nrules[k], HCP_RULE_FALLBACK)
             && !mca_coll_hiercoll_shortcut_claims((hc_coll_t) k)
+            && !mca_coll_hiercoll_shm_claims(m, (hc_coll_t) k)
             && mca_coll_hiercoll_has_fallback(m, (hc_coll_t) k, HC_BLOCKING)) {
             *fn = NULL;
         }
@@ -258,7 +260,8 @@ void mca_coll_hiercoll_fast_fill(const hc_call_t *c, const hcp_plan_t *plan, con
     default:
         return;
     }
-    if (!m->fast_ok || (NULL != plan && plan != &m->cache[c->coll].plan)
+    if (!m->fast_ok || c->no_fast
+        || (NULL != plan && plan != &m->cache[c->coll].plan && plan != &mca_coll_hiercoll_shm_mark)
         || (NULL != c->rtype && !ompi_datatype_is_predefined(c->rtype))
         || (NULL != c->op && !ompi_op_is_intrinsic(c->op))) {
         return;
@@ -274,7 +277,7 @@ void mca_coll_hiercoll_fast_fill(const hc_call_t *c, const hcp_plan_t *plan, con
     f->root = c->root;
     f->in_place = MPI_IN_PLACE == c->sbuf;
     f->tag = mca_coll_hiercoll_blocking_tag(c->coll);
-    if (NULL != plan) {
+    if (NULL != b) {
         f->bind = *b;
     }
     f->plan = plan;
@@ -346,7 +349,9 @@ int mca_coll_hiercoll_fast_run(mca_coll_hiercoll_module_t *m, hc_fast_t *f, hc_c
 {
     int rc;
     f->left = hand_back_budget(); /* (a call hiercoll runs or watches) */
-    if (NULL != f->plan) {
+    if (&mca_coll_hiercoll_shm_mark == f->plan) {
+        rc = mca_coll_hiercoll_shm_fast(m, f, k, sbuf, rbuf);
+    } else if (NULL != f->plan) {
         f->bind.base[HCP_SBUF] = f->in_place ? NULL : (char *) sbuf;
         f->bind.base[HCP_RBUF] = MPI_IN_PLACE == rbuf ? NULL : (char *) rbuf;
         rc = mca_coll_hiercoll_exec_rounds(m, m->comm, f->plan, &f->bind, f->tag);

@@ -14,6 +14,7 @@
 #include "opal/util/show_help.h"
 
 #include "coll_hiercoll.h"
+#include "coll_hiercoll_shm.h"
 
 static void module_construct(mca_coll_hiercoll_module_t *m)
 {
@@ -26,6 +27,7 @@ static void module_construct(mca_coll_hiercoll_module_t *m)
     m->comm = NULL;
     m->gatherv_level = 0;
     m->enabled = false;
+    m->shm = NULL;
     m->decomp = NULL;
     m->offload = NULL;
     m->decomp_crit = &mca_coll_hiercoll_component.decomp;
@@ -89,6 +91,7 @@ static void module_destruct(mca_coll_hiercoll_module_t *m)
     mca_coll_hiercoll_sc_free(m);
     mca_coll_hiercoll_decomp_free(m);
     mca_coll_hiercoll_offload_free(m);
+    mca_coll_hiercoll_shm_free(m);
     hcp_criterion_fini(&m->decomp_own);
     mca_coll_hiercoll_release_prev(m);
     hcp_fini(&m->plan);
@@ -192,6 +195,7 @@ static int module_enable(mca_coll_base_module_t *module, ompi_communicator_t *co
     m->gatherv_level = mca_coll_hiercoll_component.gatherv_level;
     read_info(m, comm);
     mca_coll_hiercoll_save_prev(m, comm);
+    mca_coll_hiercoll_shm_enable(m, comm);
     mca_coll_hiercoll_fast_enable(m, comm);
     m->enabled = true;
     if (mca_coll_hiercoll_component.verbose >= 1 && 0 == ompi_comm_rank(comm)) {

@@ -13,6 +13,7 @@
 #include "opal/util/output.h"
 
 #include "coll_hiercoll.h"
+#include "coll_hiercoll_shm.h"
 
 /* ------------------------------------------------------------------ */
 /* The previous layer's slots                                           */
@@ -315,6 +316,10 @@ const hc_algo_t *mca_coll_hiercoll_select(const hc_call_t *c)
     }
     if (HC_ALGO_AUTO == choice || choice >= 0) {
         a = mca_coll_hiercoll_decomp_auto(c);
+        if (NULL == a) { /* the shared-memory node level, before the rules (measured
+                          * against the layer below on one node) */
+            a = mca_coll_hiercoll_shm_auto(c);
+        }
         /* the selection rules (coll_hiercoll_fast.c); the call records the
          * rule that decided, for verbose output */
         if (NULL == a) { /* short-circuit reductions before the rules (measured
@@ -443,7 +448,15 @@ int mca_coll_hiercoll_dispatch(hc_call_t *c, ompi_request_t **request, struct om
         return a->run(c);
     }
     if (NULL != a->start) {
-        return a->start(c, request, info);
+        rc = a->start(c, request, info);
+        if (HC_DECLINED == rc) { /* alike on every rank: select again */
+            m->stats.calls[c->coll]--;
+            return mca_coll_hiercoll_dispatch(c, request, info);
+        }
+        if (OMPI_SUCCESS == rc && HC_BLOCKING == c->mode && mca_coll_hiercoll_shm_start == a->start) {
+            mca_coll_hiercoll_fast_fill(c, &mca_coll_hiercoll_shm_mark, NULL);
+        }
+        return rc;
     }
 
     hc_bind_t b;

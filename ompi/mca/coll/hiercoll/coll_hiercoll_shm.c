@@ -1,0 +1,1477 @@
+/*
+ * Copyright (c) 2026 The hiercoll authors.
+ * $COPYRIGHT$
+ *
+ * The shared-memory node level: barrier, bcast, reduce and allreduce of a
+ * communicator whose processes share a node, through shared memory.
+ *
+ * MEMORY.  Each process that uses the level creates ONE arena: a file in
+ * coll_hiercoll_shm_backing (default /dev/shm), O_CREAT|O_EXCL, mode 0600,
+ * a name with 64 random bits, reserved whole with posix_fallocate (ENOSPC
+ * then, never SIGBUS later) and unlinked at once: no name ever stays in
+ * the file system, whatever happens to the process.  Peers open it through
+ * /proc/<pid>/fd/<fd>, which the kernel allows only to processes that may
+ * ptrace the owner (same user, same job in practice).  A communicator's
+ * REGION is carved from the arena of one member, the owner (the most free
+ * space, ties to the lowest rank), so files and mappings are bounded by
+ * the number of processes on the node, not by the number of communicators.
+ * The owner reclaims a region once every member has left it (a counter in
+ * the region's header).
+ *
+ * ADMISSION AND AGREEMENT.  Under auto a communicator's first
+ * coll_hiercoll_shm_min_calls eligible calls run elsewhere (short-lived
+ * communicators never allocate); the next one sets up, collectively,
+ * through the layer below: allgather of (pid, fd, free bytes), the owner
+ * allocates and broadcasts where, everyone maps and checks a cookie, and
+ * an allreduce(MIN) of every rank's success decides for all: on failure
+ * every rank falls back, with one verbose line.  A fault can be injected
+ * on one rank at each step (coll_hiercoll_shm_fault).
+ *
+ * SYNCHRONIZATION.  A region has CHANNELS: channel 0 carries blocking and
+ * nonblocking calls, one channel per persistent request (in init order).
+ * A channel numbers its operations with a 64-bit sequence s (every rank
+ * counts alike); operation s uses slot s mod K.  Each rank writes only
+ * its own lines, 128 bytes apart: flag[slot][rank] {seq, inline data} and
+ * done[rank] (the last operation it finished reading).  Flags carry
+ * FV(s, phase) = 4 s + phase, stored with release and read with acquire,
+ * compared with >= (never equality, never 32 bits).  Before a rank writes
+ * slot k for operation s it checks that every rank is done with s - K
+ * (a cached minimum, rarely re-read), so writers run up to K operations
+ * ahead of slow readers, and a bcast root returns without waiting.
+ *
+ * DATA PATHS.  Inline in the flag line (<= HC_SHM_INLINE bytes); cells of
+ * C bytes per (slot, rank) plus a result cell per slot; messages longer
+ * than a cell are pipelined in chunks, one sequence number per chunk.
+ * Reductions fold in MPI rank order (acc = x[n-1]; acc = x[i] op acc for
+ * i = n-2..0), so non-commutative user ops are exact and every result is
+ * bitwise the same on every rank and every run: small vectors are folded
+ * by every rank (allreduce) or the root (reduce) from the published
+ * copies; longer ones slice-parallel (each rank folds its slice of every
+ * rank's chunk into the result cell, then everyone copies the chunk out).
+ * A bcast with a non-contiguous datatype packs and unpacks with the
+ * convertor per chunk (ranks may use different datatypes of one
+ * signature); reductions take contiguous datatypes.
+ *
+ * WAITING.  coll_hiercoll_shm_spin polls with `pause`, then Open MPI's
+ * progress at every poll, and sched_yield when the node is oversubscribed
+ * or mpi_yield_when_idle is set; coll_hiercoll_shm_watchdog seconds of
+ * waiting print which rank, line and value a wait is stuck on.
+ *
+ * STATE MACHINES.  Every operation is start + progress (returns when it
+ * would wait): blocking = start, then progress and wait until done;
+ * nonblocking = a request the progress callback advances; persistent = a
+ * request restarted on its own channel.  A channel runs its operations in
+ * order (a FIFO), so one rank never interleaves two operations' lines.
+ */
+#include "ompi_config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
+#if defined(__linux__)
+#include <sys/random.h>
+#endif
+
+#include "ompi/datatype/ompi_datatype.h"
+#include "ompi/proc/proc.h"
+#include "opal/datatype/opal_convertor.h"
+#include "opal/mca/hwloc/hwloc-internal.h"
+#include "opal/runtime/opal_progress.h"
+
+#include "coll_hiercoll.h"
+#include "coll_hiercoll_shm.h"
+
+#define HC_SHM_LINE 128
+#define HC_SHM_INLINE (HC_SHM_LINE - 16)
+#define HC_SHM_MAGIC 0x68635f73686d3031ull /* "hc_shm01" */
+#define HC_SHM_MAXCH 17                    /* channel 0 + up to 16 persistent */
+#define FV(s, ph) (((uint64_t) (s) << 2) | (uint64_t) (ph))
+
+typedef struct hc_line {
+    uint64_t seq;
+    uint64_t aux;
+    unsigned char data[HC_SHM_INLINE];
+} __attribute__((aligned(HC_SHM_LINE))) hc_line_t;
+
+typedef struct hc_shm_hdr {
+    uint64_t magic;
+    uint64_t cookie;   /* random, sent with the region's offset */
+    uint64_t detached; /* members that left (atomic); the owner reclaims at n */
+    uint32_t n, k, nch, pad;
+    uint64_t cell, size;
+} __attribute__((aligned(HC_SHM_LINE))) hc_shm_hdr_t;
+
+static inline uint64_t ld_acq(const uint64_t *p)
+{
+    return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
+static inline void st_rel(uint64_t *p, uint64_t v)
+{
+    __atomic_store_n(p, v, __ATOMIC_RELEASE);
+}
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield" ::: "memory");
+#endif
+}
+
+/* ------------------------------------------------------------------ */
+/* Per-process state: the arena, peers' mappings, pending regions       */
+/* ------------------------------------------------------------------ */
+
+typedef struct { size_t off, len; } hc_ext_t;
+typedef struct { pid_t pid; int fd; char *base; size_t size; int refs; } hc_map_t;
+typedef struct { size_t off, len; } hc_pend_t;
+
+static struct {
+    bool tried, ok;
+    int fd;
+    char *base;
+    size_t size;
+    hc_ext_t *free; /* sorted by offset, coalesced */
+    int nfree, capfree;
+    hc_pend_t *pend; /* regions whose members may still be inside */
+    int npend, cappend;
+    hc_map_t *maps;
+    int nmaps, capmaps;
+    uint64_t counter;
+    /* progress: channels with queued operations */
+    struct hc_shm_chan **busy;
+    int nbusy, capbusy;
+    bool progress_registered;
+    bool in_progress;
+    int ncpus;
+} g = {.fd = -1};
+
+static int world_rank(void)
+{
+    return ompi_comm_rank(&ompi_mpi_comm_world.comm);
+}
+
+/* coll_hiercoll_shm_fault: "STEP:RANK" (world rank) fails that step. */
+static bool fault(const char *step)
+{
+    const char *f = mca_coll_hiercoll_component.shm_fault;
+    if (NULL == f || '\0' == *f) {
+        return false;
+    }
+    size_t n = strlen(step);
+    if (0 != strncmp(f, step, n) || ':' != f[n]) {
+        return false;
+    }
+    return atoi(f + n + 1) == world_rank();
+}
+
+static uint64_t random64(void)
+{
+    uint64_t v = 0;
+#if defined(__linux__)
+    if (sizeof(v) == getrandom(&v, sizeof(v), GRND_NONBLOCK)) {
+        return v;
+    }
+#endif
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ((uint64_t) ts.tv_nsec << 20) ^ (uint64_t) ts.tv_sec ^ ((uint64_t) getpid() << 40)
+           ^ (uintptr_t) &v;
+}
+
+static void arena_create(void)
+{
+    mca_coll_hiercoll_component_t *c = &mca_coll_hiercoll_component;
+    g.tried = true;
+    size_t size = c->shm_arena_size;
+    char path[4096];
+    int fd = -1;
+    int err = 0;
+    const char *step = "create";
+    if (fault("create")) {
+        err = EACCES;
+    } else {
+        for (int tries = 0; tries < 8 && fd < 0; ++tries) {
+            snprintf(path, sizeof(path), "%s/hc.%u.%d.%016llx", c->shm_backing, (unsigned) getuid(),
+                     (int) getpid(), (unsigned long long) random64());
+            fd = open(path, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
+            err = fd < 0 ? errno : 0;
+            if (fd < 0 && EEXIST != err) {
+                break;
+            }
+        }
+    }
+    if (fd >= 0) {
+        step = "reserve";
+        err = fault("reserve") ? ENOSPC : posix_fallocate(fd, 0, (off_t) size);
+        (void) unlink(path); /* no name stays behind, whatever happens next */
+        if (0 == err) {
+            step = "map";
+            void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+            if (MAP_FAILED == p) {
+                err = errno;
+            } else {
+#ifdef MADV_DONTFORK
+                (void) madvise(p, size, MADV_DONTFORK);
+#endif
+                g.base = p;
+            }
+        }
+        if (0 != err) {
+            close(fd);
+            fd = -1;
+        }
+    }
+    if (fd < 0) {
+        mca_coll_hiercoll_log(1, "shm: no arena on world rank %d (%s %s/hc.*: %s); this process "
+                              "owns no region (it may still use others')",
+                              world_rank(), step, c->shm_backing, strerror(err));
+        return;
+    }
+    g.fd = fd;
+    g.size = size;
+    g.ok = true;
+    g.free = malloc(sizeof(*g.free) * 8);
+    if (NULL == g.free) {
+        g.ok = false;
+        return;
+    }
+    g.capfree = 8;
+    g.nfree = 1;
+    g.free[0] = (hc_ext_t){0, size};
+}
+
+/* Regions whose members have all left go back to the free list. */
+static void arena_put(size_t off, size_t len)
+{
+    int i = 0;
+    while (i < g.nfree && g.free[i].off < off) {
+        ++i;
+    }
+    if (g.nfree == g.capfree) {
+        hc_ext_t *f = realloc(g.free, sizeof(*f) * (size_t) g.capfree * 2);
+        if (NULL == f) {
+            return; /* leaks the extent; never corrupts */
+        }
+        g.free = f;
+        g.capfree *= 2;
+    }
+    memmove(&g.free[i + 1], &g.free[i], sizeof(*g.free) * (size_t) (g.nfree - i));
+    g.free[i] = (hc_ext_t){off, len};
+    g.nfree++;
+    if (i + 1 < g.nfree && g.free[i].off + g.free[i].len == g.free[i + 1].off) {
+        g.free[i].len += g.free[i + 1].len;
+        memmove(&g.free[i + 1], &g.free[i + 2], sizeof(*g.free) * (size_t) (g.nfree - i - 2));
+        g.nfree--;
+    }
+    if (i > 0 && g.free[i - 1].off + g.free[i - 1].len == g.free[i].off) {
+        g.free[i - 1].len += g.free[i].len;
+        memmove(&g.free[i], &g.free[i + 1], sizeof(*g.free) * (size_t) (g.nfree - i - 1));
+        g.nfree--;
+    }
+}
+
+static void arena_reclaim(void)
+{
+    for (int i = 0; i < g.npend;) {
+        hc_shm_hdr_t *h = (hc_shm_hdr_t *) (g.base + g.pend[i].off);
+        if (ld_acq(&h->detached) >= h->n) {
+            h->magic = 0;
+            arena_put(g.pend[i].off, g.pend[i].len);
+            g.pend[i] = g.pend[--g.npend];
+        } else {
+            ++i;
+        }
+    }
+}
+
+static size_t arena_largest(void)
+{
+    if (!g.ok) {
+        return 0;
+    }
+    arena_reclaim();
+    size_t best = 0;
+    for (int i = 0; i < g.nfree; ++i) {
+        best = g.free[i].len > best ? g.free[i].len : best;
+    }
+    return best;
+}
+
+/* First fit; returns the offset or (size_t) -1. */
+static size_t arena_get(size_t len)
+{
+    arena_reclaim();
+    for (int i = 0; i < g.nfree; ++i) {
+        if (g.free[i].len >= len) {
+            size_t off = g.free[i].off;
+            g.free[i].off += len;
+            g.free[i].len -= len;
+            if (0 == g.free[i].len) {
+                memmove(&g.free[i], &g.free[i + 1], sizeof(*g.free) * (size_t) (g.nfree - i - 1));
+                g.nfree--;
+            }
+            return off;
+        }
+    }
+    return (size_t) -1;
+}
+
+static void arena_pending(size_t off, size_t len)
+{
+    if (g.npend == g.cappend) {
+        int cap = g.cappend ? 2 * g.cappend : 8;
+        hc_pend_t *p = realloc(g.pend, sizeof(*p) * (size_t) cap);
+        if (NULL == p) {
+            return;
+        }
+        g.pend = p;
+        g.cappend = cap;
+    }
+    g.pend[g.npend++] = (hc_pend_t){off, len};
+    arena_reclaim();
+}
+
+/* A peer's arena, mapped once per process and counted. */
+static char *map_peer(pid_t pid, int fd, size_t *size)
+{
+    if (pid == getpid()) {
+        *size = g.size;
+        return g.ok ? g.base : NULL;
+    }
+    for (int i = 0; i < g.nmaps; ++i) {
+        if (g.maps[i].pid == pid && g.maps[i].fd == fd) {
+            g.maps[i].refs++;
+            *size = g.maps[i].size;
+            return g.maps[i].base;
+        }
+    }
+    if (fault("attach")) {
+        return NULL;
+    }
+    char path[64];
+    snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int) pid, fd);
+    int pfd = open(path, O_RDWR | O_CLOEXEC);
+    if (pfd < 0) {
+        mca_coll_hiercoll_log(1, "shm: world rank %d cannot open %s: %s", world_rank(), path,
+                              strerror(errno));
+        return NULL;
+    }
+    struct stat st;
+    char *p = MAP_FAILED;
+    if (0 == fstat(pfd, &st) && st.st_size > 0 && st.st_uid == getuid()) {
+        p = mmap(NULL, (size_t) st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, pfd, 0);
+    }
+    close(pfd); /* the mapping keeps the file */
+    if (MAP_FAILED == p) {
+        return NULL;
+    }
+#ifdef MADV_DONTFORK
+    (void) madvise(p, (size_t) st.st_size, MADV_DONTFORK);
+#endif
+    if (g.nmaps == g.capmaps) {
+        int cap = g.capmaps ? 2 * g.capmaps : 8;
+        hc_map_t *m = realloc(g.maps, sizeof(*m) * (size_t) cap);
+        if (NULL == m) {
+            munmap(p, (size_t) st.st_size);
+            return NULL;
+        }
+        g.maps = m;
+        g.capmaps = cap;
+    }
+    g.maps[g.nmaps++] = (hc_map_t){pid, fd, p, (size_t) st.st_size, 1};
+    *size = (size_t) st.st_size;
+    return p;
+}
+
+static void unmap_peer(char *base)
+{
+    for (int i = 0; i < g.nmaps; ++i) {
+        if (g.maps[i].base == base && 0 == --g.maps[i].refs) {
+            munmap(base, g.maps[i].size);
+            g.maps[i] = g.maps[--g.nmaps];
+            return;
+        }
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Per-communicator state                                               */
+/* ------------------------------------------------------------------ */
+
+typedef struct hc_shm_op hc_shm_op_t;
+typedef struct hc_shm_chan {
+    struct hc_shm *s;
+    hc_line_t *flag; /* [K][n] */
+    hc_line_t *done; /* [n] */
+    char *cells;     /* [K][n] cells */
+    char *res;       /* [K] result cells */
+    uint64_t seq;      /* next operation's sequence number */
+    uint64_t done_min; /* every rank is done with operations before this + 1 */
+    hc_shm_op_t *head, *tail;
+    bool busy; /* in g.busy */
+} hc_shm_chan_t;
+
+enum { HC_SHM_UNSET = 0, HC_SHM_READY = 1, HC_SHM_FAILED = -1, HC_SHM_NEVER = -2 };
+
+typedef struct hc_shm {
+    int state;
+    int n, me;
+    int calls; /* eligible calls before admission (auto) */
+    int k;
+    size_t cell;
+    int nch, npers;
+    char *map;   /* the owner's arena as mapped here */
+    hc_shm_hdr_t *hdr;
+    bool owner;
+    size_t off, len;
+    bool yield;
+    ompi_communicator_t *comm;
+    hc_shm_chan_t ch[HC_SHM_MAXCH];
+} hc_shm_t;
+
+static inline hc_line_t *flag_of(hc_shm_chan_t *ch, int slot, int r)
+{
+    return &ch->flag[(size_t) slot * (size_t) ch->s->n + (size_t) r];
+}
+static inline char *cell_of(hc_shm_chan_t *ch, int slot, int r)
+{
+    return ch->cells + ((size_t) slot * (size_t) ch->s->n + (size_t) r) * ch->s->cell;
+}
+static inline char *res_of(hc_shm_chan_t *ch, int slot)
+{
+    return ch->res + (size_t) slot * ch->s->cell;
+}
+
+static size_t chan_bytes(int n, int k, size_t cell)
+{
+    return (size_t) k * n * HC_SHM_LINE + (size_t) n * HC_SHM_LINE + (size_t) k * n * cell
+           + (size_t) k * cell;
+}
+
+static size_t cell_for(int n, int k)
+{
+    mca_coll_hiercoll_component_t *c = &mca_coll_hiercoll_component;
+    size_t cell = c->shm_cell_size;
+    size_t cap = c->shm_chan_bytes / ((size_t) k * (size_t) (n + 1));
+    if (cell > cap) {
+        cell = cap;
+    }
+    cell &= ~(size_t) (HC_SHM_LINE - 1);
+    return cell < 1024 ? 1024 : cell;
+}
+
+static void lay_out(hc_shm_t *s, char *region)
+{
+    char *p = region + sizeof(hc_shm_hdr_t);
+    size_t per = chan_bytes(s->n, s->k, s->cell);
+    for (int i = 0; i < s->nch; ++i) {
+        hc_shm_chan_t *ch = &s->ch[i];
+        memset(ch, 0, sizeof(*ch));
+        ch->s = s;
+        ch->flag = (hc_line_t *) p;
+        ch->done = ch->flag + (size_t) s->k * s->n;
+        ch->cells = (char *) (ch->done + s->n);
+        ch->res = ch->cells + (size_t) s->k * s->n * s->cell;
+        ch->seq = 1; /* flags and done lines start at 0: "nothing yet" */
+        ch->done_min = 0;
+        p += per;
+    }
+}
+
+static bool all_local(ompi_communicator_t *comm)
+{
+    int n = ompi_comm_size(comm), me = ompi_comm_rank(comm);
+    for (int r = 0; r < n; ++r) {
+        if (r == me) {
+            continue;
+        }
+        ompi_proc_t *p = ompi_comm_peer_lookup(comm, r);
+        if (NULL == p || !OPAL_PROC_ON_LOCAL_NODE(p->super.proc_flags)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+void mca_coll_hiercoll_shm_enable(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm)
+{
+    mca_coll_hiercoll_component_t *c = &mca_coll_hiercoll_component;
+    m->shm = NULL;
+    if (!c->shm_enable || OMPI_COMM_IS_INTER(comm) || ompi_comm_size(comm) < 2
+        || !all_local(comm)) {
+        return;
+    }
+    hc_shm_t *s = calloc(1, sizeof(*s));
+    if (NULL == s) {
+        return;
+    }
+    s->n = ompi_comm_size(comm);
+    s->me = ompi_comm_rank(comm);
+    s->comm = comm; /* not retained: the module lives as long */
+    if (0 == g.ncpus) {
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        g.ncpus = n > 0 ? (int) n : 1;
+    }
+    s->yield = opal_progress_yield_when_idle || s->n > g.ncpus;
+    m->shm = s;
+}
+
+static void region_leave(hc_shm_t *s)
+{
+    if (HC_SHM_READY != s->state) {
+        return;
+    }
+    __atomic_fetch_add(&s->hdr->detached, 1, __ATOMIC_ACQ_REL);
+    if (s->owner) {
+        arena_pending(s->off, s->len);
+    } else {
+        unmap_peer(s->map);
+    }
+    s->state = HC_SHM_NEVER;
+}
+
+void mca_coll_hiercoll_shm_free(mca_coll_hiercoll_module_t *m)
+{
+    hc_shm_t *s = m->shm;
+    if (NULL == s) {
+        return;
+    }
+    /* (requests keep the module: its channels are idle, but a blocking
+     * wait may have emptied one that the progress list still holds) */
+    for (int i = 0; i < g.nbusy;) {
+        if (g.busy[i]->s == s) {
+            g.busy[i] = g.busy[--g.nbusy];
+        } else {
+            ++i;
+        }
+    }
+    region_leave(s);
+    free(s);
+    m->shm = NULL;
+}
+
+void mca_coll_hiercoll_shm_fini(void)
+{
+    for (int i = 0; i < g.nmaps; ++i) {
+        munmap(g.maps[i].base, g.maps[i].size);
+    }
+    free(g.maps);
+    if (g.ok) {
+        munmap(g.base, g.size);
+        close(g.fd);
+    }
+    free(g.free);
+    free(g.pend);
+    free(g.busy);
+    memset(&g, 0, sizeof(g));
+    g.fd = -1;
+}
+
+/* ------------------------------------------------------------------ */
+/* Set-up: collective, agreed through the layer below                   */
+/* ------------------------------------------------------------------ */
+
+typedef struct {
+    int64_t pid, fd, free, pad;
+} hc_shm_peer_t;
+
+static int setup(mca_coll_hiercoll_module_t *m)
+{
+    mca_coll_hiercoll_component_t *c = &mca_coll_hiercoll_component;
+    hc_shm_t *s = m->shm;
+    ompi_communicator_t *comm = s->comm;
+    mca_coll_base_comm_coll_t *p = &m->prev;
+    s->state = HC_SHM_FAILED;
+    if (NULL == p->coll_allgather || NULL == p->coll_bcast || NULL == p->coll_allreduce) {
+        return OMPI_SUCCESS;
+    }
+    s->k = c->shm_slots;
+    s->cell = cell_for(s->n, s->k);
+    s->nch = 1 + c->shm_persistent;
+    s->len = sizeof(hc_shm_hdr_t) + (size_t) s->nch * chan_bytes(s->n, s->k, s->cell);
+    s->len = (s->len + 4095) & ~(size_t) 4095;
+    if (!g.tried) {
+        arena_create();
+    }
+    hc_shm_peer_t *peers = calloc((size_t) s->n, sizeof(*peers));
+    if (NULL == peers) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    hc_shm_peer_t mine = {getpid(), g.fd, (int64_t) arena_largest(), 0};
+    int rc = p->coll_allgather(&mine, sizeof(mine), MPI_BYTE, peers, sizeof(mine), MPI_BYTE,
+                               comm, p->coll_allgather_module);
+    if (OMPI_SUCCESS != rc) {
+        free(peers);
+        return rc;
+    }
+    int owner = -1;
+    for (int r = 0; r < s->n; ++r) {
+        if (peers[r].free >= (int64_t) s->len && (owner < 0 || peers[r].free > peers[owner].free)) {
+            owner = r;
+        }
+    }
+    uint64_t where[2] = {(uint64_t) -1, 0}; /* offset, cookie */
+    if (owner < 0) {
+        mca_coll_hiercoll_log(1, "%s: shm: no process has %zu bytes free in its arena "
+                              "(coll_hiercoll_shm_arena_size); the layer below serves",
+                              comm->c_name, s->len);
+        free(peers);
+        return OMPI_SUCCESS; /* every rank saw the same table */
+    }
+    s->owner = owner == s->me;
+    if (s->owner) {
+        size_t off = fault("alloc") ? (size_t) -1 : arena_get(s->len);
+        if ((size_t) -1 != off) {
+            hc_shm_hdr_t *h = (hc_shm_hdr_t *) (g.base + off);
+            memset(h, 0, s->len); /* first touch: the owner's node */
+            h->n = (uint32_t) s->n;
+            h->k = (uint32_t) s->k;
+            h->nch = (uint32_t) s->nch;
+            h->cell = s->cell;
+            h->size = s->len;
+            h->cookie = random64();
+            st_rel(&h->magic, HC_SHM_MAGIC);
+            where[0] = off;
+            where[1] = h->cookie;
+        }
+    }
+    rc = p->coll_bcast(where, 2, MPI_UINT64_T, owner, comm, p->coll_bcast_module);
+    if (OMPI_SUCCESS != rc) {
+        free(peers);
+        return rc;
+    }
+    if ((uint64_t) -1 == where[0]) {
+        free(peers);
+        mca_coll_hiercoll_log(1, "%s: shm: rank %d could not carve a region of %zu bytes; the "
+                              "layer below serves", comm->c_name, owner, s->len);
+        return OMPI_SUCCESS;
+    }
+    size_t msize = 0;
+    char *map = map_peer((pid_t) peers[owner].pid, (int) peers[owner].fd, &msize);
+    int ok = NULL != map && where[0] + s->len <= msize;
+    hc_shm_hdr_t *h = ok ? (hc_shm_hdr_t *) (map + where[0]) : NULL;
+    ok = ok && HC_SHM_MAGIC == ld_acq(&h->magic) && h->cookie == where[1];
+    int all = ok;
+    rc = p->coll_allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm, p->coll_allreduce_module);
+    if (OMPI_SUCCESS != rc) {
+        all = 0;
+    }
+    free(peers);
+    if (!all) {
+        if (NULL != map && !s->owner) {
+            unmap_peer(map);
+        }
+        if (s->owner) {
+            arena_put(where[0], s->len);
+        }
+        if (0 == s->me) {
+            mca_coll_hiercoll_log(1, "%s: shm: a rank could not attach the region (see the line "
+                                  "above, or coll_hiercoll_shm_fault); every rank uses the "
+                                  "layer below", comm->c_name);
+        }
+        return OMPI_SUCCESS == rc ? OMPI_SUCCESS : rc;
+    }
+    s->map = map;
+    s->off = where[0];
+    s->hdr = h;
+    lay_out(s, (char *) h);
+    s->state = HC_SHM_READY;
+    if (0 == s->me) {
+        mca_coll_hiercoll_log(1, "%s: shm: %d processes, region of %zu bytes in rank %d's arena "
+                              "(%d slots, cells of %zu bytes, %d channels)",
+                              comm->c_name, s->n, s->len, owner, s->k, s->cell, s->nch);
+    }
+    return OMPI_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ */
+/* Operations                                                           */
+/* ------------------------------------------------------------------ */
+
+enum { PATH_INLINE, PATH_CELLS, PATH_FOLD, PATH_SLICE };
+
+struct hc_shm_op {
+    hc_shm_op_t *next;
+    hc_shm_chan_t *ch;
+    struct hc_shm_req *req; /* NULL: a blocking call waits for it */
+    hc_coll_t coll;
+    int path;
+    int root;
+    size_t count;  /* elements (reductions) */
+    size_t esize;  /* bytes per element (reductions) */
+    size_t m;      /* bytes of the whole message */
+    size_t chunk;  /* bytes per chunk */
+    ompi_datatype_t *dt;
+    ompi_op_t *op;
+    const char *src; /* contiguous input (reductions, contiguous bcast root) */
+    char *dst;       /* contiguous output */
+    bool packed;     /* bcast through the convertor */
+    opal_convertor_t conv;
+    /* progress */
+    uint64_t s0;
+    int nchunks, j, ph, i;
+    bool finished;
+    int error;
+    /* the watchdog */
+    uint64_t wait_val;
+    const uint64_t *wait_on;
+};
+
+/* Every rank done with operation s - K?  (Before writing slot s mod K.) */
+static bool slot_free(hc_shm_chan_t *ch, uint64_t s)
+{
+    int k = ch->s->k;
+    if (s <= (uint64_t) k || ch->done_min + (uint64_t) k >= s) {
+        return true;
+    }
+    uint64_t mn = UINT64_MAX;
+    for (int r = 0; r < ch->s->n; ++r) {
+        uint64_t d = ld_acq(&ch->done[r].seq);
+        mn = d < mn ? d : mn;
+    }
+    ch->done_min = mn;
+    return mn + (uint64_t) k >= s;
+}
+
+static inline void finish_reading(hc_shm_chan_t *ch, uint64_t s)
+{
+    st_rel(&ch->done[ch->s->me].seq, s);
+}
+
+/* Wait (without blocking) until every rank's flag of slot reaches v,
+ * starting at op->i. */
+static bool all_flags(hc_shm_op_t *o, int slot, uint64_t v)
+{
+    hc_shm_chan_t *ch = o->ch;
+    for (; o->i < ch->s->n; ++o->i) {
+        hc_line_t *l = flag_of(ch, slot, o->i);
+        if (ld_acq(&l->seq) < v) {
+            o->wait_on = &l->seq;
+            o->wait_val = v;
+            return false;
+        }
+    }
+    o->i = 0;
+    return true;
+}
+
+static bool one_flag(hc_shm_op_t *o, hc_line_t *l, uint64_t v)
+{
+    if (ld_acq(&l->seq) < v) {
+        o->wait_on = &l->seq;
+        o->wait_val = v;
+        return false;
+    }
+    return true;
+}
+
+static inline void publish(hc_line_t *l, uint64_t v)
+{
+    st_rel(&l->seq, v);
+}
+
+/* The bytes [off, off+len) of a bcast's message: out of the root's buffer
+ * into `to`, or from `from` into a receiver's buffer. */
+static void bcast_get(hc_shm_op_t *o, size_t off, size_t len, char *to)
+{
+    if (!o->packed) {
+        memcpy(to, o->src + off, len);
+        return;
+    }
+    struct iovec iov = {.iov_base = to, .iov_len = len};
+    uint32_t n = 1;
+    size_t max = len;
+    (void) opal_convertor_pack(&o->conv, &iov, &n, &max);
+}
+
+static void bcast_put(hc_shm_op_t *o, size_t off, size_t len, const char *from)
+{
+    if (!o->packed) {
+        memcpy(o->dst + off, from, len);
+        return;
+    }
+    struct iovec iov = {.iov_base = (void *) from, .iov_len = len};
+    uint32_t n = 1;
+    size_t max = len;
+    (void) opal_convertor_unpack(&o->conv, &iov, &n, &max);
+}
+
+static bool run_barrier(hc_shm_op_t *o)
+{
+    hc_shm_chan_t *ch = o->ch;
+    uint64_t s = o->s0;
+    int slot = (int) (s % (uint64_t) ch->s->k);
+    if (0 == o->ph) {
+        if (!slot_free(ch, s)) {
+            return false;
+        }
+        publish(flag_of(ch, slot, ch->s->me), FV(s, 0));
+        o->ph = 1;
+    }
+    if (!all_flags(o, slot, FV(s, 0))) {
+        return false;
+    }
+    finish_reading(ch, s);
+    return true;
+}
+
+static bool run_bcast(hc_shm_op_t *o)
+{
+    hc_shm_chan_t *ch = o->ch;
+    hc_shm_t *sh = ch->s;
+    bool root = sh->me == o->root;
+    for (; o->j < o->nchunks; ++o->j) {
+        uint64_t s = o->s0 + (uint64_t) o->j;
+        int slot = (int) (s % (uint64_t) sh->k);
+        size_t off = (size_t) o->j * o->chunk;
+        size_t len = o->m - off < o->chunk ? o->m - off : o->chunk;
+        hc_line_t *l = flag_of(ch, slot, o->root);
+        char *buf = PATH_INLINE == o->path ? (char *) l->data : cell_of(ch, slot, o->root);
+        if (root) {
+            if (!slot_free(ch, s)) {
+                return false;
+            }
+            bcast_get(o, off, len, buf);
+            publish(l, FV(s, 0));
+            finish_reading(ch, s);
+        } else {
+            if (!one_flag(o, l, FV(s, 0))) {
+                return false;
+            }
+            bcast_put(o, off, len, buf);
+            finish_reading(ch, s);
+        }
+    }
+    return true;
+}
+
+/* Fold [e0, e1) elements of every rank's published chunk in MPI rank
+ * order into `acc`: acc = x[n-1]; acc = x[i] op acc for i = n-2..0. */
+static void fold(hc_shm_op_t *o, int slot, size_t e0, size_t e1, char *acc)
+{
+    hc_shm_chan_t *ch = o->ch;
+    int n = ch->s->n;
+    size_t cnt = e1 - e0, b0 = e0 * o->esize;
+    if (0 == cnt) {
+        return;
+    }
+    for (int r = n - 1; r >= 0; --r) {
+        const char *x = (PATH_INLINE == o->path ? (const char *) flag_of(ch, slot, r)->data
+                                                 : cell_of(ch, slot, r))
+                        + b0;
+        if (r == n - 1) {
+            memcpy(acc, x, cnt * o->esize);
+        } else {
+            ompi_op_reduce(o->op, (void *) x, acc, (int) cnt, o->dt);
+        }
+    }
+}
+
+/* Small reductions: every rank publishes its vector (inline or a cell);
+ * every rank (allreduce) or the root (reduce) folds them all. */
+static bool run_fold(hc_shm_op_t *o)
+{
+    hc_shm_chan_t *ch = o->ch;
+    hc_shm_t *sh = ch->s;
+    uint64_t s = o->s0;
+    int slot = (int) (s % (uint64_t) sh->k);
+    bool folds = HC_ALLREDUCE == o->coll || sh->me == o->root;
+    if (0 == o->ph) {
+        if (!slot_free(ch, s)) {
+            return false;
+        }
+        hc_line_t *l = flag_of(ch, slot, sh->me);
+        memcpy(PATH_INLINE == o->path ? (char *) l->data : cell_of(ch, slot, sh->me), o->src,
+               o->m);
+        publish(l, FV(s, 0));
+        o->ph = 1;
+        if (!folds) {
+            finish_reading(ch, s);
+            return true;
+        }
+    }
+    if (!all_flags(o, slot, FV(s, 0))) {
+        return false;
+    }
+    fold(o, slot, 0, o->count, o->dst);
+    finish_reading(ch, s);
+    return true;
+}
+
+/* Longer reductions, chunk by chunk: publish the chunk in a cell; fold my
+ * slice of every rank's chunk into the result cell; copy the chunk out. */
+static bool run_slice(hc_shm_op_t *o)
+{
+    hc_shm_chan_t *ch = o->ch;
+    hc_shm_t *sh = ch->s;
+    size_t per = o->chunk / o->esize; /* elements per chunk */
+    for (; o->j < o->nchunks; ++o->j, o->ph = 0) {
+        uint64_t s = o->s0 + (uint64_t) o->j;
+        int slot = (int) (s % (uint64_t) sh->k);
+        size_t e0 = (size_t) o->j * per;
+        size_t cnt = o->count - e0 < per ? o->count - e0 : per;
+        if (0 == o->ph) {
+            if (!slot_free(ch, s)) {
+                return false;
+            }
+            memcpy(cell_of(ch, slot, sh->me), o->src + e0 * o->esize, cnt * o->esize);
+            publish(flag_of(ch, slot, sh->me), FV(s, 0));
+            o->ph = 1;
+        }
+        if (1 == o->ph) {
+            if (!all_flags(o, slot, FV(s, 0))) {
+                return false;
+            }
+            /* my slice, whole elements, lines apart where the size allows */
+            size_t q = (cnt + (size_t) sh->n - 1) / (size_t) sh->n;
+            size_t al = o->esize < 64 && 0 == 64 % o->esize ? 64 / o->esize : 1;
+            q = (q + al - 1) / al * al;
+            size_t lo = (size_t) sh->me * q, hi = lo + q;
+            lo = lo > cnt ? cnt : lo;
+            hi = hi > cnt ? cnt : hi;
+            fold(o, slot, lo, hi, res_of(ch, slot) + lo * o->esize);
+            publish(flag_of(ch, slot, sh->me), FV(s, 1));
+            o->ph = 2;
+        }
+        if (HC_REDUCE == o->coll && sh->me != o->root) {
+            finish_reading(ch, s);
+            continue;
+        }
+        if (!all_flags(o, slot, FV(s, 1))) {
+            return false;
+        }
+        memcpy(o->dst + e0 * o->esize, res_of(ch, slot), cnt * o->esize);
+        finish_reading(ch, s);
+    }
+    return true;
+}
+
+static bool op_step(hc_shm_op_t *o)
+{
+    switch (o->coll) {
+    case HC_BARRIER:
+        return run_barrier(o);
+    case HC_BCAST:
+        return run_bcast(o);
+    default:
+        return PATH_SLICE == o->path ? run_slice(o) : run_fold(o);
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Building an operation from a call                                    */
+/* ------------------------------------------------------------------ */
+
+static bool contiguous(ompi_datatype_t *dt, size_t count)
+{
+    return ompi_datatype_is_contiguous_memory_layout(dt, (int32_t) (count > 1 ? 2 : 1));
+}
+
+static char *base_of(const void *buf, ompi_datatype_t *dt)
+{
+    ptrdiff_t lb, ext;
+    ompi_datatype_get_true_extent(dt, &lb, &ext);
+    return (char *) buf + lb;
+}
+
+/* Sequence numbers an operation of these arguments consumes (1 for
+ * barrier, the chunk count otherwise; 0: nothing to do). */
+static int op_init(hc_shm_op_t *o, hc_shm_chan_t *ch, const hc_call_t *c)
+{
+    hc_shm_t *sh = ch->s;
+    o->next = NULL;
+    o->req = NULL;
+    o->ch = ch;
+    o->path = PATH_INLINE;
+    o->count = o->esize = o->m = o->chunk = 0;
+    o->dt = NULL;
+    o->op = NULL;
+    o->src = NULL;
+    o->dst = NULL;
+    o->packed = false;
+    o->wait_on = NULL;
+    o->wait_val = 0;
+    o->nchunks = 0;
+    o->coll = c->coll;
+    o->root = c->root;
+    switch (c->coll) {
+    case HC_BARRIER:
+        o->nchunks = 1;
+        break;
+    case HC_BCAST:
+        o->m = (size_t) c->rcount * c->rsize;
+        o->dt = c->rtype;
+        if (0 == o->m) {
+            return 0;
+        }
+        o->path = o->m <= HC_SHM_INLINE ? PATH_INLINE : PATH_CELLS;
+        o->chunk = PATH_INLINE == o->path ? HC_SHM_INLINE : sh->cell;
+        o->nchunks = (int) ((o->m + o->chunk - 1) / o->chunk);
+        if (contiguous(c->rtype, (size_t) c->rcount)) {
+            o->src = o->dst = base_of(c->rbuf, c->rtype);
+        } else {
+            o->packed = true;
+        }
+        break;
+    default: /* reduce, allreduce */
+        o->count = (size_t) c->rcount;
+        o->esize = c->rsize;
+        o->m = o->count * o->esize;
+        o->dt = c->rtype;
+        o->op = c->op;
+        if (0 == o->m) {
+            return 0;
+        }
+        if (o->m <= HC_SHM_INLINE) {
+            o->path = PATH_INLINE;
+        } else if (o->m <= sh->cell
+                   && o->m * (HC_REDUCE == c->coll ? 1 : (size_t) sh->n)
+                          <= mca_coll_hiercoll_component.shm_fold_max) {
+            o->path = PATH_FOLD;
+        } else {
+            o->path = PATH_SLICE;
+        }
+        o->chunk = PATH_SLICE == o->path ? sh->cell / o->esize * o->esize : o->m;
+        o->nchunks = PATH_SLICE == o->path ? (int) ((o->m + o->chunk - 1) / o->chunk) : 1;
+        o->src = base_of(c->in_place ? c->rbuf : c->sbuf, c->rtype);
+        o->dst = base_of(c->rbuf, c->rtype);
+        if (HC_REDUCE == c->coll && sh->me != c->root) {
+            o->dst = NULL; /* insignificant */
+        }
+        break;
+    }
+    return o->nchunks;
+}
+
+/* Begin: take the sequence numbers; the packing convertor of a bcast. */
+static void op_begin(hc_shm_op_t *o, void *ubuf, int ucount)
+{
+    hc_shm_chan_t *ch = o->ch;
+    o->s0 = ch->seq;
+    ch->seq += (uint64_t) o->nchunks;
+    o->j = o->ph = o->i = 0;
+    o->finished = false;
+    o->error = OMPI_SUCCESS;
+    if (o->packed) {
+        OBJ_CONSTRUCT(&o->conv, opal_convertor_t);
+        if (ch->s->me == o->root) {
+            opal_convertor_copy_and_prepare_for_send(ompi_mpi_local_convertor, &o->dt->super,
+                                                     (size_t) ucount, ubuf, 0, &o->conv);
+        } else {
+            opal_convertor_copy_and_prepare_for_recv(ompi_mpi_local_convertor, &o->dt->super,
+                                                     (size_t) ucount, ubuf, 0, &o->conv);
+        }
+    }
+}
+
+static void op_end(hc_shm_op_t *o)
+{
+    if (o->packed) {
+        OBJ_DESTRUCT(&o->conv);
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Channels: operations in order                                        */
+/* ------------------------------------------------------------------ */
+
+static void chan_push(hc_shm_chan_t *ch, hc_shm_op_t *o)
+{
+    o->next = NULL;
+    if (NULL == ch->tail) {
+        ch->head = ch->tail = o;
+    } else {
+        ch->tail->next = o;
+        ch->tail = o;
+    }
+}
+
+static void chan_pop(hc_shm_chan_t *ch)
+{
+    ch->head = ch->head->next;
+    if (NULL == ch->head) {
+        ch->tail = NULL;
+    }
+}
+
+/* Advance a channel's operations in order; returns how many finished. */
+static int chan_advance(hc_shm_chan_t *ch);
+
+/* How a blocking wait waits: poll, then progress, then yield. */
+typedef struct {
+    uint32_t polls;
+    double since;
+    bool warned;
+} hc_wait_t;
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double) ts.tv_sec + 1e-9 * (double) ts.tv_nsec;
+}
+
+static void wait_once(hc_shm_t *sh, hc_wait_t *w, const hc_shm_op_t *o)
+{
+    mca_coll_hiercoll_component_t *c = &mca_coll_hiercoll_component;
+    if (++w->polls < (uint32_t) c->shm_spin) {
+        cpu_relax();
+        return;
+    }
+    opal_progress();
+    if (sh->yield) {
+        sched_yield();
+    }
+    if (c->shm_watchdog > 0 && 0 == (w->polls & 1023)) {
+        double t = now();
+        if (0 == w->since) {
+            w->since = t;
+        } else if (!w->warned && t - w->since > c->shm_watchdog && NULL != o) {
+            w->warned = true;
+            const hc_shm_chan_t *ch = o->ch;
+            long line = NULL == o->wait_on ? -1
+                        : (long) (((const char *) o->wait_on - (const char *) ch->flag)
+                                  / HC_SHM_LINE);
+            opal_output(0, "hiercoll: shm watchdog: %s rank %d (world %d) has waited %.0f s in "
+                        "%s seq %llu chunk %d phase %d on line %ld (slot %ld, rank %ld) for "
+                        "value >= %llu, sees %llu",
+                        sh->comm->c_name, sh->me, world_rank(), t - w->since,
+                        mca_coll_hiercoll_colls[o->coll].name, (unsigned long long) o->s0, o->j,
+                        o->ph, line, line < 0 ? -1 : line / sh->n, line < 0 ? -1 : line % sh->n,
+                        (unsigned long long) o->wait_val,
+                        (unsigned long long) (NULL == o->wait_on ? 0 : ld_acq(o->wait_on)));
+        }
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Requests (nonblocking, persistent)                                   */
+/* ------------------------------------------------------------------ */
+
+typedef struct hc_shm_req {
+    /* (the MPI layer retains a nonblocking call's datatypes in the nbc
+     * request's fields after ompi_request_t) */
+    ompi_coll_base_nbc_request_t super;
+    hc_shm_op_t op;
+    mca_coll_hiercoll_module_t *m;
+    ompi_communicator_t *comm;
+    hc_call_t call; /* persistent: restarted from it */
+    int chan;
+    bool persistent, active;
+} hc_shm_req_t;
+
+static int shm_progress(void);
+
+static void busy_add(hc_shm_chan_t *ch)
+{
+    if (ch->busy) {
+        return;
+    }
+    if (g.nbusy == g.capbusy) {
+        int cap = g.capbusy ? 2 * g.capbusy : 16;
+        hc_shm_chan_t **b = realloc(g.busy, sizeof(*b) * (size_t) cap);
+        if (NULL == b) {
+            return; /* the blocking waits still advance it */
+        }
+        g.busy = b;
+        g.capbusy = cap;
+    }
+    g.busy[g.nbusy++] = ch;
+    ch->busy = true;
+    if (!g.progress_registered) {
+        g.progress_registered = true;
+        opal_progress_register(shm_progress);
+    }
+}
+
+static void req_complete(hc_shm_req_t *r)
+{
+    op_end(&r->op);
+    r->active = false;
+    r->super.super.req_status.MPI_ERROR = r->op.error;
+    ompi_request_complete(&r->super.super, true);
+}
+
+
+static int chan_advance(hc_shm_chan_t *ch)
+{
+    int n = 0;
+    while (NULL != ch->head) {
+        hc_shm_op_t *o = ch->head;
+        if (!op_step(o)) {
+            break;
+        }
+        o->finished = true;
+        chan_pop(ch);
+        ++n;
+        if (NULL != o->req) {
+            req_complete(o->req);
+        }
+    }
+    return n;
+}
+
+static int shm_progress(void)
+{
+    if (g.in_progress || 0 == g.nbusy) {
+        return 0;
+    }
+    g.in_progress = true;
+    int done = 0;
+    for (int i = 0; i < g.nbusy;) {
+        hc_shm_chan_t *ch = g.busy[i];
+        done += chan_advance(ch);
+        if (NULL == ch->head) {
+            ch->busy = false;
+            g.busy[i] = g.busy[--g.nbusy];
+        } else {
+            ++i;
+        }
+    }
+    g.in_progress = false;
+    return done;
+}
+
+/* Queue an operation on its channel and advance the channel once. */
+static void enqueue(hc_shm_op_t *o)
+{
+    hc_shm_chan_t *ch = o->ch;
+    chan_push(ch, o);
+    if (ch->head == o && op_step(o)) {
+        o->finished = true;
+        chan_pop(ch);
+        if (NULL != o->req) {
+            req_complete(o->req);
+        }
+        return;
+    }
+    if (NULL != o->req) {
+        busy_add(ch);
+    }
+}
+
+/* A blocking operation: alone on its channel, the fastest way; behind
+ * requests, it waits its turn advancing them. */
+static int run_blocking_op(hc_shm_op_t *o, const hc_call_t *c)
+{
+    hc_shm_chan_t *ch = o->ch;
+    op_begin(o, c->rbuf, c->rcount);
+    if (NULL == ch->head) {
+        if (!op_step(o)) {
+            hc_wait_t w = {0, 0, false};
+            do {
+                wait_once(ch->s, &w, o);
+            } while (!op_step(o));
+        }
+    } else {
+        chan_push(ch, o);
+        hc_wait_t w = {0, 0, false};
+        while (chan_advance(ch), !o->finished) {
+            wait_once(ch->s, &w, o);
+        }
+    }
+    op_end(o);
+    return o->error;
+}
+
+static int req_free(ompi_request_t **rp)
+{
+    hc_shm_req_t *r = (hc_shm_req_t *) *rp;
+    if (r->active) {
+        return MPI_ERR_REQUEST;
+    }
+
+    OBJ_RELEASE(r->m);
+    OBJ_RELEASE(r->comm);
+    OMPI_REQUEST_FINI(&r->super.super);
+    OBJ_DESTRUCT(&r->super);
+    free(r);
+    *rp = MPI_REQUEST_NULL;
+    return OMPI_SUCCESS;
+}
+
+static int req_cancel(ompi_request_t *req, int complete)
+{
+    (void) req;
+    (void) complete;
+    return MPI_ERR_REQUEST; /* collectives cannot be cancelled */
+}
+
+static void req_begin(hc_shm_req_t *r)
+{
+    hc_shm_t *sh = r->m->shm;
+    r->super.super.req_state = OMPI_REQUEST_ACTIVE;
+    r->super.super.req_complete = REQUEST_PENDING;
+    r->super.super.req_status.MPI_ERROR = OMPI_SUCCESS;
+    r->active = true;
+    if (0 == op_init(&r->op, &sh->ch[r->chan], &r->call)) {
+        r->active = false;
+        ompi_request_complete(&r->super.super, true);
+        return;
+    }
+    r->op.req = r;
+    op_begin(&r->op, r->call.rbuf, r->call.rcount);
+    enqueue(&r->op);
+}
+
+static int req_start(size_t count, ompi_request_t **reqs)
+{
+    for (size_t i = 0; i < count; ++i) {
+        hc_shm_req_t *r = (hc_shm_req_t *) reqs[i];
+        if (r->active) {
+            return MPI_ERR_REQUEST;
+        }
+        req_begin(r);
+    }
+    return OMPI_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ */
+/* The algorithm: usable, start, auto                                   */
+/* ------------------------------------------------------------------ */
+
+static bool served(hc_coll_t k)
+{
+    return HC_BARRIER == k || HC_BCAST == k || HC_REDUCE == k || HC_ALLREDUCE == k;
+}
+
+bool mca_coll_hiercoll_shm_usable(const hc_call_t *c)
+{
+    const hc_shm_t *sh = c->module->shm;
+    if (NULL == sh || sh->state < HC_SHM_UNSET || !served(c->coll)) {
+        return false;
+    }
+    if (HC_PERSISTENT == c->mode && sh->npers >= mca_coll_hiercoll_component.shm_persistent) {
+        return false; /* inits are in the same order everywhere: so is this */
+    }
+    if (HC_REDUCE == c->coll || HC_ALLREDUCE == c->coll) {
+        /* the same datatype on every rank (MPI): so is the answer */
+        return c->rcount >= 0 && contiguous(c->rtype, (size_t) c->rcount) && c->rsize > 0;
+    }
+    return true;
+}
+
+int mca_coll_hiercoll_shm_start(hc_call_t *c, ompi_request_t **request, struct ompi_info_t *info)
+{
+    (void) info;
+    mca_coll_hiercoll_module_t *m = c->module;
+    hc_shm_t *sh = m->shm;
+    if (HC_SHM_UNSET == sh->state) {
+        int rc = setup(m);
+        if (OMPI_SUCCESS != rc) {
+            return rc;
+        }
+    }
+    if (HC_SHM_READY != sh->state) {
+        /* set-up failed on some rank, so on every rank: usable now says
+         * no everywhere, and the caller selects again */
+        return HC_DECLINED;
+    }
+    if (HC_BLOCKING == c->mode) {
+        hc_shm_op_t o;
+        if (0 == op_init(&o, &sh->ch[0], c)) {
+            return OMPI_SUCCESS;
+        }
+        return run_blocking_op(&o, c);
+    }
+    hc_shm_req_t *r = calloc(1, sizeof(*r));
+    if (NULL == r) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    OBJ_CONSTRUCT(&r->super, ompi_coll_base_nbc_request_t);
+    bool persistent = HC_PERSISTENT == c->mode;
+    OMPI_REQUEST_INIT(&r->super.super, persistent);
+    r->super.super.req_type = OMPI_REQUEST_COLL;
+    r->super.super.req_free = req_free;
+    r->super.super.req_cancel = req_cancel;
+    r->super.super.req_start = req_start;
+    r->super.super.req_mpi_object.comm = c->comm;
+    r->m = m;
+    r->comm = c->comm;
+    OBJ_RETAIN(m);
+    OBJ_RETAIN(c->comm);
+    r->call = *c;
+    r->persistent = persistent;
+    *request = &r->super.super;
+    if (persistent) {
+        r->chan = 1 + sh->npers++; /* init order: the same channel on every rank */
+        r->super.super.req_state = OMPI_REQUEST_INACTIVE;
+        r->super.super.req_complete = REQUEST_COMPLETED;
+        return OMPI_SUCCESS;
+    }
+    r->chan = 0;
+    req_begin(r);
+    return OMPI_SUCCESS;
+}
+
+bool mca_coll_hiercoll_shm_claims(const mca_coll_hiercoll_module_t *m, hc_coll_t k)
+{
+    const hc_shm_t *sh = m->shm;
+    return NULL != sh && served(k) && (!sh->yield || mca_coll_hiercoll_component.shm_oversubscribed);
+}
+
+bool mca_coll_hiercoll_shm_wants(const hc_call_t *c)
+{
+    mca_coll_hiercoll_component_t *cc = &mca_coll_hiercoll_component;
+    hc_shm_t *sh = c->module->shm;
+    if (!mca_coll_hiercoll_shm_claims(c->module, c->coll) || sh->state < HC_SHM_UNSET) {
+        return false;
+    }
+    size_t bytes = HC_BARRIER == c->coll ? 0 : (size_t) c->rcount * c->rsize;
+    if (bytes > cc->shm_auto_max || !mca_coll_hiercoll_shm_usable(c)) {
+        return false;
+    }
+    if (HC_SHM_UNSET == sh->state && sh->calls < cc->shm_min_calls) {
+        sh->calls++; /* every rank counts the same calls */
+        ((hc_call_t *) c)->no_fast = true; /* the next one must ask again */
+        return false;
+    }
+    return true;
+}
+
+const hcp_plan_t mca_coll_hiercoll_shm_mark;
+
+int mca_coll_hiercoll_shm_fast(mca_coll_hiercoll_module_t *m, hc_fast_t *f, hc_coll_t k,
+                               const void *sbuf, void *rbuf)
+{
+    hc_call_t c;
+    c.coll = k;
+    c.mode = HC_BLOCKING;
+    c.sbuf = sbuf;
+    c.rbuf = rbuf;
+    c.rcount = f->count;
+    c.rtype = f->dtype;
+    c.op = f->op;
+    c.root = f->root;
+    c.in_place = f->in_place;
+    c.rsize = 0;
+    if (NULL != f->dtype) {
+        ompi_datatype_type_size(f->dtype, &c.rsize);
+    }
+    hc_shm_op_t o;
+    if (0 == op_init(&o, &m->shm->ch[0], &c)) {
+        return OMPI_SUCCESS;
+    }
+    return run_blocking_op(&o, &c);
+}
+
+void mca_coll_hiercoll_shm_describe(const mca_coll_hiercoll_module_t *m, hc_coll_t k, char *buf,
+                                    size_t len)
+{
+    if (len > 0) {
+        buf[0] = '\0';
+    }
+    if (mca_coll_hiercoll_shm_claims(m, k)) {
+        snprintf(buf, len, "=shm<=%zuB(after %d calls),", mca_coll_hiercoll_component.shm_auto_max,
+                 mca_coll_hiercoll_component.shm_min_calls);
+    }
+}
