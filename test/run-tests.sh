@@ -657,9 +657,88 @@ run "params-bad-values" 120 "${MPI[@]}" -np 3 --mca coll hiercoll,basic,libnbc \
 # Every numeric parameter with a negative, a garbage and an out-of-range
 # value (three runs): one error line each, the default kept (registered
 # through reg_number(); a new numeric parameter belongs in this list)
+# ---------------------------------------------------------------------------
+# Shared-memory node level (issue 17): barrier, bcast, reduce, allreduce
+# forced to "shm"; t_colls checks every mode, count, root, in place,
+# datatype and op against serial references (what shm declines, e.g. a
+# reduction on a non-contiguous type, goes to the next algorithm), on the
+# short stack and on the default one; t_shm a non-commutative op exact at
+# every root, bitwise determinism, many requests in flight on a freed
+# communicator, and dup/collective/free cycles with /proc/self/maps and the
+# backing directory flat.  Then failures injected on ONE rank, a backing
+# directory that cannot hold an arena, a rank killed (nothing left in
+# /dev/shm), and auto (shm on a node with a core per process, not when
+# oversubscribed).
+# ---------------------------------------------------------------------------
+shm=$testdir/mpi/t_shm
+SHM_OK='t_shm: np [0-9]+: [0-9]+ checks, 0 failed'
+SHM=(--mca coll_hiercoll_allreduce_algorithm shm --mca coll_hiercoll_reduce_algorithm shm
+     --mca coll_hiercoll_bcast_algorithm shm --mca coll_hiercoll_barrier_algorithm shm)
+SHM_RAN=(": allreduce = shm \(blocking" ": iallreduce = shm \(nonblocking"
+         ": bcast = shm \(blocking" ": ibcast = shm \(nonblocking" ": reduce = shm \(blocking"
+         ": ireduce = shm \(nonblocking" ": barrier = shm \(blocking")
+for np in 2 3 4 5 8; do
+    EXPECT=("$OK" "${SHM_RAN[@]}")
+    run "shm-colls-np$np" 900 "${MPI[@]}" -np $np --mca coll hiercoll,basic,libnbc \
+        --mca coll_hiercoll_verbose 2 "${SHM[@]}" "$colls" --only allreduce,reduce,bcast,barrier
+done
+EXPECT=("$OK" "${SHM_RAN[@]}")
+run "shm-colls-default-stack-np3" 900 "${MPI[@]}" -np 3 --mca coll_hiercoll_verbose 2 "${SHM[@]}" \
+    "$colls" --only allreduce,reduce,bcast,barrier
+for np in 1 2 3 5 8; do
+    EXPECT=("$SHM_OK" "t_shm: 300 cycles: /proc/self/maps ([0-9]+) -> \1 lines, hc.* files in /dev/shm 0 -> 0")
+    run "shm-t_shm-np$np" 600 "${MPI[@]}" -np $np --mca coll hiercoll,basic,libnbc \
+        --mca coll_hiercoll_shm_min_calls 0 "${SHM[@]}" "$shm" --cycles 300
+done
+# a failure on one rank: every rank falls back (no region is ever set up:
+# rank 0's line after the agreement never appears), no hang
+SHM_SET_UP='shm: [0-9]+ processes, region of'
+for f in attach:1 alloc:0 attach:2; do
+    EXPECT=("$SHM_OK" "shm: .*(could not attach|could not carve)")
+    REJECT=("$SHM_SET_UP")
+    run "shm-fault-${f/:/-}-np3" 300 "${MPI[@]}" -np 3 --mca coll hiercoll,basic,libnbc \
+        --mca coll_hiercoll_verbose 2 --mca coll_hiercoll_shm_fault $f "${SHM[@]}" "$shm" \
+        --cycles 20 --any-order
+done
+# no arena on rank 0: another rank owns the regions, shm runs
+EXPECT=("$SHM_OK" "shm: no arena on world rank 0" ": allreduce = shm \(blocking")
+run "shm-fault-create-0-np3" 300 "${MPI[@]}" -np 3 --mca coll hiercoll,basic,libnbc \
+    --mca coll_hiercoll_verbose 2 --mca coll_hiercoll_shm_fault create:0 "${SHM[@]}" "$shm" \
+    --cycles 20
+# a backing directory where no arena fits: the layer below everywhere
+small=$(mktemp -d "${TMPDIR:-/tmp}/hc-small.XXXXXX")
+if [ "$(id -u)" = 0 ] && [ "$list" = no ] && mount -t tmpfs -o size=64k hcsmall "$small" 2>/dev/null; then
+    EXPECT=("$SHM_OK" "shm: no arena on world rank 0 \(reserve .*No space left" "shm: no process has")
+    REJECT=("$SHM_SET_UP")
+    run "shm-backing-too-small-np3" 300 "${MPI[@]}" -np 3 --mca coll hiercoll,basic,libnbc \
+        --mca coll_hiercoll_verbose 2 --mca coll_hiercoll_shm_backing "$small" "${SHM[@]}" "$shm" \
+        --cycles 20 --any-order --backing "$small"
+    umount "$small"
+else
+    EXPECT=("$SHM_OK" "shm: no arena on world rank 0" "shm: no process has")
+    REJECT=("$SHM_SET_UP")
+    run "shm-backing-missing-np3" 300 "${MPI[@]}" -np 3 --mca coll hiercoll,basic,libnbc \
+        --mca coll_hiercoll_verbose 2 --mca coll_hiercoll_shm_backing "$small/none" "${SHM[@]}" \
+        "$shm" --cycles 20 --any-order
+fi
+rmdir "$small" 2>/dev/null
+# one rank killed by SIGKILL once regions exist: nothing of ours stays in /dev/shm
+EXPECT=("hc files before: ([0-9]+), after: \1$")
+run "shm-killed-rank-leaves-nothing" 120 bash -c "b=\$(ls /dev/shm | grep -c '^hc\.'); \
+    $(printf '%q ' "${MPI[@]}") -np 3 --mca coll hiercoll,basic,libnbc $(printf '%q ' "${SHM[@]}") \
+    $(printf '%q' "$shm") --kill 1 >/dev/null 2>&1; \
+    echo \"hc files before: \$b, after: \$(ls /dev/shm | grep -c '^hc\.')\""
+# auto: shm on 2 processes (a core each here), after the admission calls
+EXPECT=("$OK" ": allreduce = shm \(blocking, np 2\) by auto" ": bcast = shm \(blocking, np 2\) by auto"
+        ": barrier = shm \(blocking, np 2\) by auto")
+run "shm-auto-np2" 600 "${MPI[@]}" -np 2 --mca coll_hiercoll_verbose 2 "$colls" \
+    --only allreduce,reduce,bcast,barrier --quick
+
 NUMERIC=(priority:40 verbose:0 bcast_binomial_max:524288 allreduce_rhrd_min:65536
          reduce_rhrd_min:524288 gatherv_tree_min:128 hand_back_after:1000 offload_radix:0
-         offload_credits:64)
+         offload_credits:64 shm_arena_size:4194304 shm_cell_size:8192 shm_chan_bytes:262144
+         shm_slots:4 shm_persistent:2 shm_min_calls:2 shm_spin:2000 shm_watchdog:0
+         shm_auto_max:16777216 shm_fold_max:4096)
 for bad in -5 banana 99999999999999999999; do
     args=() EXPECT_ONCE=()
     for p in "${NUMERIC[@]}"; do

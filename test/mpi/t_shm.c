@@ -1,0 +1,328 @@
+/*
+ * Copyright (c) 2026 The hiercoll authors.
+ * $COPYRIGHT$
+ *
+ * The shared-memory node level beyond what t_colls checks:
+ *   matrix    a non-commutative user op (2x2 integer matrix product) in
+ *             allreduce and reduce at every root, every mode, against the
+ *             product in MPI rank order computed serially; lengths across
+ *             the inline, cell and pipelined paths;
+ *   determ    allreduce of doubles (sums that depend on the order) gives
+ *             the same bits on every rank and in every repetition, equal
+ *             to the serial fold x0 + (x1 + (... + x[n-1]));
+ *   cycles N  N times: dup, allreduce, bcast, barrier, free; the number of
+ *             lines of /proc/self/maps and of our files in the backing
+ *             directory must not grow after the first few cycles;
+ *   inflight  many nonblocking calls in flight on two communicators, one
+ *             freed while its requests run, completed in reverse order.
+ * Prints "t_shm: np N: C checks, F failed".
+ * Usage: t_shm [--cycles N] [--backing DIR] [--any-order] [--kill RANK]
+ *   --any-order: the fold order is not checked (a fallback folded)
+ *   --kill RANK: that rank dies by SIGKILL after setting regions up
+ */
+#include "t_common.h"
+
+#include <dirent.h>
+#include <signal.h>
+#include <stdint.h>
+
+static int rank, np;
+static int any_order; /* --any-order: another component may have folded */
+
+/* ---------------------------------------------------------------- */
+/* 2x2 matrix product (non-commutative), mod 2^31 - 1                */
+/* ---------------------------------------------------------------- */
+
+static void matmul(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    (void) dt;
+    const int64_t *a = in;
+    int64_t *b = inout;
+    const int64_t P = 2147483647;
+    for (int i = 0; i < *len; ++i, a += 4, b += 4) {
+        int64_t c0 = (a[0] * b[0] + a[1] * b[2]) % P, c1 = (a[0] * b[1] + a[1] * b[3]) % P;
+        int64_t c2 = (a[2] * b[0] + a[3] * b[2]) % P, c3 = (a[2] * b[1] + a[3] * b[3]) % P;
+        b[0] = c0, b[1] = c1, b[2] = c2, b[3] = c3;
+    }
+}
+
+static void mat_of(int r, int i, int salt, int64_t *m)
+{
+    m[0] = 1 + (r * 7 + i * 3 + salt) % 11;
+    m[1] = (r * 5 + i + salt) % 13;
+    m[2] = (r + i * 11 + salt) % 7;
+    m[3] = 1 + (r * 3 + i * 5 + salt) % 17;
+}
+
+static void test_matrix(MPI_Comm comm)
+{
+    MPI_Datatype mat;
+    MPI_Op op;
+    MPI_Type_contiguous(4, MPI_INT64_T, &mat);
+    MPI_Type_commit(&mat);
+    MPI_Op_create(matmul, 0, &op);
+    const int lens[] = {1, 3, 9, 300, 1000};
+    for (size_t li = 0; li < sizeof(lens) / sizeof(lens[0]); ++li) {
+        int n = lens[li];
+        int64_t *x = malloc(sizeof(int64_t) * 4 * n), *y = malloc(sizeof(int64_t) * 4 * n);
+        int64_t *want = malloc(sizeof(int64_t) * 4 * n), *t = malloc(sizeof(int64_t) * 4 * n);
+        for (int m = 0; m < M_COUNT; ++m) {
+            for (int root = -1; root < np; ++root) { /* -1: allreduce */
+                for (int inplace = 0; inplace < 2; ++inplace) {
+                    int salt = m * 100 + root * 10 + inplace + n;
+                    /* serial: x0 * (x1 * (... * x[np-1])) */
+                    for (int i = 0; i < n; ++i) {
+                        mat_of(np - 1, i, salt, &want[4 * i]);
+                    }
+                    for (int r = np - 2; r >= 0; --r) {
+                        for (int i = 0; i < n; ++i) {
+                            mat_of(r, i, salt, &t[4 * i]);
+                        }
+                        int len = n;
+                        matmul(t, want, &len, NULL);
+                    }
+                    for (int i = 0; i < n; ++i) {
+                        mat_of(rank, i, salt, &x[4 * i]);
+                    }
+                    memcpy(y, x, sizeof(int64_t) * 4 * n);
+                    int mine = root < 0 || root == rank;
+                    const void *sb = inplace && mine ? MPI_IN_PLACE : x;
+                    MPI_Request rq;
+                    tc_at("matrix %s len %d root %d inplace %d", mode_name[m], n, root, inplace);
+                    if (root < 0) {
+                        if (M_BLOCKING == m) {
+                            MPI_Allreduce(sb, y, n, mat, op, comm);
+                        } else if (M_NONBLOCKING == m) {
+                            MPI_Iallreduce(sb, y, n, mat, op, comm, &rq);
+                            MPI_Wait(&rq, MPI_STATUS_IGNORE);
+                        } else {
+                            MPIX_Allreduce_init(sb, y, n, mat, op, comm, MPI_INFO_NULL, &rq);
+                            MPI_Start(&rq);
+                            MPI_Wait(&rq, MPI_STATUS_IGNORE);
+                            MPI_Request_free(&rq);
+                        }
+                    } else {
+                        if (M_BLOCKING == m) {
+                            MPI_Reduce(sb, y, n, mat, op, root, comm);
+                        } else if (M_NONBLOCKING == m) {
+                            MPI_Ireduce(sb, y, n, mat, op, root, comm, &rq);
+                            MPI_Wait(&rq, MPI_STATUS_IGNORE);
+                        } else {
+                            MPIX_Reduce_init(sb, y, n, mat, op, root, comm, MPI_INFO_NULL, &rq);
+                            MPI_Start(&rq);
+                            MPI_Wait(&rq, MPI_STATUS_IGNORE);
+                            MPI_Request_free(&rq);
+                        }
+                    }
+                    if (mine) {
+                        tc_checks++;
+                        if (0 != memcmp(y, want, sizeof(int64_t) * 4 * n)) {
+                            tc_failures++;
+                            printf("FAIL [rank %d] %s: the product differs from the serial one\n",
+                                   rank, tc_where);
+                        }
+                    }
+                }
+            }
+        }
+        free(x), free(y), free(want), free(t);
+    }
+    MPI_Op_free(&op);
+    MPI_Type_free(&mat);
+}
+
+/* ---------------------------------------------------------------- */
+/* Determinism: the same bits everywhere, every time                 */
+/* ---------------------------------------------------------------- */
+
+static double val(int r, int i, int rep)
+{
+    return 1.0 / (1.0 + r * 3.0 + i * 0.37) * (i % 3 ? 1e-9 : 1e9) + rep * 0.0;
+}
+
+static void test_determinism(MPI_Comm comm)
+{
+    const int lens[] = {1, 7, 500, 20000};
+    for (size_t li = 0; li < sizeof(lens) / sizeof(lens[0]); ++li) {
+        int n = lens[li];
+        double *x = malloc(sizeof(double) * n), *y = malloc(sizeof(double) * n);
+        double *first = malloc(sizeof(double) * n), *all = malloc(sizeof(double) * n * np);
+        double *want = malloc(sizeof(double) * n);
+        for (int i = 0; i < n; ++i) {
+            want[i] = val(np - 1, i, 0);
+            for (int r = np - 2; r >= 0; --r) {
+                want[i] = val(r, i, 0) + want[i];
+            }
+            x[i] = val(rank, i, 0);
+        }
+        for (int rep = 0; rep < 20; ++rep) {
+            tc_at("determinism len %d rep %d", n, rep);
+            MPI_Allreduce(x, y, n, MPI_DOUBLE, MPI_SUM, comm);
+            if (0 == rep) {
+                memcpy(first, y, sizeof(double) * n);
+                tc_checks++;
+                if (!any_order && 0 != memcmp(y, want, sizeof(double) * n)) {
+                    tc_failures++;
+                    printf("FAIL [rank %d] %s: not the bits of the rank-order fold\n", rank,
+                           tc_where);
+                }
+            } else {
+                tc_checks++;
+                if (0 != memcmp(y, first, sizeof(double) * n)) {
+                    tc_failures++;
+                    printf("FAIL [rank %d] %s: other bits than the first time\n", rank, tc_where);
+                }
+            }
+        }
+        MPI_Allgather(first, n, MPI_DOUBLE, all, n, MPI_DOUBLE, comm);
+        for (int r = 0; r < np; ++r) {
+            tc_checks++;
+            if (0 != memcmp(all + (size_t) r * n, first, sizeof(double) * n)) {
+                tc_failures++;
+                printf("FAIL [rank %d] determinism len %d: rank %d has other bits\n", rank, n, r);
+            }
+        }
+        free(x), free(y), free(first), free(all), free(want);
+    }
+}
+
+/* ---------------------------------------------------------------- */
+/* Many communicators: maps and files stay flat                       */
+/* ---------------------------------------------------------------- */
+
+static int count_lines(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    int n = 0, c;
+    if (NULL == f) {
+        return -1;
+    }
+    while (EOF != (c = fgetc(f))) {
+        n += '\n' == c;
+    }
+    fclose(f);
+    return n;
+}
+
+static int count_files(const char *dir)
+{
+    DIR *d = opendir(dir);
+    int n = 0;
+    if (NULL == d) {
+        return -1;
+    }
+    for (struct dirent *e; NULL != (e = readdir(d));) {
+        n += 0 == strncmp(e->d_name, "hc.", 3);
+    }
+    closedir(d);
+    return n;
+}
+
+static void test_cycles(MPI_Comm comm, int cycles, const char *backing)
+{
+    int maps0 = 0, files0 = 0, maps = 0, files = 0;
+    for (int i = 0; i < cycles; ++i) {
+        MPI_Comm d;
+        MPI_Comm_dup(comm, &d);
+        int v = rank + i, s = 0;
+        MPI_Allreduce(&v, &s, 1, MPI_INT, MPI_SUM, d);
+        MPI_Bcast(&s, 1, MPI_INT, i % np, d);
+        MPI_Barrier(d);
+        tc_checks++;
+        if (s != np * (np - 1) / 2 + np * i) {
+            tc_failures++;
+            printf("FAIL [rank %d] cycle %d: sum %d\n", rank, i, s);
+        }
+        MPI_Comm_free(&d);
+        if (10 == i) {
+            maps0 = count_lines("/proc/self/maps");
+            files0 = count_files(backing);
+        }
+    }
+    maps = count_lines("/proc/self/maps");
+    files = count_files(backing);
+    tc_checks++;
+    if (cycles > 10 && (maps > maps0 + 4 || files > files0)) {
+        tc_failures++;
+        printf("FAIL [rank %d] %d cycles: /proc/self/maps %d -> %d lines, %s %d -> %d files\n",
+               rank, cycles, maps0, maps, backing, files0, files);
+    }
+    if (0 == rank) {
+        printf("t_shm: %d cycles: /proc/self/maps %d -> %d lines, hc.* files in %s %d -> %d\n",
+               cycles, maps0, maps, backing, files0, files);
+    }
+}
+
+/* ---------------------------------------------------------------- */
+/* Many in flight, one communicator freed while they run              */
+/* ---------------------------------------------------------------- */
+
+static void test_inflight(MPI_Comm comm)
+{
+    enum { N = 50 };
+    MPI_Comm a, b;
+    MPI_Comm_dup(comm, &a);
+    MPI_Comm_dup(comm, &b);
+    MPI_Request rq[2 * N];
+    int in[2 * N], out[2 * N];
+    for (int i = 0; i < N; ++i) {
+        in[i] = rank * 1000 + i;
+        in[N + i] = rank * 7 + i;
+        MPI_Iallreduce(&in[i], &out[i], 1, MPI_INT, MPI_SUM, a, &rq[i]);
+        out[N + i] = i % np == rank ? in[N + i] : -1;
+        MPI_Ibcast(&out[N + i], 1, MPI_INT, i % np, b, &rq[N + i]);
+    }
+    MPI_Comm_free(&a);
+    for (int i = 2 * N - 1; i >= 0; --i) {
+        MPI_Wait(&rq[i], MPI_STATUS_IGNORE);
+    }
+    for (int i = 0; i < N; ++i) {
+        int sum = 1000 * np * (np - 1) / 2 + np * i;
+        int bc = (i % np) * 7 + i;
+        tc_at("inflight %d", i);
+        tc_expect_ints(&out[i], &sum, 1, "iallreduce");
+        tc_expect_ints(&out[N + i], &bc, 1, "ibcast");
+    }
+    MPI_Comm_free(&b);
+}
+
+int main(int argc, char **argv)
+{
+    int cycles = 200, kill_rank = -1;
+    const char *backing = "/dev/shm";
+    tc_init(&argc, &argv);
+    for (int i = 1; i < argc; ++i) {
+        if (0 == strcmp(argv[i], "--cycles") && i + 1 < argc) {
+            cycles = atoi(argv[++i]);
+        } else if (0 == strcmp(argv[i], "--any-order")) {
+            any_order = 1;
+        } else if (0 == strcmp(argv[i], "--kill") && i + 1 < argc) {
+            kill_rank = atoi(argv[++i]);
+        } else if (0 == strcmp(argv[i], "--backing") && i + 1 < argc) {
+            backing = argv[++i];
+        }
+    }
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &np);
+    if (kill_rank >= 0) { /* regions set up, then one rank dies */
+        test_cycles(MPI_COMM_WORLD, 3, backing);
+        int v = 1, s = 0;
+        MPI_Allreduce(&v, &s, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+        if (rank == kill_rank) {
+            raise(SIGKILL);
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+    test_matrix(MPI_COMM_WORLD);
+    test_determinism(MPI_COMM_WORLD);
+    test_inflight(MPI_COMM_WORLD);
+    test_cycles(MPI_COMM_WORLD, cycles, backing);
+    long c = tc_checks, f = tc_failures, ct = 0, ft = 0;
+    MPI_Reduce(&c, &ct, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+    MPI_Reduce(&f, &ft, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (0 == rank) {
+        printf("t_shm: np %d: %ld checks, %ld failed\n", np, ct, ft);
+    }
+    MPI_Finalize();
+    return 0 != ft;
+}
