@@ -672,19 +672,26 @@ run "params-bad-values" 120 "${MPI[@]}" -np 3 --mca coll hiercoll,basic,libnbc \
 # ---------------------------------------------------------------------------
 shm=$testdir/mpi/t_shm
 SHM_OK='t_shm: np [0-9]+: [0-9]+ checks, 0 failed'
-SHM=(--mca coll_hiercoll_allreduce_algorithm shm --mca coll_hiercoll_reduce_algorithm shm
-     --mca coll_hiercoll_bcast_algorithm shm --mca coll_hiercoll_barrier_algorithm shm)
-SHM_RAN=(": allreduce = shm \(blocking" ": iallreduce = shm \(nonblocking"
-         ": bcast = shm \(blocking" ": ibcast = shm \(nonblocking" ": reduce = shm \(blocking"
-         ": ireduce = shm \(nonblocking" ": barrier = shm \(blocking")
+SHM=()
+SHM_COLLS="allreduce reduce bcast barrier allgather allgatherv gather scatter reduce_scatter_block
+           reduce_scatter"
+SHM_ONLY=$(echo $SHM_COLLS | tr ' ' ,)
+for c in $SHM_COLLS; do
+    SHM+=(--mca coll_hiercoll_${c}_algorithm shm)
+done
+SHM_RAN=()
+for c in $SHM_COLLS; do
+    SHM_RAN+=(": $c = shm \(blocking")
+    [ $c = barrier ] || SHM_RAN+=(": i$c = shm \(nonblocking")
+done
 for np in 2 3 4 5 8; do
     EXPECT=("$OK" "${SHM_RAN[@]}")
     run "shm-colls-np$np" 900 "${MPI[@]}" -np $np --mca coll hiercoll,basic,libnbc \
-        --mca coll_hiercoll_verbose 2 "${SHM[@]}" "$colls" --only allreduce,reduce,bcast,barrier
+        --mca coll_hiercoll_verbose 2 "${SHM[@]}" "$colls" --only $SHM_ONLY
 done
 EXPECT=("$OK" "${SHM_RAN[@]}")
 run "shm-colls-default-stack-np3" 900 "${MPI[@]}" -np 3 --mca coll_hiercoll_verbose 2 "${SHM[@]}" \
-    "$colls" --only allreduce,reduce,bcast,barrier
+    "$colls" --only $SHM_ONLY
 for np in 1 2 3 5 8; do
     EXPECT=("$SHM_OK" "t_shm: 300 cycles: /proc/self/maps ([0-9]+) -> \1 lines, hc.* files in /dev/shm 0 -> 0")
     run "shm-t_shm-np$np" 600 "${MPI[@]}" -np $np --mca coll hiercoll,basic,libnbc \

@@ -526,6 +526,7 @@ static int scatterv_linear(hcp_plan_t *p, const hc_call_t *c)
 static const hc_algo_t gather_algos[] = {
     {.name = "linear", .summary = "the root receives from every rank", .plan = gather_linear},
     DECOMP("every part to its leader, then the leaders to the root over the bridge"),
+    SHM("every block through its owner's cells, the root copies them out; any datatypes"),
     {.name = NULL},
 };
 #define VTREE_ALGO(what)                                                                           \
@@ -546,6 +547,7 @@ static const hc_algo_t gatherv_algos[] = {
 static const hc_algo_t scatter_algos[] = {
     {.name = "linear", .summary = "the root sends to every rank", .plan = scatter_linear},
     DECOMP("root to the leaders over the bridge, then every part from its leader"),
+    SHM("the root writes every block into its reader's cell; any datatypes"),
     {.name = NULL},
 };
 static const hc_algo_t scatterv_algos[] = {
@@ -640,6 +642,7 @@ static const hc_algo_t allgather_algos[] = {
      .summary = "every rank sends its block to every other",
      .plan = allgather_linear},
     DECOMP("part gather, bridge allgatherv, part bcast"),
+    SHM("every block through its owner's cells, chunk by chunk; any datatypes"),
     {.name = NULL},
 };
 static const hc_algo_t allgatherv_algos[] = {
@@ -647,6 +650,7 @@ static const hc_algo_t allgatherv_algos[] = {
      .summary = "every rank sends its block to every other",
      .plan = allgatherv_linear},
     DECOMP("part gather, bridge allgatherv, part bcast"),
+    SHM("every block through its owner's cells, chunk by chunk; any datatypes"),
     {.name = NULL},
 };
 static const hc_algo_t alltoall_algos[] = {
@@ -711,6 +715,8 @@ static const hc_algo_t reduce_scatter_algos[] = {
      .summary = "ordered binomial reduce to rank 0, then scatterv",
      .plan = reduce_scatter_basic},
     DECOMP("part reduce, bridge reduce_scatter (allreduce when parts interleave), part scatterv"),
+    SHM("every vector through its cells chunk by chunk; each rank folds its own block in rank "
+        "order; contiguous datatypes, any op"),
     {.name = NULL},
 };
 static const hc_algo_t reduce_scatter_block_algos[] = {
@@ -718,6 +724,8 @@ static const hc_algo_t reduce_scatter_block_algos[] = {
      .summary = "ordered binomial reduce to rank 0, then scatter",
      .plan = reduce_scatter_block_basic},
     DECOMP("part reduce, bridge reduce_scatter (allreduce when parts interleave), part scatterv"),
+    SHM("every vector through its cells chunk by chunk; each rank folds its own block in rank "
+        "order; contiguous datatypes, any op"),
     {.name = NULL},
 };
 

@@ -697,7 +697,7 @@ static int setup(mca_coll_hiercoll_module_t *m)
 /* Operations                                                           */
 /* ------------------------------------------------------------------ */
 
-enum { PATH_INLINE, PATH_CELLS, PATH_FOLD, PATH_SLICE };
+enum { PATH_INLINE, PATH_CELLS, PATH_FOLD, PATH_SLICE, PATH_MOVE, PATH_RSCAT };
 
 struct hc_shm_op {
     hc_shm_op_t *next;
@@ -715,6 +715,8 @@ struct hc_shm_op {
     const char *src; /* contiguous input (reductions, contiguous bcast root) */
     char *dst;       /* contiguous output */
     bool packed;     /* bcast through the convertor */
+    const hc_call_t *c; /* movement and reduce-scatter: the call's arguments */
+    size_t mine0, mine1; /* reduce-scatter: my block's elements */
     opal_convertor_t conv;
     /* progress */
     uint64_t s0;
@@ -955,6 +957,227 @@ static bool run_slice(hc_shm_op_t *o)
     return true;
 }
 
+/* Bytes [off, off + len) of `count` elements of `dt` at `base`, as a
+ * contiguous stream: packed into `buf`, or unpacked from it. */
+static void dt_stream(const void *base, ompi_datatype_t *dt, size_t count, size_t off, size_t len,
+                      char *buf, bool pack)
+{
+    if (0 == len) {
+        return;
+    }
+    if (ompi_datatype_is_contiguous_memory_layout(dt, (int32_t) count)) {
+        ptrdiff_t lb, ext;
+        ompi_datatype_get_true_extent(dt, &lb, &ext);
+        char *p = (char *) base + lb + off;
+        if (pack) {
+            memcpy(buf, p, len);
+        } else {
+            memcpy(p, buf, len);
+        }
+        return;
+    }
+    opal_convertor_t cv;
+    OBJ_CONSTRUCT(&cv, opal_convertor_t);
+    if (pack) {
+        opal_convertor_copy_and_prepare_for_send(ompi_mpi_local_convertor, &dt->super, count, base,
+                                                 0, &cv);
+    } else {
+        opal_convertor_copy_and_prepare_for_recv(ompi_mpi_local_convertor, &dt->super, count, base,
+                                                 0, &cv);
+    }
+    size_t pos = off;
+    opal_convertor_set_position(&cv, &pos);
+    struct iovec iov = {.iov_base = buf, .iov_len = len};
+    uint32_t n = 1;
+    size_t max = len;
+    if (pack) {
+        (void) opal_convertor_pack(&cv, &iov, &n, &max);
+    } else {
+        (void) opal_convertor_unpack(&cv, &iov, &n, &max);
+    }
+    OBJ_DESTRUCT(&cv);
+}
+
+static ptrdiff_t extent_of(ompi_datatype_t *dt)
+{
+    ptrdiff_t lb, ext;
+    ompi_datatype_get_extent(dt, &lb, &ext);
+    return ext;
+}
+
+/* Rank q's block of a movement collective as the user lays it out:
+ * where (the receive side at the root, or everyone's for allgather), and
+ * its bytes (what every rank agrees on). */
+typedef struct { char *base; ompi_datatype_t *dt; size_t count; } hc_blk_t;
+
+static hc_blk_t block_of(const hc_call_t *c, int q)
+{
+    hc_blk_t b = {NULL, c->rtype, (size_t) c->rcount};
+    switch (c->coll) {
+    case HC_ALLGATHERV:
+        b.count = (size_t) c->rcounts[q];
+        b.base = (char *) c->rbuf + (ptrdiff_t) c->rdispls[q] * extent_of(c->rtype);
+        break;
+    case HC_SCATTER: /* the root's send blocks */
+        b.dt = c->stype;
+        b.count = (size_t) c->scount;
+        b.base = (char *) c->sbuf + (ptrdiff_t) q * (ptrdiff_t) c->scount * extent_of(c->stype);
+        break;
+    default: /* allgather, gather (the root's receive blocks) */
+        b.base = (char *) c->rbuf + (ptrdiff_t) q * (ptrdiff_t) c->rcount * extent_of(c->rtype);
+        break;
+    }
+    return b;
+}
+
+static size_t block_bytes(const hc_call_t *c, int q)
+{
+    switch (c->coll) {
+    case HC_ALLGATHERV:
+        return (size_t) c->rcounts[q] * c->rsize;
+    case HC_GATHER:
+        return (size_t) c->scount * c->ssize; /* (an in-place root's scount is its rcount) */
+    case HC_SCATTER:
+        return (size_t) c->rcount * c->rsize; /* (an in-place root's rcount is its scount) */
+    default:
+        return (size_t) c->rcount * c->rsize;
+    }
+}
+
+static inline size_t clip(size_t total, size_t off, size_t chunk)
+{
+    return total <= off ? 0 : (total - off < chunk ? total - off : chunk);
+}
+
+/* This rank's own block where it needs no shared memory: allgather(v)
+ * and gather copy their input into their block, scatter's root its block
+ * into its output (nothing in place). */
+static void own_block(hc_shm_op_t *o)
+{
+    const hc_call_t *c = o->c;
+    int me = o->ch->s->me;
+    if (c->in_place) {
+        return;
+    }
+    if (HC_SCATTER == c->coll) {
+        if (me == c->root) {
+            hc_blk_t b = block_of(c, me);
+            (void) ompi_datatype_sndrcv(b.base, (int32_t) b.count, b.dt, c->rbuf, c->rcount,
+                                        c->rtype);
+        }
+        return;
+    }
+    if (HC_GATHER == c->coll && me != c->root) {
+        return;
+    }
+    hc_blk_t b = block_of(c, me);
+    (void) ompi_datatype_sndrcv(c->sbuf, c->scount, c->stype, b.base, (int32_t) b.count, b.dt);
+}
+
+/* allgather(v), gather, scatter: chunk j of every block through the
+ * cells of slot (s0 + j) mod K; a block's bytes [j C, (j+1) C). */
+static bool run_move(hc_shm_op_t *o)
+{
+    hc_shm_chan_t *ch = o->ch;
+    hc_shm_t *sh = ch->s;
+    const hc_call_t *c = o->c;
+    int me = sh->me, n = sh->n;
+    bool rooted = HC_GATHER == c->coll || HC_SCATTER == c->coll;
+    bool root = rooted && me == c->root;
+    for (; o->j < o->nchunks; ++o->j, o->ph = 0) {
+        uint64_t s = o->s0 + (uint64_t) o->j;
+        int slot = (int) (s % (uint64_t) sh->k);
+        size_t off = (size_t) o->j * o->chunk;
+        if (0 == o->ph) {
+            if (0 == o->j) {
+                own_block(o);
+            }
+            if (!slot_free(ch, s)) {
+                return false;
+            }
+            if (HC_SCATTER == c->coll) {
+                if (root) {
+                    for (int q = 0; q < n; ++q) {
+                        if (q != me) {
+                            hc_blk_t b = block_of(c, q);
+                            dt_stream(b.base, b.dt, b.count, off,
+                                      clip(block_bytes(c, q), off, o->chunk), cell_of(ch, slot, q),
+                                      true);
+                        }
+                    }
+                }
+            } else if (!root) { /* allgather(v), gather's non-roots: my block */
+                size_t len = clip(block_bytes(c, me), off, o->chunk);
+                if (c->in_place) { /* allgather(v): my block is in place */
+                    hc_blk_t b = block_of(c, me);
+                    dt_stream(b.base, b.dt, b.count, off, len, cell_of(ch, slot, me), true);
+                } else {
+                    dt_stream(c->sbuf, c->stype, (size_t) c->scount, off, len,
+                              cell_of(ch, slot, me), true);
+                }
+            }
+            publish(flag_of(ch, slot, me), FV(s, 0));
+            o->ph = 1;
+        }
+        if (HC_SCATTER == c->coll) {
+            if (!root) {
+                if (!one_flag(o, flag_of(ch, slot, c->root), FV(s, 0))) {
+                    return false;
+                }
+                dt_stream(c->rbuf, c->rtype, (size_t) c->rcount, off,
+                          clip(block_bytes(c, me), off, o->chunk), cell_of(ch, slot, me), false);
+            }
+        } else if (!rooted || root) {
+            if (!all_flags(o, slot, FV(s, 0))) {
+                return false;
+            }
+            for (int q = 0; q < n; ++q) {
+                if (q != me) {
+                    hc_blk_t b = block_of(c, q);
+                    dt_stream(b.base, b.dt, b.count, off, clip(block_bytes(c, q), off, o->chunk),
+                              cell_of(ch, slot, q), false);
+                }
+            }
+        }
+        finish_reading(ch, s);
+    }
+    return true;
+}
+
+/* reduce_scatter(_block): chunk j of every rank's whole vector through its
+ * cell; each rank folds, in rank order, the part of the chunk that lies in
+ * its own block straight into its output. */
+static bool run_rscat(hc_shm_op_t *o)
+{
+    hc_shm_chan_t *ch = o->ch;
+    hc_shm_t *sh = ch->s;
+    size_t per = o->chunk / o->esize;
+    for (; o->j < o->nchunks; ++o->j, o->ph = 0) {
+        uint64_t s = o->s0 + (uint64_t) o->j;
+        int slot = (int) (s % (uint64_t) sh->k);
+        size_t e0 = (size_t) o->j * per;
+        size_t cnt = o->count - e0 < per ? o->count - e0 : per;
+        if (0 == o->ph) {
+            if (!slot_free(ch, s)) {
+                return false;
+            }
+            memcpy(cell_of(ch, slot, sh->me), o->src + e0 * o->esize, cnt * o->esize);
+            publish(flag_of(ch, slot, sh->me), FV(s, 0));
+            o->ph = 1;
+        }
+        if (!all_flags(o, slot, FV(s, 0))) {
+            return false;
+        }
+        size_t lo = e0 > o->mine0 ? e0 : o->mine0;
+        size_t hi = e0 + cnt < o->mine1 ? e0 + cnt : o->mine1;
+        if (lo < hi) {
+            fold(o, slot, lo - e0, hi - e0, o->dst + (lo - o->mine0) * o->esize);
+        }
+        finish_reading(ch, s);
+    }
+    return true;
+}
+
 static bool op_step(hc_shm_op_t *o)
 {
     switch (o->coll) {
@@ -963,7 +1186,16 @@ static bool op_step(hc_shm_op_t *o)
     case HC_BCAST:
         return run_bcast(o);
     default:
-        return PATH_SLICE == o->path ? run_slice(o) : run_fold(o);
+        switch (o->path) {
+        case PATH_MOVE:
+            return run_move(o);
+        case PATH_RSCAT:
+            return run_rscat(o);
+        case PATH_SLICE:
+            return run_slice(o);
+        default:
+            return run_fold(o);
+        }
     }
 }
 
@@ -998,6 +1230,7 @@ static int op_init(hc_shm_op_t *o, hc_shm_chan_t *ch, const hc_call_t *c)
     o->src = NULL;
     o->dst = NULL;
     o->packed = false;
+    o->c = NULL;
     o->wait_on = NULL;
     o->wait_val = 0;
     o->nchunks = 0;
@@ -1022,6 +1255,52 @@ static int op_init(hc_shm_op_t *o, hc_shm_chan_t *ch, const hc_call_t *c)
             o->packed = true;
         }
         break;
+    case HC_ALLGATHER:
+    case HC_ALLGATHERV:
+    case HC_GATHER:
+    case HC_SCATTER: {
+        size_t most = 0;
+        for (int q = 0; q < sh->n; ++q) {
+            size_t b = block_bytes(c, q);
+            most = b > most ? b : most;
+        }
+        o->c = c;
+        o->path = PATH_MOVE;
+        o->chunk = sh->cell;
+        o->nchunks = (int) ((most + o->chunk - 1) / o->chunk);
+        if (0 == most) {
+            return 0;
+        }
+        break;
+    }
+    case HC_REDUCE_SCATTER_BLOCK:
+    case HC_REDUCE_SCATTER: {
+        size_t total = 0;
+        o->mine0 = o->mine1 = 0;
+        for (int q = 0; q < sh->n; ++q) {
+            size_t cq = HC_REDUCE_SCATTER == c->coll ? (size_t) c->rcounts[q] : (size_t) c->rcount;
+            if (q == sh->me) {
+                o->mine0 = total;
+                o->mine1 = total + cq;
+            }
+            total += cq;
+        }
+        o->c = c;
+        o->count = total;
+        o->esize = c->rsize;
+        o->m = total * o->esize;
+        o->dt = c->rtype;
+        o->op = c->op;
+        if (0 == o->m) {
+            return 0;
+        }
+        o->path = PATH_RSCAT;
+        o->chunk = sh->cell / o->esize * o->esize;
+        o->nchunks = (int) ((o->m + o->chunk - 1) / o->chunk);
+        o->src = base_of(c->in_place ? c->rbuf : c->sbuf, c->rtype);
+        o->dst = base_of(c->rbuf, c->rtype);
+        break;
+    }
     default: /* reduce, allreduce */
         o->count = (size_t) c->rcount;
         o->esize = c->rsize;
@@ -1341,7 +1620,27 @@ static int req_start(size_t count, ompi_request_t **reqs)
 
 static bool served(hc_coll_t k)
 {
-    return HC_BARRIER == k || HC_BCAST == k || HC_REDUCE == k || HC_ALLREDUCE == k;
+    switch (k) {
+    case HC_BARRIER:
+    case HC_BCAST:
+    case HC_REDUCE:
+    case HC_ALLREDUCE:
+    case HC_ALLGATHER:
+    case HC_ALLGATHERV:
+    case HC_GATHER:
+    case HC_SCATTER:
+    case HC_REDUCE_SCATTER_BLOCK:
+    case HC_REDUCE_SCATTER:
+        return true;
+    default: /* gatherv, scatterv: only the root knows every size */
+        return false;
+    }
+}
+
+static bool is_reduction(hc_coll_t k)
+{
+    return HC_REDUCE == k || HC_ALLREDUCE == k || HC_REDUCE_SCATTER_BLOCK == k
+           || HC_REDUCE_SCATTER == k;
 }
 
 bool mca_coll_hiercoll_shm_usable(const hc_call_t *c)
@@ -1353,9 +1652,9 @@ bool mca_coll_hiercoll_shm_usable(const hc_call_t *c)
     if (HC_PERSISTENT == c->mode && sh->npers >= mca_coll_hiercoll_component.shm_persistent) {
         return false; /* inits are in the same order everywhere: so is this */
     }
-    if (HC_REDUCE == c->coll || HC_ALLREDUCE == c->coll) {
+    if (is_reduction(c->coll)) {
         /* the same datatype on every rank (MPI): so is the answer */
-        return c->rcount >= 0 && contiguous(c->rtype, (size_t) c->rcount) && c->rsize > 0;
+        return contiguous(c->rtype, 2) && c->rsize > 0;
     }
     return true;
 }
@@ -1413,10 +1712,18 @@ int mca_coll_hiercoll_shm_start(hc_call_t *c, ompi_request_t **request, struct o
     return OMPI_SUCCESS;
 }
 
+/* What auto runs on it: the collectives measured against the layer below
+ * (README, "Shared-memory node level"); the others when forced. */
+static bool auto_served(hc_coll_t k)
+{
+    return HC_BARRIER == k || HC_BCAST == k || HC_REDUCE == k || HC_ALLREDUCE == k;
+}
+
 bool mca_coll_hiercoll_shm_claims(const mca_coll_hiercoll_module_t *m, hc_coll_t k)
 {
     const hc_shm_t *sh = m->shm;
-    return NULL != sh && served(k) && (!sh->yield || mca_coll_hiercoll_component.shm_oversubscribed);
+    return NULL != sh && auto_served(k)
+           && (!sh->yield || mca_coll_hiercoll_component.shm_oversubscribed);
 }
 
 bool mca_coll_hiercoll_shm_wants(const hc_call_t *c)
