@@ -108,15 +108,22 @@ const char *mca_coll_hiercoll_decomp_criterion(const mca_coll_hiercoll_module_t 
     return stays_whole(crit, m->comm) ? NULL : crit_name(crit, buf, len);
 }
 
-/* A sub-communicator of comm, with hiercoll excluded from it (its
- * collectives are the components' below hiercoll, never decomposed
- * again): split by color, or by a hardware level when level >= 0. */
+/* A sub-communicator of comm, never decomposed again: split by color, or
+ * by a hardware level when level >= 0.  The bridge's collectives are the
+ * components' below hiercoll (hiercoll excluded); a part keeps hiercoll,
+ * without decomposition, where the shared-memory node level is on: its
+ * auto then runs the part's stages through shared memory (non-leaders
+ * never touch the PML) and passes the rest to the same components. */
 static int subcomm(ompi_communicator_t *comm, int level, int color, const char *what,
                    ompi_communicator_t **out)
 {
     opal_info_t info;
     OBJ_CONSTRUCT(&info, opal_info_t);
-    opal_info_set(&info, "ompi_comm_coll_preference", "^hiercoll");
+    if (0 == strcmp(what, "part") && mca_coll_hiercoll_component.shm_enable) {
+        opal_info_set(&info, "hiercoll_decomp_criterion", "none");
+    } else {
+        opal_info_set(&info, "ompi_comm_coll_preference", "^hiercoll");
+    }
     int rc = level >= 0
                  ? ompi_comm_split_type(comm, split_type[level], ompi_comm_rank(comm), &info, out)
                  : ompi_comm_split_with_info(comm, color, ompi_comm_rank(comm), &info, out, false);
