@@ -476,6 +476,11 @@ static int hiercoll_register(void)
                "is at most this many bytes are folded whole by every rank (allreduce) or the "
                "root (reduce); longer ones slice-parallel",
                OPAL_INFO_LVL_6, HC_NUM_SIZE, &c->shm_fold_max, 4096, 0, 1 << 20);
+    reg_number("shm_fold_ranks",
+               "Shared-memory node level: communicators of up to this many processes fold "
+               "reductions whole at every length (one synchronization per chunk instead of two; "
+               "each rank reads every rank's chunk)",
+               OPAL_INFO_LVL_6, HC_NUM_INT, &c->shm_fold_ranks, 2, 0, 1024);
 
     parse_algorithms();
     c->gatherv_level = mca_coll_hiercoll_gatherv_level_of(c->gatherv_level_param);

@@ -763,6 +763,12 @@ static bool all_flags(hc_shm_op_t *o, int slot, uint64_t v)
         }
     }
     o->i = 0;
+    /* every rank has begun operation v >> 2, so each finished the ones
+     * before it (a channel runs them in order): slot_free need not read
+     * the done lines for those */
+    if ((v >> 2) - 1 > ch->done_min) {
+        ch->done_min = (v >> 2) - 1;
+    }
     return true;
 }
 
@@ -878,34 +884,38 @@ static void fold(hc_shm_op_t *o, int slot, size_t e0, size_t e1, char *acc)
     }
 }
 
-/* Small reductions: every rank publishes its vector (inline or a cell);
- * every rank (allreduce) or the root (reduce) folds them all. */
+/* Reductions folded whole: every rank publishes its vector chunk by chunk
+ * (inline or a cell); every rank (allreduce) or the root (reduce) folds
+ * each chunk of all of them straight into its output. */
 static bool run_fold(hc_shm_op_t *o)
 {
     hc_shm_chan_t *ch = o->ch;
     hc_shm_t *sh = ch->s;
-    uint64_t s = o->s0;
-    int slot = (int) (s % (uint64_t) sh->k);
     bool folds = HC_ALLREDUCE == o->coll || sh->me == o->root;
-    if (0 == o->ph) {
-        if (!slot_free(ch, s)) {
-            return false;
+    size_t per = o->chunk / o->esize; /* elements per chunk */
+    for (; o->j < o->nchunks; ++o->j, o->ph = 0) {
+        uint64_t s = o->s0 + (uint64_t) o->j;
+        int slot = (int) (s % (uint64_t) sh->k);
+        size_t e0 = (size_t) o->j * per;
+        size_t cnt = o->count - e0 < per ? o->count - e0 : per;
+        if (0 == o->ph) {
+            if (!slot_free(ch, s)) {
+                return false;
+            }
+            hc_line_t *l = flag_of(ch, slot, sh->me);
+            memcpy(PATH_INLINE == o->path ? (char *) l->data : cell_of(ch, slot, sh->me),
+                   o->src + e0 * o->esize, cnt * o->esize);
+            publish(l, FV(s, 0));
+            o->ph = 1;
         }
-        hc_line_t *l = flag_of(ch, slot, sh->me);
-        memcpy(PATH_INLINE == o->path ? (char *) l->data : cell_of(ch, slot, sh->me), o->src,
-               o->m);
-        publish(l, FV(s, 0));
-        o->ph = 1;
-        if (!folds) {
-            finish_reading(ch, s);
-            return true;
+        if (folds) {
+            if (!all_flags(o, slot, FV(s, 0))) {
+                return false;
+            }
+            fold(o, slot, 0, cnt, o->dst + e0 * o->esize);
         }
+        finish_reading(ch, s);
     }
-    if (!all_flags(o, slot, FV(s, 0))) {
-        return false;
-    }
-    fold(o, slot, 0, o->count, o->dst);
-    finish_reading(ch, s);
     return true;
 }
 
@@ -1312,15 +1322,16 @@ static int op_init(hc_shm_op_t *o, hc_shm_chan_t *ch, const hc_call_t *c)
         }
         if (o->m <= HC_SHM_INLINE) {
             o->path = PATH_INLINE;
-        } else if (o->m <= sh->cell
-                   && o->m * (HC_REDUCE == c->coll ? 1 : (size_t) sh->n)
-                          <= mca_coll_hiercoll_component.shm_fold_max) {
+        } else if (sh->n <= mca_coll_hiercoll_component.shm_fold_ranks
+                   || (o->m <= sh->cell
+                       && o->m * (HC_REDUCE == c->coll ? 1 : (size_t) sh->n)
+                              <= mca_coll_hiercoll_component.shm_fold_max)) {
             o->path = PATH_FOLD;
         } else {
             o->path = PATH_SLICE;
         }
-        o->chunk = PATH_SLICE == o->path ? sh->cell / o->esize * o->esize : o->m;
-        o->nchunks = PATH_SLICE == o->path ? (int) ((o->m + o->chunk - 1) / o->chunk) : 1;
+        o->chunk = PATH_INLINE == o->path ? o->m : sh->cell / o->esize * o->esize;
+        o->nchunks = (int) ((o->m + o->chunk - 1) / o->chunk);
         o->src = base_of(c->in_place ? c->rbuf : c->sbuf, c->rtype);
         o->dst = base_of(c->rbuf, c->rtype);
         if (HC_REDUCE == c->coll && sh->me != c->root) {
