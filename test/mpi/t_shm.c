@@ -19,11 +19,13 @@
  * Usage: t_shm [--cycles N] [--backing DIR] [--any-order] [--kill RANK]
  *   --any-order: the fold order is not checked (a fallback folded)
  *   --kill RANK: that rank dies by SIGKILL after setting regions up
+ *   --stall S: the last rank comes S seconds late to an allreduce (watchdog)
  */
 #include "t_common.h"
 
 #include <dirent.h>
 #include <signal.h>
+#include <unistd.h>
 #include <stdint.h>
 
 static int rank, np;
@@ -288,7 +290,7 @@ static void test_inflight(MPI_Comm comm)
 
 int main(int argc, char **argv)
 {
-    int cycles = 200, kill_rank = -1;
+    int cycles = 200, kill_rank = -1, stall = 0;
     const char *backing = "/dev/shm";
     tc_init(&argc, &argv);
     for (int i = 1; i < argc; ++i) {
@@ -296,6 +298,8 @@ int main(int argc, char **argv)
             cycles = atoi(argv[++i]);
         } else if (0 == strcmp(argv[i], "--any-order")) {
             any_order = 1;
+        } else if (0 == strcmp(argv[i], "--stall") && i + 1 < argc) {
+            stall = atoi(argv[++i]);
         } else if (0 == strcmp(argv[i], "--kill") && i + 1 < argc) {
             kill_rank = atoi(argv[++i]);
         } else if (0 == strcmp(argv[i], "--backing") && i + 1 < argc) {
@@ -304,6 +308,16 @@ int main(int argc, char **argv)
     }
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &np);
+    if (stall > 0) { /* the last rank comes S seconds late to an allreduce */
+        int v = 1, s = 0;
+        MPI_Allreduce(&v, &s, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+        if (rank == np - 1) {
+            sleep((unsigned) stall);
+        }
+        MPI_Allreduce(&v, &s, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+        tc_checks++;
+        tc_failures += s != np;
+    }
     if (kill_rank >= 0) { /* regions set up, then one rank dies */
         test_cycles(MPI_COMM_WORLD, 3, backing);
         int v = 1, s = 0;
