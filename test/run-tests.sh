@@ -736,7 +736,7 @@ run "shm-killed-rank-leaves-nothing" 120 bash -c "b=\$(ls /dev/shm | grep -c '^h
     $(printf '%q' "$shm") --kill 1 >/dev/null 2>&1; \
     echo \"hc files before: \$b, after: \$(ls /dev/shm | grep -c '^hc\.')\""
 # the watchdog names who waits, where, for what (the last rank comes late)
-EXPECT=("$SHM_OK" "hiercoll: shm watchdog: MPI_COMM_WORLD rank 0 \(world 0\) has waited [0-9]+ s in allreduce seq [0-9]+ chunk 0 phase 1 on line 2 \(slot 1, rank 2\) for value >= [0-9]+, sees [0-9]+")
+EXPECT=("$SHM_OK" "hiercoll: shm watchdog: MPI_COMM_WORLD rank 0 \(world 0\) has waited [0-9]+ s in allreduce seq [0-9]+ chunk 0 phase 1 on line [0-9]+ \(slot [0-9]+, rank 2\) for value >= [0-9]+, sees [0-9]+")
 run "shm-watchdog-np3" 120 "${MPI[@]}" -np 3 --mca coll hiercoll,basic,libnbc \
     --mca coll_hiercoll_shm_watchdog 1 "${SHM[@]}" "$shm" --stall 4 --cycles 0
 # auto: shm on 2 processes (a core each here), after the admission calls
