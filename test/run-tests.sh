@@ -707,6 +707,20 @@ for f in attach:1 alloc:0 attach:2; do
         --mca coll_hiercoll_verbose 2 --mca coll_hiercoll_shm_fault $f "${SHM[@]}" "$shm" \
         --cycles 20 --any-order
 done
+# single copy (CMA) for every bcast longer than 8 bytes; the probe failing
+# on one rank turns single copy off on every rank (shm itself stays)
+for np in 2 5; do
+    EXPECT=("$OK" ": bcast = shm \(blocking" "single copy \(CMA\) from 8 bytes")
+    REJECT=("no single copy")
+    run "shm-cma-bcast-np$np" 300 "${MPI[@]}" -np $np --mca coll hiercoll,basic,libnbc \
+        --mca coll_hiercoll_verbose 2 --mca coll_hiercoll_shm_cma_min 8 "${SHM[@]}" "$colls" \
+        --only bcast
+done
+EXPECT=("$OK" ": bcast = shm \(blocking" "shm: 3 processes, .*, no single copy")
+REJECT=("single copy \(CMA\)")
+run "shm-fault-cma-2-np3" 300 "${MPI[@]}" -np 3 --mca coll hiercoll,basic,libnbc \
+    --mca coll_hiercoll_verbose 2 --mca coll_hiercoll_shm_cma_min 8 --mca coll_hiercoll_shm_fault cma:2 \
+    "${SHM[@]}" "$colls" --only bcast
 # no arena on rank 0: another rank owns the regions, shm runs
 EXPECT=("$SHM_OK" "shm: no arena on world rank 0" ": allreduce = shm \(blocking")
 run "shm-fault-create-0-np3" 300 "${MPI[@]}" -np 3 --mca coll hiercoll,basic,libnbc \
@@ -752,7 +766,8 @@ NUMERIC=(priority:40 verbose:0 bcast_binomial_max:524288 allreduce_rhrd_min:6553
          reduce_rhrd_min:524288 gatherv_tree_min:128 hand_back_after:1000 offload_radix:0
          offload_credits:64 shm_arena_size:4194304 shm_cell_size:8192 shm_chan_bytes:262144
          shm_slots:4 shm_persistent:2 shm_min_calls:2 shm_spin:2000 shm_watchdog:0
-         shm_auto_max:16777216 shm_fold_max:4096 shm_fold_ranks:2)
+         shm_auto_max:16777216 shm_fold_max:4096 shm_fold_ranks:2
+         shm_cma_min:262144)
 for bad in -5 banana 99999999999999999999; do
     args=() EXPECT_ONCE=()
     for p in "${NUMERIC[@]}"; do

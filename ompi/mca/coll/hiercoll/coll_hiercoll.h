@@ -342,7 +342,7 @@ typedef struct mca_coll_hiercoll_component_t {
     /* shared-memory node level (coll_hiercoll_shm.c) */
     bool shm_enable, shm_oversubscribed;
     char *shm_backing, *shm_fault;
-    size_t shm_arena_size, shm_cell_size, shm_chan_bytes, shm_auto_max, shm_fold_max;
+    size_t shm_arena_size, shm_cell_size, shm_chan_bytes, shm_auto_max, shm_fold_max, shm_cma_min;
     int shm_slots, shm_persistent, shm_min_calls, shm_spin, shm_watchdog, shm_fold_ranks;
 } mca_coll_hiercoll_component_t;
 

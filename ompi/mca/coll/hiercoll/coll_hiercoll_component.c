@@ -431,8 +431,8 @@ static int hiercoll_register(void)
     c->shm_fault = "";
     reg_string("shm_fault",
                "Shared-memory node level, testing: \"STEP:RANK\" makes world rank RANK fail "
-               "STEP of the set-up (create, reserve, alloc, attach); every rank must then fall "
-               "back alike",
+               "STEP of the set-up (create, reserve, alloc, attach; cma: the single-copy probe, "
+               "which only turns single copy off); every rank must then agree",
                OPAL_INFO_LVL_9, &c->shm_fault);
     reg_number("shm_arena_size",
                "Shared-memory node level: bytes of each process's arena, from which the regions "
@@ -476,6 +476,12 @@ static int hiercoll_register(void)
                "is at most this many bytes are folded whole by every rank (allreduce) or the "
                "root (reduce); longer ones slice-parallel",
                OPAL_INFO_LVL_6, HC_NUM_SIZE, &c->shm_fold_max, 4096, 0, 1 << 20);
+    reg_number("shm_cma_min",
+               "Shared-memory node level: bcasts of at least this many bytes are copied by the "
+               "readers straight from the root's memory (process_vm_readv, one copy instead of "
+               "two), where every rank may read every other (probed with a real read at set-up "
+               "and agreed); 0: never",
+               OPAL_INFO_LVL_6, HC_NUM_SIZE, &c->shm_cma_min, 256 << 10, 0, 1LL << 40);
     reg_number("shm_fold_ranks",
                "Shared-memory node level: communicators of up to this many processes fold "
                "reductions whole at every length (one synchronization per chunk instead of two; "
