@@ -697,6 +697,18 @@ for np in 1 2 3 5 8; do
     run "shm-t_shm-np$np" 600 "${MPI[@]}" -np $np --mca coll hiercoll,basic,libnbc \
         --mca coll_hiercoll_shm_min_calls 0 "${SHM[@]}" "$shm" --cycles 300
 done
+# two levels (groups of 2 and 3 consecutive ranks and their leaders) for
+# barrier and inline reductions: the same serial references, the
+# non-commutative product exact (groups are runs of ranks)
+for g in 2 3; do
+    EXPECT=("$OK" ": allreduce = shm \(blocking" ": barrier = shm \(blocking")
+    run "shm-groups$g-colls-np7" 600 "${MPI[@]}" -np 7 --mca coll hiercoll,basic,libnbc \
+        --mca coll_hiercoll_verbose 2 --mca coll_hiercoll_shm_group_size $g "${SHM[@]}" "$colls" \
+        --only allreduce,reduce,barrier
+    EXPECT=("$SHM_OK")
+    run "shm-groups$g-t_shm-np8" 600 "${MPI[@]}" -np 8 --mca coll hiercoll,basic,libnbc \
+        --mca coll_hiercoll_shm_group_size $g "${SHM[@]}" "$shm" --cycles 20 --any-order
+done
 # a failure on one rank: every rank falls back (no region is ever set up:
 # rank 0's line after the agreement never appears), no hang
 SHM_SET_UP='shm: [0-9]+ processes, region of'
@@ -767,7 +779,7 @@ NUMERIC=(priority:40 verbose:0 bcast_binomial_max:524288 allreduce_rhrd_min:6553
          offload_credits:64 shm_arena_size:4194304 shm_cell_size:8192 shm_chan_bytes:262144
          shm_slots:4 shm_persistent:2 shm_min_calls:2 shm_spin:2000 shm_watchdog:0
          shm_auto_max:16777216 shm_fold_max:4096 shm_fold_ranks:2
-         shm_cma_min:262144)
+         shm_cma_min:262144 shm_group_size:8)
 for bad in -5 banana 99999999999999999999; do
     args=() EXPECT_ONCE=()
     for p in "${NUMERIC[@]}"; do

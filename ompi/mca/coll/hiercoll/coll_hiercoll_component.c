@@ -482,6 +482,12 @@ static int hiercoll_register(void)
                "two), where every rank may read every other (probed with a real read at set-up "
                "and agreed); 0: never",
                OPAL_INFO_LVL_6, HC_NUM_SIZE, &c->shm_cma_min, 256 << 10, 0, 1LL << 40);
+    reg_number("shm_group_size",
+               "Shared-memory node level: on communicators of more processes than this, barrier "
+               "and reductions of at most 112 bytes go in two levels, through groups of this "
+               "many consecutive ranks and their first rank (each process reads about G + n/G "
+               "lines instead of n); the order stays MPI's",
+               OPAL_INFO_LVL_6, HC_NUM_INT, &c->shm_group_size, 8, 2, 1 << 20);
     reg_number("shm_fold_ranks",
                "Shared-memory node level: communicators of up to this many processes fold "
                "reductions whole at every length (one synchronization per chunk instead of two; "

@@ -783,6 +783,7 @@ struct hc_shm_op {
     char *dst;       /* contiguous output */
     bool packed;     /* bcast through the convertor */
     const hc_call_t *c; /* movement and reduce-scatter: the call's arguments */
+    int grp;            /* barrier, inline reductions: groups of grp ranks (0: flat) */
     char *tmp;          /* CMA: a packed copy (root) or landing buffer (reader) */
     size_t mine0, mine1; /* reduce-scatter: my block's elements */
     opal_convertor_t conv;
@@ -881,6 +882,34 @@ static void bcast_put(hc_shm_op_t *o, size_t off, size_t len, const char *from)
     (void) opal_convertor_unpack(&o->conv, &iov, &n, &max);
 }
 
+/* Wait (without blocking) until the flags of slot of ranks first,
+ * first + stride, ... (count of them) reach v, resuming at o->i. */
+static bool some_flags(hc_shm_op_t *o, int slot, uint64_t v, int first, int count, int stride)
+{
+    for (; o->i < count; ++o->i) {
+        hc_line_t *l = flag_of(o->ch, slot, first + o->i * stride);
+        if (ld_acq(&l->seq) < v) {
+            o->wait_on = &l->seq;
+            o->wait_val = v;
+            return false;
+        }
+    }
+    o->i = 0;
+    return true;
+}
+
+/* Groups of o->grp consecutive ranks, led by their first: my group's
+ * first rank and size, and the number of groups. */
+static void my_group(const hc_shm_op_t *o, int *lead, int *size, int *ngroups)
+{
+    int n = o->ch->s->n, g = o->grp;
+    *lead = o->ch->s->me / g * g;
+    *size = *lead + g <= n ? g : n - *lead;
+    *ngroups = (n + g - 1) / g;
+}
+
+/* Flat: every rank writes its line and reads everyone's.  Grouped: the
+ * members' lines go to their leader, the leaders' second phase to all. */
 static bool run_barrier(hc_shm_op_t *o)
 {
     hc_shm_chan_t *ch = o->ch;
@@ -893,8 +922,29 @@ static bool run_barrier(hc_shm_op_t *o)
         publish(flag_of(ch, slot, ch->s->me), FV(s, 0));
         o->ph = 1;
     }
-    if (!all_flags(o, slot, FV(s, 0))) {
+    if (0 == o->grp) {
+        if (!all_flags(o, slot, FV(s, 0))) {
+            return false;
+        }
+        finish_reading(ch, s);
+        return true;
+    }
+    int lead, size, ng;
+    my_group(o, &lead, &size, &ng);
+    if (1 == o->ph) {
+        if (lead == ch->s->me) {
+            if (!some_flags(o, slot, FV(s, 0), lead + 1, size - 1, 1)) {
+                return false;
+            }
+            publish(flag_of(ch, slot, lead), FV(s, 1));
+        }
+        o->ph = 2;
+    }
+    if (!some_flags(o, slot, FV(s, 1), 0, ng, o->grp)) {
         return false;
+    }
+    if (s - 1 > ch->done_min) { /* every rank has begun s (see all_flags) */
+        ch->done_min = s - 1;
     }
     finish_reading(ch, s);
     return true;
@@ -1007,24 +1057,78 @@ static bool run_bcast(hc_shm_op_t *o)
 
 /* Fold [e0, e1) elements of every rank's published chunk in MPI rank
  * order into `acc`: acc = x[n-1]; acc = x[i] op acc for i = n-2..0. */
-static void fold(hc_shm_op_t *o, int slot, size_t e0, size_t e1, char *acc)
+static void fold_ranks(hc_shm_op_t *o, int slot, int first, int count, int stride, size_t e0,
+                       size_t e1, char *acc)
 {
     hc_shm_chan_t *ch = o->ch;
-    int n = ch->s->n;
     size_t cnt = e1 - e0, b0 = e0 * o->esize;
     if (0 == cnt) {
         return;
     }
-    for (int r = n - 1; r >= 0; --r) {
+    for (int i = count - 1; i >= 0; --i) {
+        int r = first + i * stride;
         const char *x = (PATH_INLINE == o->path ? (const char *) flag_of(ch, slot, r)->data
                                                  : cell_of(ch, slot, r))
                         + b0;
-        if (r == n - 1) {
+        if (i == count - 1) {
             memcpy(acc, x, cnt * o->esize);
         } else {
             ompi_op_reduce(o->op, (void *) x, acc, (int) cnt, o->dt);
         }
     }
+}
+
+static void fold(hc_shm_op_t *o, int slot, size_t e0, size_t e1, char *acc)
+{
+    fold_ranks(o, slot, 0, o->ch->s->n, 1, e0, e1, acc);
+}
+
+/* An inline reduction in groups: every rank publishes; each leader folds
+ * its group (rank order) and publishes the group's value in its line;
+ * every rank (allreduce) or the root (reduce) folds the groups' values in
+ * group order.  Groups are runs of ranks, so the order is MPI's. */
+static bool run_fold_grouped(hc_shm_op_t *o)
+{
+    hc_shm_chan_t *ch = o->ch;
+    hc_shm_t *sh = ch->s;
+    uint64_t s = o->s0;
+    int slot = (int) (s % (uint64_t) sh->k);
+    int lead, size, ng;
+    my_group(o, &lead, &size, &ng);
+    bool leader = lead == sh->me, folds = HC_ALLREDUCE == o->coll || sh->me == o->root;
+    if (0 == o->ph) {
+        if (!slot_free(ch, s)) {
+            return false;
+        }
+        hc_line_t *l = flag_of(ch, slot, sh->me);
+        memcpy(l->data, o->src, o->m);
+        publish(l, FV(s, 0));
+        o->ph = 1;
+    }
+    if (1 == o->ph) {
+        if (leader) {
+            unsigned char acc[HC_SHM_INLINE];
+            if (!some_flags(o, slot, FV(s, 0), lead, size, 1)) {
+                return false;
+            }
+            fold_ranks(o, slot, lead, size, 1, 0, o->count, (char *) acc);
+            hc_line_t *l = flag_of(ch, slot, lead);
+            memcpy(l->data, acc, o->m); /* (nobody reads my own value any more) */
+            publish(l, FV(s, 1));
+        }
+        o->ph = 2;
+    }
+    if (folds) {
+        if (!some_flags(o, slot, FV(s, 1), 0, ng, o->grp)) {
+            return false;
+        }
+        fold_ranks(o, slot, 0, ng, o->grp, 0, o->count, o->dst);
+        if (s - 1 > ch->done_min) {
+            ch->done_min = s - 1;
+        }
+    }
+    finish_reading(ch, s);
+    return true;
 }
 
 /* Reductions folded whole: every rank publishes its vector chunk by chunk
@@ -1347,7 +1451,7 @@ static bool op_step(hc_shm_op_t *o)
         case PATH_SLICE:
             return run_slice(o);
         default:
-            return run_fold(o);
+            return PATH_INLINE == o->path && 0 != o->grp ? run_fold_grouped(o) : run_fold(o);
         }
     }
 }
@@ -1385,6 +1489,9 @@ static int op_init(hc_shm_op_t *o, hc_shm_chan_t *ch, const hc_call_t *c)
     o->packed = false;
     o->c = NULL;
     o->tmp = NULL;
+    o->grp = sh->n > mca_coll_hiercoll_component.shm_group_size
+                 ? mca_coll_hiercoll_component.shm_group_size
+                 : 0;
     o->wait_on = NULL;
     o->wait_val = 0;
     o->nchunks = 0;
