@@ -84,6 +84,7 @@
 
 #include "ompi/datatype/ompi_datatype.h"
 #include "ompi/proc/proc.h"
+#include "ompi/runtime/mpiruntime.h"
 #include "opal/datatype/opal_convertor.h"
 #include "opal/mca/hwloc/hwloc-internal.h"
 #include "opal/runtime/opal_progress.h"
@@ -510,8 +511,10 @@ void mca_coll_hiercoll_shm_enable(mca_coll_hiercoll_module_t *m, ompi_communicat
 {
     mca_coll_hiercoll_component_t *c = &mca_coll_hiercoll_component;
     m->shm = NULL;
-    if (!c->shm_enable || OMPI_COMM_IS_INTER(comm) || ompi_comm_size(comm) < 2
-        || !all_local(comm)) {
+    /* (MPI_THREAD_MULTIPLE: the per-process state, arena and progress
+     * list, has no lock; MPICH's release_gather stays off there too) */
+    if (!c->shm_enable || ompi_mpi_thread_multiple || OMPI_COMM_IS_INTER(comm)
+        || ompi_comm_size(comm) < 2 || !all_local(comm)) {
         return;
     }
     hc_shm_t *s = calloc(1, sizeof(*s));
