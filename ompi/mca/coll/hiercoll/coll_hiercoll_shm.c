@@ -1662,6 +1662,24 @@ typedef struct {
     bool warned;
 } hc_wait_t;
 
+/* The collectives it serves, by name (the watchdog). */
+static const char *coll_name(hc_coll_t k)
+{
+    switch (k) {
+    case HC_BARRIER: return "barrier";
+    case HC_BCAST: return "bcast";
+    case HC_REDUCE: return "reduce";
+    case HC_ALLREDUCE: return "allreduce";
+    case HC_ALLGATHER: return "allgather";
+    case HC_ALLGATHERV: return "allgatherv";
+    case HC_GATHER: return "gather";
+    case HC_SCATTER: return "scatter";
+    case HC_REDUCE_SCATTER_BLOCK: return "reduce_scatter_block";
+    case HC_REDUCE_SCATTER: return "reduce_scatter";
+    default: return "?";
+    }
+}
+
 static double now(void)
 {
     struct timespec ts;
@@ -1694,7 +1712,7 @@ static void wait_once(hc_shm_t *sh, hc_wait_t *w, const hc_shm_op_t *o)
                         "%s seq %llu chunk %d phase %d on line %ld (slot %ld, rank %ld) for "
                         "value >= %llu, sees %llu",
                         sh->comm->c_name, sh->me, world_rank(), t - w->since,
-                        mca_coll_hiercoll_colls[o->coll].name, (unsigned long long) o->s0, o->j,
+                        coll_name(o->coll), (unsigned long long) o->s0, o->j,
                         o->ph, line, line < 0 ? -1 : line / sh->n, line < 0 ? -1 : line % sh->n,
                         (unsigned long long) o->wait_val,
                         (unsigned long long) (NULL == o->wait_on ? 0 : ld_acq(o->wait_on)));
