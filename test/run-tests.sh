@@ -728,6 +728,17 @@ for np in 2 5; do
         --mca coll_hiercoll_verbose 2 --mca coll_hiercoll_shm_cma_min 8 "${SHM[@]}" "$colls" \
         --only bcast
 done
+# long reductions by single copy (every length from 8 bytes here): each
+# rank folds its slice straight from the others' inputs, same bits
+for np in 2 5; do
+    EXPECT=("$OK" ": allreduce = shm \(blocking" ": reduce = shm \(blocking" "single copy \(CMA\) from 8 bytes")
+    run "shm-cma-reductions-np$np" 300 "${MPI[@]}" -np $np --mca coll hiercoll,basic,libnbc \
+        --mca coll_hiercoll_verbose 2 --mca coll_hiercoll_shm_cma_min 8 "${SHM[@]}" "$colls" \
+        --only allreduce,reduce
+    EXPECT=("$SHM_OK")
+    run "shm-cma-t_shm-np$np" 300 "${MPI[@]}" -np $np --mca coll hiercoll,basic,libnbc \
+        --mca coll_hiercoll_shm_cma_min 8 "${SHM[@]}" "$shm" --cycles 20
+done
 EXPECT=("$OK" ": bcast = shm \(blocking" "shm: 3 processes, .*, no single copy")
 REJECT=("single copy \(CMA\)")
 run "shm-fault-cma-2-np3" 300 "${MPI[@]}" -np 3 --mca coll hiercoll,basic,libnbc \

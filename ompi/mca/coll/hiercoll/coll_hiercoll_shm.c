@@ -788,6 +788,7 @@ struct hc_shm_op {
     const hc_call_t *c; /* movement and reduce-scatter: the call's arguments */
     int grp;            /* barrier, inline reductions: groups of grp ranks (0: flat) */
     char *tmp;          /* CMA: a packed copy (root) or landing buffer (reader) */
+    char *scratch;      /* CMA reductions: two pieces (a peer's, my input's) */
     size_t mine0, mine1; /* reduce-scatter: my block's elements */
     opal_convertor_t conv;
     /* progress */
@@ -1169,6 +1170,149 @@ static bool run_fold(hc_shm_op_t *o)
     return true;
 }
 
+/* Everyone but `skip` done with operation s. */
+static bool others_done(hc_shm_op_t *o, uint64_t s, int skip)
+{
+    hc_shm_chan_t *ch = o->ch;
+    for (; o->i < ch->s->n; ++o->i) {
+        if (o->i != skip && ld_acq(&ch->done[o->i].seq) < s) {
+            o->wait_on = &ch->done[o->i].seq;
+            o->wait_val = s;
+            return false;
+        }
+    }
+    o->i = 0;
+    return true;
+}
+
+static bool one_done(hc_shm_op_t *o, uint64_t s, int r)
+{
+    uint64_t *d = &o->ch->done[r].seq;
+    if (ld_acq(d) < s) {
+        o->wait_on = d;
+        o->wait_val = s;
+        return false;
+    }
+    return true;
+}
+
+#define HC_SHM_PIECE (64 * 1024) /* bytes folded at a time (stays in L2) */
+
+/* My slice of a CMA reduction: elements [lo, hi). */
+static void red_slice(const hc_shm_op_t *o, int r, size_t *lo, size_t *hi)
+{
+    size_t n = (size_t) o->ch->s->n;
+    size_t q = (o->count + n - 1) / n;
+    size_t al = o->esize < 64 && 0 == 64 % o->esize ? 64 / o->esize : 1;
+    q = (q + al - 1) / al * al;
+    *lo = (size_t) r * q < o->count ? (size_t) r * q : o->count;
+    *hi = *lo + q < o->count ? *lo + q : o->count;
+}
+
+/* Long reductions by CMA: one copy of each input, no cells.  Every rank
+ * publishes where its input and its slice's result are; folds its slice
+ * of every rank's input (rank order, a piece at a time, reading the others
+ * with process_vm_readv) into its result; then every rank (allreduce) or
+ * the root (reduce) reads the other slices' results; nobody returns while
+ * another may still read its memory. */
+static bool run_red_cma(hc_shm_op_t *o)
+{
+    hc_shm_chan_t *ch = o->ch;
+    hc_shm_t *sh = ch->s;
+    int me = sh->me, n = sh->n;
+    uint64_t s = o->s0;
+    int slot = (int) (s % (uint64_t) sh->k);
+    bool all = HC_ALLREDUCE == o->coll, root = me == o->root;
+    size_t lo, hi;
+    red_slice(o, me, &lo, &hi);
+    if (0 == o->ph) {
+        if (!slot_free(ch, s)) {
+            return false;
+        }
+        /* my slice's result: in my output, or (a reduce's non-root) a buffer */
+        char *res = all || root ? o->dst + lo * o->esize : NULL;
+        if (NULL == res && hi > lo) {
+            res = o->tmp = malloc((hi - lo) * o->esize);
+        }
+        o->scratch = malloc(2 * HC_SHM_PIECE);
+        hc_line_t *l = flag_of(ch, slot, me);
+        uint64_t where[2] = {(uintptr_t) o->src, (uintptr_t) res};
+        memcpy(l->data, where, sizeof(where));
+        publish(l, FV(s, 0));
+        o->ph = 1;
+    }
+    if (1 == o->ph) {
+        if (!all_flags(o, slot, FV(s, 0))) {
+            return false;
+        }
+        uint64_t where[2];
+        memcpy(where, flag_of(ch, slot, me)->data, sizeof(where));
+        char *res = (char *) (uintptr_t) where[1];
+        size_t per = HC_SHM_PIECE / o->esize;
+        for (size_t a = lo; a < hi && NULL != o->scratch && NULL != res; a += per) {
+            size_t cnt = hi - a < per ? hi - a : per, len = cnt * o->esize;
+            char *acc = res + (a - lo) * o->esize, *mine = o->scratch + HC_SHM_PIECE;
+            memcpy(mine, o->src + a * o->esize, len); /* (in place: acc is my input) */
+            for (int r = n - 1; r >= 0; --r) {
+                const char *x = mine;
+                if (r != me) {
+                    memcpy(where, flag_of(ch, slot, r)->data, sizeof(where));
+                    int err = cma_read(sh->pids[r], o->scratch, where[0] + a * o->esize, len);
+                    if (0 != err) {
+                        o->error = OMPI_ERROR;
+                    }
+                    x = o->scratch;
+                }
+                if (r == n - 1) {
+                    memcpy(acc, x, len);
+                } else {
+                    ompi_op_reduce(o->op, (void *) x, acc, (int) cnt, o->dt);
+                }
+            }
+        }
+        if (NULL == o->scratch || (NULL == res && hi > lo)) {
+            o->error = OMPI_ERR_OUT_OF_RESOURCE;
+        }
+        publish(flag_of(ch, slot, me), FV(s, 1));
+        o->ph = 2;
+    }
+    if (2 == o->ph) {
+        if (all || root) {
+            if (!all_flags(o, slot, FV(s, 1))) {
+                return false;
+            }
+            for (int r = 0; r < n; ++r) {
+                size_t rlo, rhi;
+                red_slice(o, r, &rlo, &rhi);
+                if (r == me || rhi == rlo) {
+                    continue;
+                }
+                uint64_t where[2];
+                memcpy(where, flag_of(ch, slot, r)->data, sizeof(where));
+                if (0 != cma_read(sh->pids[r], o->dst + rlo * o->esize, where[1],
+                                  (rhi - rlo) * o->esize)) {
+                    o->error = OMPI_ERROR;
+                }
+            }
+        }
+        finish_reading(ch, s);
+        o->ph = 3;
+    }
+    /* who may still read my memory: everyone (allreduce), the root (a
+     * reduce's non-roots); a reduce's root saw everyone's slice done */
+    if (all ? !others_done(o, s, me) : !root && !one_done(o, s, o->root)) {
+        return false;
+    }
+    if (o->error != OMPI_SUCCESS) {
+        opal_output(0, "hiercoll: shm: %s rank %d: single-copy %s of %zu bytes failed",
+                    sh->comm->c_name, me, all ? "allreduce" : "reduce", o->m);
+    }
+    free(o->tmp);
+    free(o->scratch);
+    o->tmp = o->scratch = NULL;
+    return true;
+}
+
 /* Longer reductions, chunk by chunk: publish the chunk in a cell; fold my
  * slice of every rank's chunk into the result cell; copy the chunk out. */
 static bool run_slice(hc_shm_op_t *o)
@@ -1453,6 +1597,8 @@ static bool op_step(hc_shm_op_t *o)
             return run_rscat(o);
         case PATH_SLICE:
             return run_slice(o);
+        case PATH_CMA:
+            return run_red_cma(o);
         default:
             return PATH_INLINE == o->path && 0 != o->grp ? run_fold_grouped(o) : run_fold(o);
         }
@@ -1492,6 +1638,7 @@ static int op_init(hc_shm_op_t *o, hc_shm_chan_t *ch, const hc_call_t *c)
     o->packed = false;
     o->c = NULL;
     o->tmp = NULL;
+    o->scratch = NULL;
     o->grp = sh->n > mca_coll_hiercoll_component.shm_group_size
                  ? mca_coll_hiercoll_component.shm_group_size
                  : 0;
@@ -1591,6 +1738,11 @@ static int op_init(hc_shm_op_t *o, hc_shm_chan_t *ch, const hc_call_t *c)
         }
         o->chunk = PATH_INLINE == o->path ? o->m : sh->cell / o->esize * o->esize;
         o->nchunks = (int) ((o->m + o->chunk - 1) / o->chunk);
+        if (sh->cma && o->m >= mca_coll_hiercoll_component.shm_cma_min) {
+            o->path = PATH_CMA; /* each input copied once, straight from its owner */
+            o->chunk = o->m;
+            o->nchunks = 1;
+        }
         o->src = base_of(c->in_place ? c->rbuf : c->sbuf, c->rtype);
         o->dst = base_of(c->rbuf, c->rtype);
         if (HC_REDUCE == c->coll && sh->me != c->root) {
