@@ -954,19 +954,29 @@ static bool run_barrier(hc_shm_op_t *o)
     return true;
 }
 
-/* Every rank but the root done with operation s (the root waits before
- * its buffer may change). */
-static bool all_done(hc_shm_op_t *o, uint64_t s)
+/* Everyone but `skip` done with operation s. */
+static bool others_done(hc_shm_op_t *o, uint64_t s, int skip)
 {
     hc_shm_chan_t *ch = o->ch;
     for (; o->i < ch->s->n; ++o->i) {
-        if (o->i != o->root && ld_acq(&ch->done[o->i].seq) < s) {
+        if (o->i != skip && ld_acq(&ch->done[o->i].seq) < s) {
             o->wait_on = &ch->done[o->i].seq;
             o->wait_val = s;
             return false;
         }
     }
     o->i = 0;
+    return true;
+}
+
+static bool one_done(hc_shm_op_t *o, uint64_t s, int r)
+{
+    uint64_t *d = &o->ch->done[r].seq;
+    if (ld_acq(d) < s) {
+        o->wait_on = d;
+        o->wait_val = s;
+        return false;
+    }
     return true;
 }
 
@@ -998,7 +1008,7 @@ static bool run_bcast_cma(hc_shm_op_t *o)
             publish(l, FV(s, 0));
             o->ph = 1;
         }
-        if (!all_done(o, s)) {
+        if (!others_done(o, s, o->root)) {
             return false;
         }
         free(o->tmp);
@@ -1166,32 +1176,6 @@ static bool run_fold(hc_shm_op_t *o)
             fold(o, slot, 0, cnt, o->dst + e0 * o->esize);
         }
         finish_reading(ch, s);
-    }
-    return true;
-}
-
-/* Everyone but `skip` done with operation s. */
-static bool others_done(hc_shm_op_t *o, uint64_t s, int skip)
-{
-    hc_shm_chan_t *ch = o->ch;
-    for (; o->i < ch->s->n; ++o->i) {
-        if (o->i != skip && ld_acq(&ch->done[o->i].seq) < s) {
-            o->wait_on = &ch->done[o->i].seq;
-            o->wait_val = s;
-            return false;
-        }
-    }
-    o->i = 0;
-    return true;
-}
-
-static bool one_done(hc_shm_op_t *o, uint64_t s, int r)
-{
-    uint64_t *d = &o->ch->done[r].seq;
-    if (ld_acq(d) < s) {
-        o->wait_on = d;
-        o->wait_val = s;
-        return false;
     }
     return true;
 }
