@@ -1145,52 +1145,84 @@ static bool run_fold_grouped(hc_shm_op_t *o)
     return true;
 }
 
+/* Chunk j of a reduction's vector: its sequence number, slot, first
+ * element and element count. */
+typedef struct {
+    uint64_t s;
+    int slot;
+    size_t e0, cnt;
+} hc_chunk_t;
+
+static hc_chunk_t chunk_of(const hc_shm_op_t *o)
+{
+    size_t per = o->chunk / o->esize;
+    hc_chunk_t k;
+    k.s = o->s0 + (uint64_t) o->j;
+    k.slot = (int) (k.s % (uint64_t) o->ch->s->k);
+    k.e0 = (size_t) o->j * per;
+    k.cnt = o->count - k.e0 < per ? o->count - k.e0 : per;
+    return k;
+}
+
+/* Phase 0 of a reduction's chunk: once its slot is free, my elements of
+ * it into my line (inline) or my cell, published.  False: not yet. */
+static bool publish_chunk(hc_shm_op_t *o, const hc_chunk_t *k)
+{
+    if (0 != o->ph) {
+        return true;
+    }
+    hc_shm_chan_t *ch = o->ch;
+    int me = ch->s->me;
+    if (!slot_free(ch, k->s)) {
+        return false;
+    }
+    hc_line_t *l = flag_of(ch, k->slot, me);
+    memcpy(PATH_INLINE == o->path ? (char *) l->data : cell_of(ch, k->slot, me),
+           o->src + k->e0 * o->esize, k->cnt * o->esize);
+    publish(l, FV(k->s, 0));
+    o->ph = 1;
+    return true;
+}
+
 /* Reductions folded whole: every rank publishes its vector chunk by chunk
  * (inline or a cell); every rank (allreduce) or the root (reduce) folds
  * each chunk of all of them straight into its output. */
 static bool run_fold(hc_shm_op_t *o)
 {
     hc_shm_chan_t *ch = o->ch;
-    hc_shm_t *sh = ch->s;
-    bool folds = HC_ALLREDUCE == o->coll || sh->me == o->root;
-    size_t per = o->chunk / o->esize; /* elements per chunk */
+    bool folds = HC_ALLREDUCE == o->coll || ch->s->me == o->root;
     for (; o->j < o->nchunks; ++o->j, o->ph = 0) {
-        uint64_t s = o->s0 + (uint64_t) o->j;
-        int slot = (int) (s % (uint64_t) sh->k);
-        size_t e0 = (size_t) o->j * per;
-        size_t cnt = o->count - e0 < per ? o->count - e0 : per;
-        if (0 == o->ph) {
-            if (!slot_free(ch, s)) {
-                return false;
-            }
-            hc_line_t *l = flag_of(ch, slot, sh->me);
-            memcpy(PATH_INLINE == o->path ? (char *) l->data : cell_of(ch, slot, sh->me),
-                   o->src + e0 * o->esize, cnt * o->esize);
-            publish(l, FV(s, 0));
-            o->ph = 1;
+        hc_chunk_t k = chunk_of(o);
+        if (!publish_chunk(o, &k)) {
+            return false;
         }
         if (folds) {
-            if (!all_flags(o, slot, FV(s, 0))) {
+            if (!all_flags(o, k.slot, FV(k.s, 0))) {
                 return false;
             }
-            fold(o, slot, 0, cnt, o->dst + e0 * o->esize);
+            fold(o, k.slot, 0, k.cnt, o->dst + k.e0 * o->esize);
         }
-        finish_reading(ch, s);
+        finish_reading(ch, k.s);
     }
     return true;
 }
 
-#define HC_SHM_PIECE (64 * 1024) /* bytes folded at a time (stays in L2) */
+#define HC_SHM_PIECE (64 * 1024) /* bytes a CMA reduction folds at a time (stays in L2) */
 
-/* My slice of a CMA reduction: elements [lo, hi). */
+/* Rank r's slice [lo, hi) of `total` elements of esize bytes split over
+ * n ranks: whole elements, 64 bytes apart where the size allows. */
+static void slice_of(size_t total, size_t esize, int n, int r, size_t *lo, size_t *hi)
+{
+    size_t q = (total + (size_t) n - 1) / (size_t) n;
+    size_t al = esize < 64 && 0 == 64 % esize ? 64 / esize : 1;
+    q = (q + al - 1) / al * al;
+    *lo = (size_t) r * q < total ? (size_t) r * q : total;
+    *hi = *lo + q < total ? *lo + q : total;
+}
+
 static void red_slice(const hc_shm_op_t *o, int r, size_t *lo, size_t *hi)
 {
-    size_t n = (size_t) o->ch->s->n;
-    size_t q = (o->count + n - 1) / n;
-    size_t al = o->esize < 64 && 0 == 64 % o->esize ? 64 / o->esize : 1;
-    q = (q + al - 1) / al * al;
-    *lo = (size_t) r * q < o->count ? (size_t) r * q : o->count;
-    *hi = *lo + q < o->count ? *lo + q : o->count;
+    slice_of(o->count, o->esize, o->ch->s->n, r, lo, hi);
 }
 
 /* Long reductions by CMA: one copy of each input, no cells.  Every rank
@@ -1303,44 +1335,30 @@ static bool run_slice(hc_shm_op_t *o)
 {
     hc_shm_chan_t *ch = o->ch;
     hc_shm_t *sh = ch->s;
-    size_t per = o->chunk / o->esize; /* elements per chunk */
     for (; o->j < o->nchunks; ++o->j, o->ph = 0) {
-        uint64_t s = o->s0 + (uint64_t) o->j;
-        int slot = (int) (s % (uint64_t) sh->k);
-        size_t e0 = (size_t) o->j * per;
-        size_t cnt = o->count - e0 < per ? o->count - e0 : per;
-        if (0 == o->ph) {
-            if (!slot_free(ch, s)) {
-                return false;
-            }
-            memcpy(cell_of(ch, slot, sh->me), o->src + e0 * o->esize, cnt * o->esize);
-            publish(flag_of(ch, slot, sh->me), FV(s, 0));
-            o->ph = 1;
+        hc_chunk_t k = chunk_of(o);
+        if (!publish_chunk(o, &k)) {
+            return false;
         }
         if (1 == o->ph) {
-            if (!all_flags(o, slot, FV(s, 0))) {
+            if (!all_flags(o, k.slot, FV(k.s, 0))) {
                 return false;
             }
-            /* my slice, whole elements, lines apart where the size allows */
-            size_t q = (cnt + (size_t) sh->n - 1) / (size_t) sh->n;
-            size_t al = o->esize < 64 && 0 == 64 % o->esize ? 64 / o->esize : 1;
-            q = (q + al - 1) / al * al;
-            size_t lo = (size_t) sh->me * q, hi = lo + q;
-            lo = lo > cnt ? cnt : lo;
-            hi = hi > cnt ? cnt : hi;
-            fold(o, slot, lo, hi, res_of(ch, slot) + lo * o->esize);
-            publish(flag_of(ch, slot, sh->me), FV(s, 1));
+            size_t lo, hi;
+            slice_of(k.cnt, o->esize, sh->n, sh->me, &lo, &hi);
+            fold(o, k.slot, lo, hi, res_of(ch, k.slot) + lo * o->esize);
+            publish(flag_of(ch, k.slot, sh->me), FV(k.s, 1));
             o->ph = 2;
         }
         if (HC_REDUCE == o->coll && sh->me != o->root) {
-            finish_reading(ch, s);
+            finish_reading(ch, k.s);
             continue;
         }
-        if (!all_flags(o, slot, FV(s, 1))) {
+        if (!all_flags(o, k.slot, FV(k.s, 1))) {
             return false;
         }
-        memcpy(o->dst + e0 * o->esize, res_of(ch, slot), cnt * o->esize);
-        finish_reading(ch, s);
+        memcpy(o->dst + k.e0 * o->esize, res_of(ch, k.slot), k.cnt * o->esize);
+        finish_reading(ch, k.s);
     }
     return true;
 }
@@ -1538,30 +1556,17 @@ static bool run_move(hc_shm_op_t *o)
 static bool run_rscat(hc_shm_op_t *o)
 {
     hc_shm_chan_t *ch = o->ch;
-    hc_shm_t *sh = ch->s;
-    size_t per = o->chunk / o->esize;
     for (; o->j < o->nchunks; ++o->j, o->ph = 0) {
-        uint64_t s = o->s0 + (uint64_t) o->j;
-        int slot = (int) (s % (uint64_t) sh->k);
-        size_t e0 = (size_t) o->j * per;
-        size_t cnt = o->count - e0 < per ? o->count - e0 : per;
-        if (0 == o->ph) {
-            if (!slot_free(ch, s)) {
-                return false;
-            }
-            memcpy(cell_of(ch, slot, sh->me), o->src + e0 * o->esize, cnt * o->esize);
-            publish(flag_of(ch, slot, sh->me), FV(s, 0));
-            o->ph = 1;
-        }
-        if (!all_flags(o, slot, FV(s, 0))) {
+        hc_chunk_t k = chunk_of(o);
+        if (!publish_chunk(o, &k) || !all_flags(o, k.slot, FV(k.s, 0))) {
             return false;
         }
-        size_t lo = e0 > o->mine0 ? e0 : o->mine0;
-        size_t hi = e0 + cnt < o->mine1 ? e0 + cnt : o->mine1;
+        size_t lo = k.e0 > o->mine0 ? k.e0 : o->mine0;
+        size_t hi = k.e0 + k.cnt < o->mine1 ? k.e0 + k.cnt : o->mine1;
         if (lo < hi) {
-            fold(o, slot, lo - e0, hi - e0, o->dst + (lo - o->mine0) * o->esize);
+            fold(o, k.slot, lo - k.e0, hi - k.e0, o->dst + (lo - o->mine0) * o->esize);
         }
-        finish_reading(ch, s);
+        finish_reading(ch, k.s);
     }
     return true;
 }
