@@ -462,7 +462,8 @@ static int hiercoll_register(void)
                OPAL_INFO_LVL_6, HC_NUM_INT, &c->shm_min_calls, 2, 0, 1000000);
     reg_number("shm_spin",
                "Shared-memory node level: polls of a waiting process before it calls Open MPI's "
-               "progress at every poll (and yields the core when oversubscribed)",
+               "progress at every poll (oversubscribed: a 32nd of them, then progress and "
+               "sched_yield at every poll)",
                OPAL_INFO_LVL_6, HC_NUM_INT, &c->shm_spin, 2000, 1, 1000000000);
     reg_number("shm_watchdog",
                "Shared-memory node level, debugging: seconds a wait may last before the process "

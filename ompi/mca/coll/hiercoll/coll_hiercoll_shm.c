@@ -1831,7 +1831,9 @@ static double now(void)
 static void wait_once(hc_shm_t *sh, hc_wait_t *w, const hc_shm_op_t *o)
 {
     mca_coll_hiercoll_component_t *c = &mca_coll_hiercoll_component;
-    if (++w->polls < (uint32_t) c->shm_spin) {
+    /* oversubscribed, the rank we wait for may need this core: spin less */
+    uint32_t spin = sh->yield ? (uint32_t) c->shm_spin / 32 + 1 : (uint32_t) c->shm_spin;
+    if (++w->polls < spin) {
         cpu_relax();
         return;
     }
