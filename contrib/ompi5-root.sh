@@ -145,7 +145,7 @@ for step in "$@"; do
     src) make_root && source_tree && WITH_SOURCE=1 ;;
     ompi_info)
         make_root && build
-        in_root 'OMPI_MCA_mca_base_component_path=/src/hiercoll/_build/ompi/mca/coll/hiercoll/.libs:/usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi5 ompi_info --param coll hiercoll --level 9'
+        in_root 'OMPI_MCA_mca_base_component_path=/src/hiercoll/_build/ompi/mca/coll/hiercoll/.libs:$(ompi_info --path pkglibdir 2>/dev/null | sed -n "s/.*Pkglibdir: *//p") ompi_info --param coll hiercoll --level 9'
         ;;
     shell) make_root && in_root 'cd /src/hiercoll/_build 2>/dev/null; exec /bin/bash' ;;
 
