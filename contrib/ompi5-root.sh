@@ -104,7 +104,7 @@ copy_source() {
 # (compat/ompi5), or, once 'src' has unpacked the source package of the
 # same version, given in the same command (... src build), that tree
 # (--with-ompi-source).  A build directory configured the other way is
-# configured again.
+# configured again and cleaned.
 WITH_SOURCE=
 build() {
     copy_source
@@ -112,7 +112,8 @@ build() {
     in_root 'cd /src/hiercoll && { [ -x configure ] || ./autogen.sh >/dev/null; } && mkdir -p _build && cd _build &&
         args=; [ -z "'"$WITH_SOURCE"'" ] || args="--with-ompi-source=$(ls -d /usr/src/ompi/openmpi-5*/ | head -1)"
         { { [ -f Makefile ] && [ "$(cat .hc-configure-args 2>/dev/null)" = "x$args" ]; } || {
-            ../configure $args && echo "x$args" >.hc-configure-args; }; } &&
+            ../configure $args && { [ ! -f .hc-configure-args ] || make clean >/dev/null; } &&
+            echo "x$args" >.hc-configure-args; }; } &&
         make $HC_JOBS'
 }
 
