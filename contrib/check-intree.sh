@@ -16,6 +16,7 @@
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 if [ "${1:-}" = --ompi5 ]; then
+    "$top/contrib/ompi5-root.sh" src >/dev/null
     exec "$top/contrib/ompi5-root.sh" run \
         'contrib/check-intree.sh "$(ls -d /usr/src/ompi/openmpi-5*/ | head -1)"'
 fi

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Install what hiercoll needs on Debian 12 (bookworm), from Debian's archive.
-# (mmdebstrap: the Debian 13 root of "make check-ompi5", Open MPI 5.0.)
+# (mmdebstrap: the Debian 13 root of "make check-ompi5", Open MPI 5.0;
+# debhelper and lintian: the Debian package, "make check-deb".)
 set -e
 SUDO=
 [ "$(id -u)" = 0 ] || SUDO=sudo
@@ -10,4 +11,4 @@ $SUDO apt-get install -y -q --no-install-recommends \
     build-essential autoconf automake libtool pkg-config \
     libopenmpi-dev openmpi-bin libucx-dev ucx-utils libfabric-dev libfabric-bin libhwloc-dev hwloc \
     check gnuplot-nox util-linux procps \
-    mmdebstrap debian-archive-keyring
+    mmdebstrap debian-archive-keyring debhelper lintian

@@ -7,7 +7,9 @@
 #   root       make the root if it does not exist (reused otherwise)
 #   build      copy the source into the root, autogen + configure + make
 #   check      build, then 'make check' (the whole suite) inside the root
-#   src        unpack trixie's Open MPI source (apt-get source) in the root
+#   src        unpack trixie's Open MPI source (apt-get source) in the root;
+#              'build' then configures --with-ompi-source (optional: without
+#              it configure uses hiercoll's stand-ins, compat/ompi5)
 #   ompi_info  list hiercoll and its parameters with the root's ompi_info
 #   shell      a shell inside the root, in the build directory
 #   run CMD    (alone) copy the source into the root and run CMD there, in it
@@ -16,7 +18,8 @@
 #
 # Environment:
 #   HIERCOLL_OMPI5_ROOT   the root (default /var/cache/hiercoll/trixie-root)
-#   HIERCOLL_DEBIAN_MIRROR  Debian archive (default http://deb.debian.org/debian)
+#   HIERCOLL_DEBIAN_MIRROR  Debian archive (default: the one this machine's
+#                         apt sources name, contrib/apt-archive.sh)
 #   HIERCOLL_TESTS        passed through: a subset of the MPI tests
 #   MAKEFLAGS / HC_JOBS   parallel make inside the root (default -j2)
 #
@@ -27,16 +30,16 @@
 set -eu
 
 ROOT=${HIERCOLL_OMPI5_ROOT:-/var/cache/hiercoll/trixie-root}
-MIRROR=${HIERCOLL_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 SUITE=trixie
 JOBS=${HC_JOBS:--j2}
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 
 # What the root needs: Open MPI 5.0 and the build/test dependencies of
-# contrib/install-deps.sh, plus dpkg-dev for 'apt-get source'.
+# contrib/install-deps.sh, plus dpkg-dev and debhelper (apt-get source,
+# the Debian package of contrib/deb-test.sh).
 PACKAGES="libopenmpi-dev openmpi-bin libpmix-dev libucx-dev ucx-utils libfabric-dev libhwloc-dev hwloc
 check build-essential autoconf automake libtool pkg-config procps util-linux
-ca-certificates dpkg-dev git"
+ca-certificates dpkg-dev debhelper git"
 
 say() { echo "ompi5-root: $*" >&2; }
 
@@ -48,6 +51,7 @@ make_root() {
         return 0
     fi
     command -v mmdebstrap >/dev/null || { say "mmdebstrap not installed"; exit 1; }
+    MIRROR=$(sh "$SRC/contrib/apt-archive.sh") || exit 1
     say "creating $ROOT from $MIRROR $SUITE (minutes)"
     mkdir -p "$(dirname "$ROOT")"
     rm -rf "$ROOT.tmp"
@@ -96,15 +100,20 @@ copy_source() {
 }
 
 # Debian 13's libopenmpi-dev lacks a few internal headers
-# (opal/mca/threads/pthreads/*.h): configure takes them from the source
-# package of the same version (--with-ompi-source), unpacked by source_tree.
+# (opal/mca/threads/pthreads/*.h): configure uses hiercoll's stand-ins
+# (compat/ompi5), or, once 'src' has unpacked the source package of the
+# same version, given in the same command (... src build), that tree
+# (--with-ompi-source).  A build directory configured the other way is
+# configured again and cleaned.
+WITH_SOURCE=
 build() {
-    source_tree >/dev/null
     copy_source
-    say "building hiercoll in $ROOT/src/hiercoll/_build"
+    say "building hiercoll in $ROOT/src/hiercoll/_build${WITH_SOURCE:+ (--with-ompi-source)}"
     in_root 'cd /src/hiercoll && { [ -x configure ] || ./autogen.sh >/dev/null; } && mkdir -p _build && cd _build &&
-        { [ -f Makefile ] ||
-          ../configure --with-ompi-source="$(ls -d /usr/src/ompi/openmpi-5*/ | head -1)"; } &&
+        args=; [ -z "'"$WITH_SOURCE"'" ] || args="--with-ompi-source=$(ls -d /usr/src/ompi/openmpi-5*/ | head -1)"
+        { { [ -f Makefile ] && [ "$(cat .hc-configure-args 2>/dev/null)" = "x$args" ]; } || {
+            ../configure $args && { [ ! -f .hc-configure-args ] || make clean >/dev/null; } &&
+            echo "x$args" >.hc-configure-args; }; } &&
         make $HC_JOBS'
 }
 
@@ -125,7 +134,7 @@ source_tree() {
 [ $# -gt 0 ] || set -- all
 if [ "$1" = run ]; then
     shift
-    make_root && source_tree >/dev/null && copy_source
+    make_root && copy_source
     in_root "cd /src/hiercoll && $*"
     exit
 fi
@@ -134,10 +143,10 @@ for step in "$@"; do
     root) make_root ;;
     build) make_root && build ;;
     check) make_root && check ;;
-    src) make_root && source_tree ;;
+    src) make_root && source_tree && WITH_SOURCE=1 ;;
     ompi_info)
         make_root && build
-        in_root 'OMPI_MCA_mca_base_component_path=/src/hiercoll/_build/ompi/mca/coll/hiercoll/.libs:/usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi5 ompi_info --param coll hiercoll --level 9'
+        in_root 'OMPI_MCA_mca_base_component_path=/src/hiercoll/_build/ompi/mca/coll/hiercoll/.libs:$(ompi_info --path pkglibdir 2>/dev/null | sed -n "s/.*Pkglibdir: *//p") ompi_info --param coll hiercoll --level 9'
         ;;
     shell) make_root && in_root 'cd /src/hiercoll/_build 2>/dev/null; exec /bin/bash' ;;
 

@@ -357,6 +357,12 @@ void mca_coll_hiercoll_log(int level, const char *fmt, ...)
  * Numeric MCA parameters are registered with reg_number() in
  * coll_hiercoll_component.c, which uses it; so should numeric info keys. */
 int mca_coll_hiercoll_parse_number(const char *s, long long lo, long long hi, long long *out);
+/* The site file of parameter defaults (coll_hiercoll_site.c). */
+void mca_coll_hiercoll_site_load(const mca_base_component_t *self);
+const char *mca_coll_hiercoll_site_value(const char *name);
+void mca_coll_hiercoll_site_bool(const char *name, bool *storage);
+void mca_coll_hiercoll_site_check(void);
+void mca_coll_hiercoll_site_free(void);
 /* The largest byte count a size parameter takes. */
 #define HC_MAX_BYTES ((long long) 1 << 50)
 /* Record a parameter error (reported once, with the default taken). */

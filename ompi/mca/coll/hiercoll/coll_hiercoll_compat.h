@@ -245,7 +245,10 @@ static inline int hc_comm_cid(const ompi_communicator_t *comm)
 /* The structures hiercoll embeds or reads whose sizes the running libmpi
  * must match (each is an OPAL class; its descriptor records libmpi's
  * size).  X(name, class, type) for each; the self-check at init walks the
- * list.  Both series embed the same ones; 5.0 adds the info string. */
+ * list.  Both series embed the same ones; 5.0 adds the info string and
+ * the mutex, whose lock type comes from the threads implementation
+ * headers (Debian 13 omits them: configure may use hiercoll's stand-ins,
+ * compat/ompi5, and this compares what they laid out). */
 #define HC_ABI_CHECKS_COMMON(X)                                                                   \
     X("ompi_communicator_t", ompi_communicator_t_class, ompi_communicator_t)                     \
     X("ompi_group_t", ompi_group_t_class, ompi_group_t)                                          \
@@ -259,7 +262,8 @@ static inline int hc_comm_cid(const ompi_communicator_t *comm)
 #if HC_OMPI_5
 #define HC_ABI_CHECKS(X)                                                                          \
     HC_ABI_CHECKS_COMMON(X)                                                                      \
-    X("opal_cstring_t", opal_cstring_t_class, opal_cstring_t)
+    X("opal_cstring_t", opal_cstring_t_class, opal_cstring_t)                                    \
+    X("opal_mutex_t", opal_mutex_t_class, opal_mutex_t)
 #else
 #define HC_ABI_CHECKS(X) HC_ABI_CHECKS_COMMON(X)
 #endif
