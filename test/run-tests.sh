@@ -45,6 +45,13 @@ if [ "$list" = no ]; then
         exit 2
     fi
     cp -f "$so" "$stage/"
+    # the offload's transport plugins, where an installed component has them
+    rm -rf "$stage/hiercoll"
+    for p in "$(dirname "$so")"/hiercoll_*.so; do
+        [ -f "$p" ] || continue
+        mkdir -p "$stage/hiercoll"
+        cp -f "$p" "$stage/hiercoll/"
+    done
 fi
 ompi_info=$(dirname "$(command -v "$mpirun" || echo /usr/bin/mpirun)")/ompi_info
 syscomp=$("$ompi_info" --path pkglibdir 2>/dev/null | sed -n 's/.*Pkglibdir: *//p')

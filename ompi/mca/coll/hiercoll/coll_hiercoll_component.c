@@ -18,6 +18,7 @@
 #include "ompi/group/group.h"
 
 #include "coll_hiercoll.h"
+#include "coll_hiercoll_offload.h"
 
 static int hiercoll_register(void);
 static int hiercoll_open(void);
@@ -390,6 +391,7 @@ static int hiercoll_register(void)
         MCA_BASE_VAR_TYPE_STRING, NULL, 0,
         MCA_BASE_VAR_FLAG_DEFAULT_ONLY, OPAL_INFO_LVL_3, MCA_BASE_VAR_SCOPE_CONSTANT,
         &c->offload_ofi_built);
+    mca_coll_hiercoll_transport_register(); /* the transports' plugins */
 
     c->offload_wait_progress = true;
     (void) mca_base_component_var_register(
