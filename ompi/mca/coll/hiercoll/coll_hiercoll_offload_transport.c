@@ -289,13 +289,6 @@ static int probe_sfv(mca_base_var_enum_t *self, const int value, char **out)
     return NULL == *out ? OPAL_ERR_OUT_OF_RESOURCE : OPAL_SUCCESS;
 }
 
-static int probe_dump(mca_base_var_enum_t *self, char **out)
-{
-    (void) self;
-    *out = strdup("read-only; shown by loading each built transport's plugin");
-    return NULL == *out ? OPAL_ERR_OUT_OF_RESOURCE : OPAL_SUCCESS;
-}
-
 void mca_coll_hiercoll_transport_register(void)
 {
     const mca_base_component_t *self = &mca_coll_hiercoll_component.super.collm_version;
@@ -323,11 +316,10 @@ void mca_coll_hiercoll_transport_register(void)
         "empty: hiercoll/ next to the component's own file, then the component's directory",
         MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_READONLY,
         &plugin_dir);
-    static const mca_base_var_enum_value_t vals[] = {{0, "probed when shown"}, {0, NULL}};
+    static const mca_base_var_enum_value_t vals[] = {{0, "read-only, probed when shown"}, {0, NULL}};
     mca_base_var_enum_t *e = NULL;
     if (OPAL_SUCCESS == mca_base_var_enum_create("hiercoll_offload_transports", vals, &e)) {
-        e->string_from_value = probe_sfv;
-        e->dump = probe_dump;
+        e->string_from_value = probe_sfv; /* (dump: the default, its one value) */
     }
     probe_var = 0;
     (void) mca_base_component_var_register(
