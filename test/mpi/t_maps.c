@@ -25,8 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const unwanted[] = {"libfabric.so", "libucp.so",    "libuct.so",
-                                       "libucs.so",    "libpsm",       "hiercoll_ucx.so",
+static const char *const unwanted[] = {"libfabric.so",   "libucp.so", "libuct.so",
+                                       "libucs.so",      "libpsm",    "hiercoll_ucx.so",
                                        "hiercoll_ofi.so"};
 #define NUNWANTED (sizeof(unwanted) / sizeof(unwanted[0]))
 

@@ -214,8 +214,7 @@ static const hc_ol_transport_t *transport(int t, ompi_communicator_t *comm)
         services_up();
         const hc_ol_transport_t *tp = load(t, why, sizeof(why), path, sizeof(path));
         if (NULL != tp && 0 != tp->init(&services)) {
-            snprintf(why, sizeof(why), "%s refused this component's services (stale plugin)",
-                     path);
+            snprintf(why, sizeof(why), "%s refused this component's services (stale plugin)", path);
             tp = NULL;
         }
         loaded[t].t = tp;
@@ -271,8 +270,7 @@ static int probe_sfv(mca_base_var_enum_t *self, const int value, char **out)
     for (int t = 0; t < HC_OL_T_N; ++t) {
         char why[512] = "", path[4096] = "";
         if (!built[t]) {
-            at += snprintf(buf + at, sizeof(buf) - at, "%s%s: not built", at ? "; " : "",
-                           names[t]);
+            at += snprintf(buf + at, sizeof(buf) - at, "%s%s: not built", at ? "; " : "", names[t]);
         } else {
             services_up();
             const hc_ol_transport_t *tp = loaded[t].t;
@@ -280,8 +278,8 @@ static int probe_sfv(mca_base_var_enum_t *self, const int value, char **out)
                 tp = load(t, why, sizeof(why), path, sizeof(path));
             }
             at += snprintf(buf + at, sizeof(buf) - at, "%s%s: %s%s%s", at ? "; " : "", names[t],
-                           NULL != tp ? "loadable (" : "NOT loadable (",
-                           NULL != tp ? path : why, ")");
+                           NULL != tp ? "loadable (" : "NOT loadable (", NULL != tp ? path : why,
+                           ")");
         }
         at = at < sizeof(buf) ? at : sizeof(buf) - 1;
     }
@@ -316,7 +314,8 @@ void mca_coll_hiercoll_transport_register(void)
         "empty: hiercoll/ next to the component's own file, then the component's directory",
         MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_READONLY,
         &plugin_dir);
-    static const mca_base_var_enum_value_t vals[] = {{0, "read-only, probed when shown"}, {0, NULL}};
+    static const mca_base_var_enum_value_t vals[] = {{0, "read-only, probed when shown"},
+                                                     {0, NULL}};
     mca_base_var_enum_t *e = NULL;
     if (OPAL_SUCCESS == mca_base_var_enum_create("hiercoll_offload_transports", vals, &e)) {
         e->string_from_value = probe_sfv; /* (dump: the default, its one value) */

@@ -64,8 +64,8 @@ typedef struct hc_ol_services {
     uint32_t abi;  /* HC_OL_TRANSPORT_ABI */
     uint32_t size; /* sizeof(hc_ol_services_t) */
     /* parameters */
-    int mpq, credits;       /* the engine's (coll_hiercoll_offload_mpq, _credits) */
-    int ofi_max_triggered;  /* coll_hiercoll_offload_ofi_max_triggered */
+    int mpq, credits;      /* the engine's (coll_hiercoll_offload_mpq, _credits) */
+    int ofi_max_triggered; /* coll_hiercoll_offload_ofi_max_triggered */
     /* mca_coll_hiercoll_log */
     void (*log)(int level, const char *fmt, ...);
     /* The AND of every rank's `mine` over the module's communicator (0 when
@@ -115,8 +115,8 @@ typedef struct hc_ol_transport {
      * yet, -1 failed. */
     int (*ofi_open)(mca_coll_hiercoll_module_t *m, hcf_chan_t **chan, bool automatic);
     bool (*ofi_fits)(hcf_chan_t *chan, const hct_prog_t *bound);
-    hcf_port_t *(*ofi_arm)(hcf_chan_t *chan, uint16_t seq, const hct_prog_t *prog,
-                           const void *in, void *out);
+    hcf_port_t *(*ofi_arm)(hcf_chan_t *chan, uint16_t seq, const hct_prog_t *prog, const void *in,
+                           void *out);
     int (*ofi_finished)(hcf_port_t *port);
     void (*ofi_close)(hcf_chan_t *chan);
 } hc_ol_transport_t;

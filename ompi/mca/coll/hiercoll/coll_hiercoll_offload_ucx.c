@@ -89,9 +89,9 @@ static struct {
     volatile int64_t lease_end;
     pthread_mutex_t park_lock;
     pthread_cond_t park_cv;
-    int spin;             /* SPIN_IDLE, or 0 on a node without a spare core */
+    int spin; /* SPIN_IDLE, or 0 on a node without a spare core */
     hc_ol_engine_t eng;
-    hc_ol_peers_t peers; /* endpoints (val: the ucp_ep_h) */
+    hc_ol_peers_t peers;      /* endpoints (val: the ucp_ep_h) */
     pthread_mutex_t out_lock; /* the outbox: packets the caller's arm fired */
     out_t *out;
     volatile int nout;
@@ -429,9 +429,9 @@ static int ucx_open(mca_coll_hiercoll_module_t *m, hct_chan_t **chan, hc_ol_engi
     bool spare = !automatic || spare_core(&cores, &procs);
     if (!spare && 0 == me) {
         S->log(1,
-                              "%s: offload backend auto: not the UCX agent (no core to spare: "
-                              "%ld cores for %ld processes on this node)",
-                              comm->c_name, cores, procs);
+               "%s: offload backend auto: not the UCX agent (no core to spare: "
+               "%ld cores for %ld processes on this node)",
+               comm->c_name, cores, procs);
     }
     int ok = spare && OMPI_SUCCESS == global_up();
     ucp_address_t *addr = NULL;
@@ -460,8 +460,7 @@ static int ucx_open(mca_coll_hiercoll_module_t *m, hct_chan_t **chan, hc_ol_engi
     }
     free(all);
     if (!all_ok) {
-        S->log(1, "%s: offload: UCX not ready on every rank (rc %d)", comm->c_name,
-                              rc);
+        S->log(1, "%s: offload: UCX not ready on every rank (rc %d)", comm->c_name, rc);
         release_address(addr);
         return OMPI_ERR_NOT_AVAILABLE;
     }
@@ -489,8 +488,7 @@ static int ucx_open(mca_coll_hiercoll_module_t *m, hct_chan_t **chan, hc_ol_engi
     release_address(addr);
     /* 3: every rank has its endpoints */
     if (!S->agree(m, made, &rc)) {
-        S->log(1, "%s: offload: UCX endpoints failed (rc %d, here %d)", comm->c_name,
-                              rc, made);
+        S->log(1, "%s: offload: UCX endpoints failed (rc %d, here %d)", comm->c_name, rc, made);
         return OMPI_ERR_NOT_AVAILABLE;
     }
     ucx_chan_t *uc = calloc(1, sizeof(*uc));
@@ -512,9 +510,9 @@ static int ucx_open(mca_coll_hiercoll_module_t *m, hct_chan_t **chan, hc_ol_engi
     }
     *eng = &U.eng;
     S->log(1,
-                          "%s: offload on the UCX agent (own worker, %d endpoints in the "
-                          "process table)",
-                          comm->c_name, U.peers.n);
+           "%s: offload on the UCX agent (own worker, %d endpoints in the "
+           "process table)",
+           comm->c_name, U.peers.n);
     return OMPI_SUCCESS;
 }
 

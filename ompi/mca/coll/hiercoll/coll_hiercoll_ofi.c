@@ -54,8 +54,7 @@ static int ofi_open(mca_coll_hiercoll_module_t *m, hcf_chan_t **chan, bool autom
     mca_coll_base_comm_coll_t *p = &m->prev;
     int n = ompi_comm_size(comm), me = ompi_comm_rank(comm);
     if (NULL == p->coll_allgather) {
-        S->log(1, "%s: offload: no previous allgather to wire up ofi",
-                              comm->c_name);
+        S->log(1, "%s: offload: no previous allgather to wire up ofi", comm->c_name);
         return OMPI_ERR_NOT_AVAILABLE; /* the same on every rank */
     }
     ofi_card_t mine, *all = calloc((size_t) n, sizeof(ofi_card_t));
@@ -90,14 +89,13 @@ static int ofi_open(mca_coll_hiercoll_module_t *m, hcf_chan_t **chan, bool autom
     if (!all_ok) {
         if (0 == me && '\0' != soft[0]) {
             S->log(1,
-                                  "%s: offload backend auto: not ofi (the %s provider runs "
-                                  "triggered work in software, in its progress threads)",
-                                  comm->c_name, soft);
+                   "%s: offload backend auto: not ofi (the %s provider runs "
+                   "triggered work in software, in its progress threads)",
+                   comm->c_name, soft);
         } else if (0 == me) {
             S->log(1, "%s: offload: no ofi backend (%s%s%s)", comm->c_name,
-                                  bad == 0 || bad < 0 ? "" : "a rank lacks it",
-                                  bad == 0 || bad < 0 ? "" : "; here: ",
-                                  NULL != F.f ? hcf_provider(F.f) : F.why);
+                   bad == 0 || bad < 0 ? "" : "a rank lacks it",
+                   bad == 0 || bad < 0 ? "" : "; here: ", NULL != F.f ? hcf_provider(F.f) : F.why);
         }
         free(all);
         return OMPI_ERR_NOT_AVAILABLE;
@@ -115,25 +113,25 @@ static int ofi_open(mca_coll_hiercoll_module_t *m, hcf_chan_t **chan, bool autom
     free(all);
     /* 3: every rank has its endpoints */
     if (!S->agree(m, made, &rc)) {
-        S->log(1, "%s: offload: ofi endpoints failed (rc %d, here %d)",
-                              comm->c_name, rc, made);
+        S->log(1, "%s: offload: ofi endpoints failed (rc %d, here %d)", comm->c_name, rc, made);
         return OMPI_ERR_NOT_AVAILABLE;
     }
     uint64_t *addrs = malloc((size_t) n * sizeof(*addrs));
     for (int r = 0; NULL != addrs && r < n; ++r) {
         (void) S->peers_find(&F.peers, ompi_comm_peer_lookup(comm, r), &addrs[r]);
     }
-    *chan = NULL == addrs ? NULL
-                          : hcf_chan_open_addrs(F.f, (uint16_t) hc_comm_cid(comm), n, me, addrs);
+    *chan =
+        NULL == addrs ? NULL : hcf_chan_open_addrs(F.f, (uint16_t) hc_comm_cid(comm), n, me, addrs);
     free(addrs);
     if (NULL == *chan) {
         return OMPI_ERR_OUT_OF_RESOURCE; /* local, after agreement: the call fails */
     }
     hcf_needs_t b = hcf_budget(F.f);
-    S->log(1, "%s: offload on ofi (provider %s, FI_TRIGGER deferred work; "
-                          "%d counters and %d triggered ops per port; %d endpoints in the "
-                          "process table)",
-                          comm->c_name, hcf_provider(F.f), b.counters, b.ops, F.peers.n);
+    S->log(1,
+           "%s: offload on ofi (provider %s, FI_TRIGGER deferred work; "
+           "%d counters and %d triggered ops per port; %d endpoints in the "
+           "process table)",
+           comm->c_name, hcf_provider(F.f), b.counters, b.ops, F.peers.n);
     return OMPI_SUCCESS;
 }
 
@@ -143,8 +141,8 @@ static bool ofi_fits(hcf_chan_t *chan, const hct_prog_t *bound)
     return NULL != F.f && hcf_fits(F.f, bound);
 }
 
-static hcf_port_t *ofi_arm(hcf_chan_t *chan, uint16_t seq, const hct_prog_t *prog,
-                                      const void *in, void *out)
+static hcf_port_t *ofi_arm(hcf_chan_t *chan, uint16_t seq, const hct_prog_t *prog, const void *in,
+                           void *out)
 {
     char why[256];
     hcf_port_t *port;
@@ -181,11 +179,11 @@ static void ofi_fini(void)
 {
     if (NULL != F.f) {
         const hcf_stats_t *st = hcf_stats(F.f);
-        S->log(1, "offload: ofi (%s): %llu ports armed, %llu triggered "
-                              "operations, at most %llu counters at once",
-                              hcf_provider(F.f), (unsigned long long) st->armed,
-                              (unsigned long long) st->ops,
-                              (unsigned long long) st->counters_max);
+        S->log(1,
+               "offload: ofi (%s): %llu ports armed, %llu triggered "
+               "operations, at most %llu counters at once",
+               hcf_provider(F.f), (unsigned long long) st->armed, (unsigned long long) st->ops,
+               (unsigned long long) st->counters_max);
     }
     S->peers_fini(&F.peers);
     hcf_close(F.f);
