@@ -8,9 +8,11 @@
 # forced (allreduce_algorithm=offload, backend auto: it loads the ofi and
 # UCX plugins, hence libfabric, PSM and libucp).  The program calls
 # MPI_Init, one 1-int MPI_Allreduce (the call the forced offload opens its
-# transports for) and MPI_Finalize; what is timed is the whole mpirun.
-# The three variants alternate, TRIALS times, per np; the table gives the
-# medians and their ratios to the stack without hiercoll.
+# transports for) and MPI_Finalize.  Timed: the whole mpirun (wall), and
+# inside rank 0, from before MPI_Init to after MPI_Finalize (less noisy
+# on a loaded machine: no launch).  The three variants alternate, TRIALS times, per
+# np; the tables give the medians and their ratios to the stack without
+# hiercoll.
 #
 #   contrib/hc_init_time.sh [--np "1 2 8"] [--trials 7] [--component-dir DIR]
 #                           [--mpirun PATH]
@@ -40,12 +42,25 @@ work=$(mktemp -d /tmp/hc_init_time.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 cat >"$work/init.c" <<'EOF'
 #include <mpi.h>
+#include <stdio.h>
+#include <time.h>
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + 1e-9 * t.tv_nsec;
+}
 int main(int argc, char **argv)
 {
-    int one = 1, n = 0;
+    int one = 1, n = 0, rank;
+    double t0 = now();
     MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Allreduce(&one, &n, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     MPI_Finalize();
+    if (0 == rank) {
+        printf("%.6f\n", now() - t0);
+    }
     return 0;
 }
 EOF
@@ -78,19 +93,26 @@ for np in $nps; do
         for v in "${variants[@]}"; do
             eval "a=(\"\${args_$v[@]+\"\${args_$v[@]}\"}\")"
             t0=$(now)
-            "$mpirun" "${OVER[@]}" -np "$np" "${a[@]+"${a[@]}"}" "$work/init" >/dev/null 2>&1 ||
-                { echo "hc_init_time.sh: np $np $v failed" >&2; exit 1; }
+            "$mpirun" "${OVER[@]}" -np "$np" "${a[@]+"${a[@]}"}" "$work/init" >"$work/out" 2>&1 ||
+                { echo "hc_init_time.sh: np $np $v failed:" >&2; cat "$work/out" >&2; exit 1; }
             t1=$(now)
             echo "$t1 - $t0" | bc -l >>"$work/$np.$v"
+            tail -1 "$work/out" >>"$work/$np.$v.in"
         done
     done
 done
-printf '%-4s %14s %14s %14s %12s %12s\n' np "without (s)" "with (s)" "forced (s)" with/without forced/without
-for np in $nps; do
-    a=$(median <"$work/$np.without")
-    b=$(median <"$work/$np.with")
-    c=$(median <"$work/$np.forced")
-    printf '%-4s %14.3f %14.3f %14.3f %12.3f %12.3f\n' "$np" "$a" "$b" "$c" \
-        "$(echo "$b / $a" | bc -l)" "$(echo "$c / $a" | bc -l)"
-done
+table() { # file suffix, title
+    echo "$2"
+    printf '%-4s %14s %14s %14s %12s %12s\n' np "without (s)" "with (s)" "forced (s)" \
+        with/without forced/without
+    for np in $nps; do
+        a=$(median <"$work/$np.without$1")
+        b=$(median <"$work/$np.with$1")
+        c=$(median <"$work/$np.forced$1")
+        printf '%-4s %14.3f %14.3f %14.3f %12.3f %12.3f\n' "$np" "$a" "$b" "$c" \
+            "$(echo "$b / $a" | bc -l)" "$(echo "$c / $a" | bc -l)"
+    done
+}
+table "" "mpirun wall time, medians:"
+table ".in" "MPI_Init to MPI_Finalize inside rank 0, medians:"
 echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
