@@ -896,6 +896,14 @@ run "lazylibs-backend-set-unused-np3" 120 env T_MAPS_BASELINE="$baseline" "${MPI
 # not mpirun's MPMD syntax, which PRRTE 5.0.7's prterun crashes on.
 NO_PLUGINS_ON=(sh -c '[ "${OMPI_COMM_WORLD_RANK:-}" = "$0" ] &&
     export OMPI_MCA_coll_hiercoll_offload_plugin_dir=/nonexistent; exec "$@"')
+# The plugins reference nothing of the component (only the services it
+# passes them, and Open MPI's own symbols): nm lists their undefined ones.
+plugins=("$stage"/hiercoll/hiercoll_*.so)
+if [ -f "${plugins[0]}" ] && command -v nm >/dev/null; then
+    EXPECT=(" U (opal|ompi)_")
+    REJECT=(" U (mca_coll_hiercoll|hct_|hc_)")
+    run "lazylibs-plugins-self-contained" 60 nm -D --undefined-only "${plugins[@]}"
+fi
 OLX=(--mca coll hiercoll,basic,libnbc --mca coll_hiercoll_allreduce_algorithm offload
      --mca coll_hiercoll_reduce_algorithm offload --mca coll_hiercoll_verbose 1)
 if [ -f "$stage/hiercoll/hiercoll_ucx.so" ]; then
