@@ -45,6 +45,13 @@ if [ "$list" = no ]; then
         exit 2
     fi
     cp -f "$so" "$stage/"
+    # the offload's transport plugins, where an installed component has them
+    rm -rf "$stage/hiercoll"
+    for p in "$(dirname "$so")"/hiercoll_*.so; do
+        [ -f "$p" ] || continue
+        mkdir -p "$stage/hiercoll"
+        cp -f "$p" "$stage/hiercoll/"
+    done
 fi
 ompi_info=$(dirname "$(command -v "$mpirun" || echo /usr/bin/mpirun)")/ompi_info
 syscomp=$("$ompi_info" --path pkglibdir 2>/dev/null | sed -n 's/.*Pkglibdir: *//p')
@@ -1018,6 +1025,93 @@ fi
 EXPECT=("parameter \"coll_hiercoll_offload_ofi_max_triggered\""
         "informational \"coll_hiercoll_offload_ofi_built\" \(current value: \"(yes|no)\"")
 run "ompi-info-ofi-built" 60 "$ompi_info" --param coll hiercoll --level 9
+
+# ---------------------------------------------------------------------------
+# The offload's UCX and ofi transports are plugins loaded on first use
+# (issue 21).  t_maps reads /proc/self/maps after MPI_Init and after an
+# allreduce: with hiercoll loaded and the offload unused (also with an
+# offload backend set but no offloaded algorithm) no process maps
+# libfabric, UCX or PSM beyond what the stack without hiercoll maps (the
+# control: on Debian 12 nothing); with the offload forced, the
+# transport's plugin and its library are there.  A plugin missing on ONE
+# rank, or stale: every rank takes the same next transport.
+# ---------------------------------------------------------------------------
+maps=$testdir/mpi/t_maps
+# The stack without hiercoll: what it maps anyway is not hiercoll's doing
+# (Debian 12's 4.1: none; Debian 13's 5.0 links libfabric, UCX and PSM into
+# libopen-pal, so there only the plugins themselves are checked).
+EXPECT=("t_maps: np 2: control: 0 failed" "t_maps: baseline: ")
+run "lazylibs-control-np2" 120 "${MPI[@]}" -np 2 --mca coll ^hiercoll "$maps" control
+baseline=$(sed -n 's/^t_maps: baseline: //p' "$logdir/lazylibs-control-np2.log" 2>/dev/null)
+[ "$baseline" = none ] && baseline=""
+if [ -n "$baseline" ] && [ "$list" = no ] && selected lazylibs-control-np2; then
+    echo "note: the stack without hiercoll maps $baseline; only the rest is checked"
+fi
+EXPECT=("t_maps: np 2: none: 0 failed")
+run "lazylibs-unused-np2" 120 env T_MAPS_BASELINE="$baseline" "${MPI[@]}" -np 2 "$maps" none
+EXPECT=("t_maps: np 3: none: 0 failed")
+run "lazylibs-backend-set-unused-np3" 120 env T_MAPS_BASELINE="$baseline" "${MPI[@]}" -np 3 \
+    --mca coll_hiercoll_verbose 2 --mca coll_hiercoll_offload_backend ofi "$maps" none
+# One rank ($0 of this wrapper) without plugins (a directory that has none);
+# not mpirun's MPMD syntax, which PRRTE 5.0.7's prterun crashes on.
+NO_PLUGINS_ON=(sh -c '[ "${OMPI_COMM_WORLD_RANK:-}" = "$0" ] &&
+    export OMPI_MCA_coll_hiercoll_offload_plugin_dir=/nonexistent; exec "$@"')
+# The plugins reference nothing of the component (only the services it
+# passes them, and Open MPI's own symbols): nm lists their undefined ones.
+plugins=("$stage"/hiercoll/hiercoll_*.so)
+if [ -f "${plugins[0]}" ] && command -v nm >/dev/null; then
+    EXPECT=(" U (opal|ompi)_")
+    REJECT=(" U (mca_coll_hiercoll|hct_|hc_)")
+    run "lazylibs-plugins-self-contained" 60 nm -D --undefined-only "${plugins[@]}"
+fi
+OLX=(--mca coll hiercoll,basic,libnbc --mca coll_hiercoll_allreduce_algorithm offload
+     --mca coll_hiercoll_reduce_algorithm offload --mca coll_hiercoll_verbose 1)
+if [ -f "$stage/hiercoll/hiercoll_ucx.so" ]; then
+    EXPECT=("t_maps: np 2: ucx: 0 failed" "MPI_COMM_WORLD: offload on the UCX agent")
+    run "lazylibs-ucx-loaded-np2" 120 "${MPI[@]}" -np 2 "${OLX[@]}" \
+        --mca coll_hiercoll_offload_backend ucx "$maps" ucx
+    EXPECT=("$OL_OK" "MPI_COMM_WORLD: offload: the ucx transport did not load on rank 0: "
+            "MPI_COMM_WORLD: offload: UCX agent unavailable, using the progress transport")
+    REJECT=("offload on the UCX agent")
+    run "lazylibs-ucx-missing-rank0-np3" 300 "${MPI[@]}" -np 3 "${OLX[@]}" \
+        --mca coll_hiercoll_offload_backend ucx "${NO_PLUGINS_ON[@]}" 0 "$offload"
+    EXPECT=("$OL_OK" "MPI_COMM_WORLD: offload: the ucx transport did not load on every rank"
+            "MPI_COMM_WORLD: offload: UCX agent unavailable, using the progress transport")
+    REJECT=("offload on the UCX agent")
+    run "lazylibs-ucx-missing-rank2-np3" 300 "${MPI[@]}" -np 3 "${OLX[@]}" \
+        --mca coll_hiercoll_offload_backend ucx "${NO_PLUGINS_ON[@]}" 2 "$offload"
+    # a stale plugin (another ABI): refused with one line, the next transport
+    stale=$testdir/_stale_plugin
+    mkdir -p "$stale"
+    printf 'struct t { unsigned abi, size; const char *name; };\n%s\n' \
+        'struct t hiercoll_offload_transport = {999, 16, "ucx"};' >"$stale/stale.c"
+    if ${CC:-cc} -shared -fPIC -o "$stale/hiercoll_ucx.so" "$stale/stale.c" 2>/dev/null; then
+        EXPECT=("$OL_OK" "is a stale plugin \(ABI 999, table of 16 bytes; this component wants ABI"
+                "UCX agent unavailable, using the progress transport")
+        REJECT=("offload on the UCX agent")
+        run "lazylibs-ucx-stale-np2" 300 "${MPI[@]}" -np 2 "${OLX[@]}" \
+            --mca coll_hiercoll_offload_backend ucx --mca coll_hiercoll_offload_plugin_dir "$stale" \
+            "$offload"
+    fi
+fi
+if [ -f "$stage/hiercoll/hiercoll_ofi.so" ]; then
+    EXPECT=("t_maps: np 2: ofi: 0 failed")
+    run "lazylibs-ofi-loaded-np2" 120 "${MPI[@]}" -np 2 "${OLX[@]}" \
+        --mca coll_hiercoll_offload_backend ofi "$maps" ofi
+    EXPECT=("$OL_OK" "MPI_COMM_WORLD: offload: the ofi transport did not load on rank 0: ")
+    REJECT=("offload on ofi")
+    run "lazylibs-ofi-missing-rank0-np3" 300 "${MPI[@]}" -np 3 "${OLX[@]}" \
+        --mca coll_hiercoll_offload_backend ofi "${NO_PLUGINS_ON[@]}" 0 "$offload"
+fi
+# ompi_info: the transports built (level 3); whether each loads, found out
+# by loading it, only at level 9
+built_re="(ucx,ofi|ucx|ofi|none)"
+EXPECT=("informational \"coll_hiercoll_offload_transports_built\" \(current value: \"$built_re\"")
+REJECT=("offload_transports_loadable\" \(current value")
+run "ompi-info-transports-level3" 60 "$ompi_info" --param coll hiercoll --level 3
+EXPECT=("coll_hiercoll_offload_transports_loadable\" \(current value: \"ucx: (loadable|NOT loadable|not built).*ofi: (loadable|NOT loadable|not built)")
+[ -f "$stage/hiercoll/hiercoll_ucx.so" ] && EXPECT+=("ucx: loadable \($stage/hiercoll/hiercoll_ucx.so\)")
+run "ompi-info-transports-level9" 60 "$ompi_info" --param coll hiercoll --level 9
 
 # ompi_info lists the component and every parameter, with descriptions
 EXPECT=("MCA coll: hiercoll \\(MCA v2.1.0, API v$COLL_API, Component v")

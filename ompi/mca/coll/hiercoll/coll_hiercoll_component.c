@@ -18,6 +18,7 @@
 #include "ompi/group/group.h"
 
 #include "coll_hiercoll.h"
+#include "coll_hiercoll_offload.h"
 #include "coll_hiercoll_shm.h"
 
 static int hiercoll_register(void);
@@ -403,6 +404,7 @@ static int hiercoll_register(void)
         MCA_BASE_VAR_TYPE_STRING, NULL, 0,
         MCA_BASE_VAR_FLAG_DEFAULT_ONLY, OPAL_INFO_LVL_3, MCA_BASE_VAR_SCOPE_CONSTANT,
         &c->offload_ofi_built);
+    mca_coll_hiercoll_transport_register(); /* the transports' plugins */
 
     c->offload_wait_progress = true;
     mca_coll_hiercoll_site_bool("offload_wait_progress", &c->offload_wait_progress);

@@ -104,6 +104,8 @@ static struct {
     send_slot_t **slots;
     int nslots, slots_busy;
     bool in_progress, reaping;
+    /* the plugins' tables, once a communicator opened on them */
+    const hc_ol_transport_t *ucx, *ofi;
 } ol;
 
 #define ITEM_OF(p, type, field) ((type *) ((char *) (p) -offsetof(type, field)))
@@ -479,7 +481,7 @@ static bool req_finished(hc_ol_req_t *r)
 {
 #if HIERCOLL_HAVE_OFI
     if (NULL != r->fport) {
-        int d = mca_coll_hiercoll_ofi_finished(r->fport);
+        int d = ol.ofi->ofi_finished(r->fport);
         if (d < 0) {
             r->super.req_status.MPI_ERROR = OMPI_ERROR;
         }
@@ -522,8 +524,9 @@ static int offload_progress(void)
         n += poll_progress_chans();
     }
 #if HIERCOLL_HAVE_UCX
-    if (ol.nactive > 0 && mca_coll_hiercoll_component.offload_wait_progress && waiting()) {
-        n += mca_coll_hiercoll_ucx_help(); /* MPI_Wait on an offloaded request */
+    if (ol.nactive > 0 && NULL != ol.ucx && mca_coll_hiercoll_component.offload_wait_progress
+        && waiting()) {
+        n += ol.ucx->ucx_help(); /* MPI_Wait on an offloaded request */
     }
 #endif
     if (ol.nactive > 0) {
@@ -602,7 +605,9 @@ static hc_offload_t *offload_of(mca_coll_hiercoll_module_t *m, ompi_communicator
     /* ofi first where asked or auto; it keeps a progress channel for the
      * calls that do not fit the provider's budget */
     if ((HC_OL_OFI == want || HC_OL_AUTO == want) && ompi_comm_size(comm) > 1) {
-        ofi = OMPI_SUCCESS == mca_coll_hiercoll_ofi_open(m, &o->fchan, HC_OL_AUTO == want);
+        const hc_ol_transport_t *t = mca_coll_hiercoll_transport_agreed(m, HC_OL_T_OFI);
+        ofi = NULL != t && OMPI_SUCCESS == t->ofi_open(m, &o->fchan, HC_OL_AUTO == want);
+        ol.ofi = ofi ? t : ol.ofi;
     }
 #else
     if (HC_OL_OFI == want && 0 == ompi_comm_rank(comm)) {
@@ -611,7 +616,9 @@ static hc_offload_t *offload_of(mca_coll_hiercoll_module_t *m, ompi_communicator
 #endif
 #if HIERCOLL_HAVE_UCX
     if (!ofi && HC_OL_PROGRESS != want && ompi_comm_size(comm) > 1) {
-        if (OMPI_SUCCESS == mca_coll_hiercoll_ucx_open(m, &o->chan, &o->eng, HC_OL_AUTO == want)) {
+        const hc_ol_transport_t *t = mca_coll_hiercoll_transport_agreed(m, HC_OL_T_UCX);
+        if (NULL != t && OMPI_SUCCESS == t->ucx_open(m, &o->chan, &o->eng, HC_OL_AUTO == want)) {
+            ol.ucx = t;
             o->kind = HC_OL_UCX;
             return o;
         }
@@ -657,7 +664,7 @@ void mca_coll_hiercoll_offload_free(mca_coll_hiercoll_module_t *m)
     m->offload = NULL;
 #if HIERCOLL_HAVE_OFI
     if (HC_OL_OFI == o->kind) {
-        mca_coll_hiercoll_ofi_close(o->fchan);
+        ol.ofi->ofi_close(o->fchan);
     }
 #endif
     if (HC_OL_PROGRESS == o->kind || HC_OL_OFI == o->kind) {
@@ -675,7 +682,7 @@ void mca_coll_hiercoll_offload_free(mca_coll_hiercoll_module_t *m)
     }
 #if HIERCOLL_HAVE_UCX
     if (HC_OL_UCX == o->kind) {
-        mca_coll_hiercoll_ucx_close(o->chan);
+        ol.ucx->ucx_close(o->chan);
     }
 #endif
     OBJ_DESTRUCT(&o->item);
@@ -683,90 +690,14 @@ void mca_coll_hiercoll_offload_free(mca_coll_hiercoll_module_t *m)
     free(o);
 }
 
-/* ------------------------------------------------------------------ */
-/* What the UCX and ofi transports share: peers and agreement           */
-/* ------------------------------------------------------------------ */
-
-bool mca_coll_hiercoll_peers_find(const hc_ol_peers_t *t, ompi_proc_t *proc, uint64_t *val)
-{
-    for (int i = 0; i < t->n; ++i) {
-        if (t->v[i].proc == proc) {
-            *val = t->v[i].val;
-            return true;
-        }
-    }
-    return false;
-}
-
-int mca_coll_hiercoll_peers_add(hc_ol_peers_t *t, ompi_proc_t *proc, uint64_t val)
-{
-    if (t->n == t->cap) {
-        int c = t->cap ? 2 * t->cap : 64;
-        hc_ol_peer_t *v = realloc(t->v, (size_t) c * sizeof(*v));
-        if (NULL == v) {
-            return OMPI_ERR_OUT_OF_RESOURCE;
-        }
-        t->v = v;
-        t->cap = c;
-    }
-    OBJ_RETAIN(proc);
-    t->v[t->n].proc = proc;
-    t->v[t->n].val = val;
-    t->n++;
-    return OMPI_SUCCESS;
-}
-
-void mca_coll_hiercoll_peers_fini(hc_ol_peers_t *t)
-{
-    for (int i = 0; i < t->n; ++i) {
-        OBJ_RELEASE(t->v[i].proc);
-    }
-    free(t->v);
-    t->v = NULL;
-    t->n = t->cap = 0;
-}
-
-bool mca_coll_hiercoll_peers_missing(const hc_ol_peers_t *t, ompi_communicator_t *comm)
-{
-    uint64_t v;
-    for (int r = 0; r < ompi_comm_size(comm); ++r) {
-        if (r != ompi_comm_rank(comm)
-            && !mca_coll_hiercoll_peers_find(t, ompi_comm_peer_lookup(comm, r), &v)) {
-            return true;
-        }
-    }
-    return false;
-}
-
-uint64_t mca_coll_hiercoll_offload_agree(mca_coll_hiercoll_module_t *m, uint64_t mine, int *rc)
-{
-    mca_coll_base_comm_coll_t *p = &m->prev;
-    int n = ompi_comm_size(m->comm);
-    uint64_t *all = malloc((size_t) n * sizeof(*all)), every = 0;
-    if (NULL == p->coll_allgather || NULL == all) {
-        *rc = NULL == all ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_ERR_NOT_AVAILABLE;
-    } else {
-        *rc = p->coll_allgather(&mine, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, m->comm,
-                                p->coll_allgather_module);
-    }
-    if (OMPI_SUCCESS == *rc) {
-        every = all[0];
-        for (int r = 1; r < n; ++r) {
-            every &= all[r];
-        }
-    }
-    free(all);
-    return every;
-}
-
 void mca_coll_hiercoll_offload_fini(void)
 {
-#if HIERCOLL_HAVE_OFI
-    mca_coll_hiercoll_ofi_fini();
-#endif
-#if HIERCOLL_HAVE_UCX
-    mca_coll_hiercoll_ucx_fini();
-#endif
+    if (NULL != mca_coll_hiercoll_transport_loaded(HC_OL_T_OFI)) {
+        mca_coll_hiercoll_transport_loaded(HC_OL_T_OFI)->fini();
+    }
+    if (NULL != mca_coll_hiercoll_transport_loaded(HC_OL_T_UCX)) {
+        mca_coll_hiercoll_transport_loaded(HC_OL_T_UCX)->fini();
+    }
     if (ol.progress_registered) {
         opal_progress_unregister(offload_progress);
         ol.progress_registered = false;
@@ -832,7 +763,7 @@ static bool ofi_fits(hc_offload_t *o, const hc_call_t *c)
         bool fits =
             OMPI_SUCCESS
                 == plan_rank(o, &rp, c, HC_REDUCE == c->coll || HC_BCAST == c->coll ? c->root : 0)
-            && mca_coll_hiercoll_ofi_fits(o->fchan, &rp);
+            && ol.ofi->ofi_fits(o->fchan, &rp);
         hct_prog_fini(&rp);
         if (!fits) {
             mca_coll_hiercoll_log(2,
@@ -872,7 +803,7 @@ static hct_port_t *arm(hc_offload_t *o, uint16_t seq, const hct_prog_t *p, const
     pthread_mutex_unlock(&o->eng->lock);
 #if HIERCOLL_HAVE_UCX
     if (HC_OL_UCX == o->kind && post) {
-        mca_coll_hiercoll_ucx_post();
+        ol.ucx->ucx_post();
     }
 #else
     (void) post;
@@ -917,9 +848,9 @@ static int run_blocking(hc_offload_t *o, const hc_call_t *c)
     vectors(c, &in, &out);
 #if HIERCOLL_HAVE_OFI
     if (o->prog_ofi) {
-        hcf_port_t *fp = mca_coll_hiercoll_ofi_arm(o->fchan, next_seq(o), &o->prog, in, out);
+        hcf_port_t *fp = ol.ofi->ofi_arm(o->fchan, next_seq(o), &o->prog, in, out);
         int d = 0;
-        while (NULL != fp && 0 == (d = mca_coll_hiercoll_ofi_finished(fp))) {
+        while (NULL != fp && 0 == (d = ol.ofi->ofi_finished(fp))) {
             opal_progress();
         }
         return NULL != fp && d > 0 ? OMPI_SUCCESS : OMPI_ERROR;
@@ -928,7 +859,7 @@ static int run_blocking(hc_offload_t *o, const hc_call_t *c)
     bool helps = mca_coll_hiercoll_component.offload_wait_progress;
 #if HIERCOLL_HAVE_UCX
     if (HC_OL_UCX == o->kind && helps) {
-        (void) mca_coll_hiercoll_ucx_help(); /* park the agent before arming */
+        (void) ol.ucx->ucx_help(); /* park the agent before arming */
     }
 #endif
     hct_port_t *port = arm(o, next_seq(o), &o->prog, in, out, !helps);
@@ -939,7 +870,7 @@ static int run_blocking(hc_offload_t *o, const hc_call_t *c)
 #if HIERCOLL_HAVE_UCX
         if (HC_OL_UCX == o->kind) {
             if (mca_coll_hiercoll_component.offload_wait_progress) {
-                (void) mca_coll_hiercoll_ucx_help();
+                (void) ol.ucx->ucx_help();
             } else {
                 sched_yield(); /* the agent fires the chains: let it run */
             }
@@ -984,7 +915,7 @@ static int req_begin(hc_ol_req_t *r, uint16_t seq)
     r->super.req_status.MPI_ERROR = OMPI_SUCCESS;
 #if HIERCOLL_HAVE_OFI
     if (r->ofi) {
-        r->fport = mca_coll_hiercoll_ofi_arm(r->ol->fchan, seq, &r->prog, r->input, r->output);
+        r->fport = ol.ofi->ofi_arm(r->ol->fchan, seq, &r->prog, r->input, r->output);
     } else
 #endif
         r->port = arm(r->ol, seq, &r->prog, r->input, r->output, true);

@@ -37,7 +37,10 @@
 #include "opal/util/output.h"
 #include "opal/util/proc.h"
 
-#include "coll_hiercoll_offload.h"
+#include "coll_hiercoll_offload_transport.h"
+
+/* What the component gives this plugin (ucx_init). */
+static const hc_ol_services_t *S;
 
 #define HC_AM_ID 17
 /* Empty progress calls before the agent sleeps on the worker's event fd
@@ -86,9 +89,9 @@ static struct {
     volatile int64_t lease_end;
     pthread_mutex_t park_lock;
     pthread_cond_t park_cv;
-    int spin;             /* SPIN_IDLE, or 0 on a node without a spare core */
+    int spin; /* SPIN_IDLE, or 0 on a node without a spare core */
     hc_ol_engine_t eng;
-    hc_ol_peers_t peers; /* endpoints (val: the ucp_ep_h) */
+    hc_ol_peers_t peers;      /* endpoints (val: the ucp_ep_h) */
     pthread_mutex_t out_lock; /* the outbox: packets the caller's arm fired */
     out_t *out;
     volatile int nout;
@@ -146,11 +149,11 @@ static int wire_send(ucp_ep_h ep, wire_t *w)
  * packet) are not sent while the caller holds the engine's lock: the
  * agent may be inside the AM handler, holding the worker and waiting for
  * that lock.  They go to the outbox, which the caller sends once it has
- * let the lock go (mca_coll_hiercoll_ucx_post) and the agent drains. */
+ * let the lock go (ucx_post) and the agent drains. */
 static int ucx_send(void *ctx, hct_chan_t *chan, int rank, const hct_pkt_t *pkt)
 {
     (void) ctx;
-    ucx_chan_t *uc = hct_chan_user(chan);
+    ucx_chan_t *uc = S->chan_user(chan);
     if (rank < 0 || rank >= uc->size || NULL == uc->eps[rank]) {
         return -1;
     }
@@ -158,7 +161,7 @@ static int ucx_send(void *ctx, hct_chan_t *chan, int rank, const hct_pkt_t *pkt)
     if (NULL == w) {
         return -1;
     }
-    w->src = hct_chan_rank(chan);
+    w->src = S->chan_rank(chan);
     w->pad = 0;
     w->pkt = *pkt;
     if (pthread_equal(pthread_self(), U.agent)) {
@@ -219,7 +222,7 @@ static ucs_status_t on_packet(void *arg, const void *header, size_t header_lengt
     wire_t w;
     memcpy(&w, data, sizeof(w));
     pthread_mutex_lock(&U.eng.lock);
-    hct_deliver(U.eng.e, w.src, &w.pkt);
+    S->deliver(U.eng.e, w.src, &w.pkt);
     pthread_mutex_unlock(&U.eng.lock);
     return UCS_OK;
 }
@@ -346,10 +349,9 @@ static int global_up(void)
         ucp_cleanup(U.ctx);
         return OMPI_ERR_NOT_AVAILABLE;
     }
-    mca_coll_hiercoll_component_t *mc = &mca_coll_hiercoll_component;
-    hct_engine_config_t ec = {.mpq_packets = mc->offload_mpq, .credits = mc->offload_credits};
+    hct_engine_config_t ec = {.mpq_packets = S->mpq, .credits = S->credits};
     hct_backend_t be = {.ctx = NULL, .send = ucx_send};
-    U.eng.e = hct_engine_new(&ec, &be);
+    U.eng.e = S->engine_new(&ec, &be);
     pthread_mutex_init(&U.eng.lock, NULL);
     pthread_mutex_init(&U.out_lock, NULL);
     pthread_mutex_init(&U.wlock, NULL);
@@ -365,7 +367,7 @@ static int global_up(void)
     U.stop = 0;
     if (!U.eng.up || 0 != pthread_create(&U.agent, NULL, agent_main, NULL)) {
         why = "no agent thread";
-        hct_engine_free(U.eng.e);
+        S->engine_free(U.eng.e);
         U.eng.up = false;
         ucp_worker_destroy(U.worker);
         ucp_cleanup(U.ctx);
@@ -387,7 +389,7 @@ static void release_address(ucp_address_t *addr)
 static ucp_ep_h ep_of(ompi_proc_t *proc)
 {
     uint64_t v;
-    return mca_coll_hiercoll_peers_find(&U.peers, proc, &v) ? (ucp_ep_h) (uintptr_t) v : NULL;
+    return S->peers_find(&U.peers, proc, &v) ? (ucp_ep_h) (uintptr_t) v : NULL;
 }
 
 static int ep_add(ompi_proc_t *proc, const void *addr)
@@ -403,21 +405,21 @@ static int ep_add(ompi_proc_t *proc, const void *addr)
     if (UCS_OK != st) {
         return OMPI_ERROR;
     }
-    return mca_coll_hiercoll_peers_add(&U.peers, proc, (uint64_t) (uintptr_t) h);
+    return S->peers_add(&U.peers, proc, (uint64_t) (uintptr_t) h);
 }
 
 /* ------------------------------------------------------------------ */
 /* Channels                                                             */
 /* ------------------------------------------------------------------ */
 
-int mca_coll_hiercoll_ucx_open(mca_coll_hiercoll_module_t *m, hct_chan_t **chan,
-                               hc_ol_engine_t **eng, bool automatic)
+static int ucx_open(mca_coll_hiercoll_module_t *m, hct_chan_t **chan, hc_ol_engine_t **eng,
+                    bool automatic)
 {
     ompi_communicator_t *comm = m->comm;
     mca_coll_base_comm_coll_t *p = &m->prev;
     int n = ompi_comm_size(comm), me = ompi_comm_rank(comm);
     if (NULL == p->coll_allgather) {
-        mca_coll_hiercoll_log(1, "%s: offload: no previous allgather to wire up UCX", comm->c_name);
+        S->log(1, "%s: offload: no previous allgather to wire up UCX", comm->c_name);
         return OMPI_ERR_NOT_AVAILABLE; /* the same on every rank */
     }
     /* auto takes the agent only where it can spin on a core of its own:
@@ -426,10 +428,10 @@ int mca_coll_hiercoll_ucx_open(mca_coll_hiercoll_module_t *m, hct_chan_t **chan,
     long cores, procs;
     bool spare = !automatic || spare_core(&cores, &procs);
     if (!spare && 0 == me) {
-        mca_coll_hiercoll_log(1,
-                              "%s: offload backend auto: not the UCX agent (no core to spare: "
-                              "%ld cores for %ld processes on this node)",
-                              comm->c_name, cores, procs);
+        S->log(1,
+               "%s: offload backend auto: not the UCX agent (no core to spare: "
+               "%ld cores for %ld processes on this node)",
+               comm->c_name, cores, procs);
     }
     int ok = spare && OMPI_SUCCESS == global_up();
     ucp_address_t *addr = NULL;
@@ -441,10 +443,10 @@ int mca_coll_hiercoll_ucx_open(mca_coll_hiercoll_module_t *m, hct_chan_t **chan,
         why = ok ? why : "ucp_worker_get_address failed";
     }
     if (!ok && spare) {
-        mca_coll_hiercoll_log(1, "%s: offload: UCX on rank %d: %s", comm->c_name, me, why);
+        S->log(1, "%s: offload: UCX on rank %d: %s", comm->c_name, me, why);
     }
     /* 1: who is ready, how long the addresses are, who needs them */
-    int need = ok && mca_coll_hiercoll_peers_missing(&U.peers, comm);
+    int need = ok && S->peers_missing(&U.peers, comm);
     int mine[3] = {ok, (int) alen, need}, *all = malloc(3 * (size_t) n * sizeof(int));
     int rc = NULL == all ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
     if (OMPI_SUCCESS == rc) {
@@ -458,8 +460,7 @@ int mca_coll_hiercoll_ucx_open(mca_coll_hiercoll_module_t *m, hct_chan_t **chan,
     }
     free(all);
     if (!all_ok) {
-        mca_coll_hiercoll_log(1, "%s: offload: UCX not ready on every rank (rc %d)", comm->c_name,
-                              rc);
+        S->log(1, "%s: offload: UCX not ready on every rank (rc %d)", comm->c_name, rc);
         release_address(addr);
         return OMPI_ERR_NOT_AVAILABLE;
     }
@@ -486,9 +487,8 @@ int mca_coll_hiercoll_ucx_open(mca_coll_hiercoll_module_t *m, hct_chan_t **chan,
     }
     release_address(addr);
     /* 3: every rank has its endpoints */
-    if (!mca_coll_hiercoll_offload_agree(m, made, &rc)) {
-        mca_coll_hiercoll_log(1, "%s: offload: UCX endpoints failed (rc %d, here %d)", comm->c_name,
-                              rc, made);
+    if (!S->agree(m, made, &rc)) {
+        S->log(1, "%s: offload: UCX endpoints failed (rc %d, here %d)", comm->c_name, rc, made);
         return OMPI_ERR_NOT_AVAILABLE;
     }
     ucx_chan_t *uc = calloc(1, sizeof(*uc));
@@ -501,7 +501,7 @@ int mca_coll_hiercoll_ucx_open(mca_coll_hiercoll_module_t *m, hct_chan_t **chan,
         uc->eps[r] = r == me ? NULL : ep_of(ompi_comm_peer_lookup(comm, r));
     }
     pthread_mutex_lock(&U.eng.lock);
-    *chan = hct_chan_open(U.eng.e, (uint16_t) hc_comm_cid(comm), n, me, uc);
+    *chan = S->chan_open(U.eng.e, (uint16_t) hc_comm_cid(comm), n, me, uc);
     pthread_mutex_unlock(&U.eng.lock);
     if (NULL == *chan) {
         free(uc->eps);
@@ -509,10 +509,10 @@ int mca_coll_hiercoll_ucx_open(mca_coll_hiercoll_module_t *m, hct_chan_t **chan,
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
     *eng = &U.eng;
-    mca_coll_hiercoll_log(1,
-                          "%s: offload on the UCX agent (own worker, %d endpoints in the "
-                          "process table)",
-                          comm->c_name, U.peers.n);
+    S->log(1,
+           "%s: offload on the UCX agent (own worker, %d endpoints in the "
+           "process table)",
+           comm->c_name, U.peers.n);
     return OMPI_SUCCESS;
 }
 
@@ -520,7 +520,7 @@ int mca_coll_hiercoll_ucx_open(mca_coll_hiercoll_module_t *m, hct_chan_t **chan,
  * handler takes the engine's lock inside it: the same order as the
  * agent's, and the caller holds no engine lock here.  A blocking lock: if
  * the agent holds the worker, the caller sleeps and the agent finishes. */
-int mca_coll_hiercoll_ucx_help(void)
+static int ucx_help(void)
 {
     if (!U.up) {
         return 0;
@@ -533,7 +533,7 @@ int mca_coll_hiercoll_ucx_help(void)
     return n;
 }
 
-void mca_coll_hiercoll_ucx_post(void)
+static void ucx_post(void)
 {
     if (!U.up || 0 == U.nout) {
         return;
@@ -547,17 +547,17 @@ void mca_coll_hiercoll_ucx_post(void)
     }
 }
 
-void mca_coll_hiercoll_ucx_close(hct_chan_t *chan)
+static void ucx_close(hct_chan_t *chan)
 {
     pthread_mutex_lock(&U.eng.lock);
-    ucx_chan_t *uc = hct_chan_user(chan);
-    hct_chan_close(chan);
+    ucx_chan_t *uc = S->chan_user(chan);
+    S->chan_close(chan);
     pthread_mutex_unlock(&U.eng.lock);
     free(uc->eps);
     free(uc);
 }
 
-void mca_coll_hiercoll_ucx_fini(void)
+static void ucx_fini(void)
 {
     if (!U.up) {
         return;
@@ -583,8 +583,8 @@ void mca_coll_hiercoll_ucx_fini(void)
             ucp_request_free(r);
         }
     }
-    mca_coll_hiercoll_peers_fini(&U.peers);
-    hct_engine_free(U.eng.e);
+    S->peers_fini(&U.peers);
+    S->engine_free(U.eng.e);
     U.eng.up = false;
     pthread_mutex_destroy(&U.eng.lock);
     for (int i = 0; i < U.nout; ++i) {
@@ -599,3 +599,24 @@ void mca_coll_hiercoll_ucx_fini(void)
     ucp_cleanup(U.ctx);
     U.up = false;
 }
+
+static int ucx_init(const hc_ol_services_t *svc)
+{
+    if (HC_OL_TRANSPORT_ABI != svc->abi || sizeof(hc_ol_services_t) != svc->size) {
+        return -1;
+    }
+    S = svc;
+    return 0;
+}
+
+HC_OL_EXPORT const hc_ol_transport_t hiercoll_offload_transport = {
+    .abi = HC_OL_TRANSPORT_ABI,
+    .size = sizeof(hc_ol_transport_t),
+    .name = "ucx",
+    .init = ucx_init,
+    .fini = ucx_fini,
+    .ucx_open = ucx_open,
+    .ucx_close = ucx_close,
+    .ucx_post = ucx_post,
+    .ucx_help = ucx_help,
+};

@@ -18,8 +18,11 @@
 #include "opal/runtime/opal_progress.h"
 
 #include "coll_hiercoll.h"
-#include "coll_hiercoll_offload.h"
+#include "coll_hiercoll_offload_transport.h"
 #include "coll_hiercoll_ofi_trig.h"
+
+/* What the component gives this plugin (ofi_init). */
+static const hc_ol_services_t *S;
 
 static struct {
     hcf_fabric_t *f;
@@ -40,20 +43,18 @@ static int fabric_up(void)
 {
     if (!F.tried) {
         F.tried = true;
-        F.f = hcf_open(mca_coll_hiercoll_component.offload_ofi_max_triggered, F.why,
-                       sizeof(F.why));
+        F.f = hcf_open(S->ofi_max_triggered, F.why, sizeof(F.why));
     }
     return NULL != F.f ? OMPI_SUCCESS : OMPI_ERR_NOT_AVAILABLE;
 }
 
-int mca_coll_hiercoll_ofi_open(mca_coll_hiercoll_module_t *m, hcf_chan_t **chan, bool automatic)
+static int ofi_open(mca_coll_hiercoll_module_t *m, hcf_chan_t **chan, bool automatic)
 {
     ompi_communicator_t *comm = m->comm;
     mca_coll_base_comm_coll_t *p = &m->prev;
     int n = ompi_comm_size(comm), me = ompi_comm_rank(comm);
     if (NULL == p->coll_allgather) {
-        mca_coll_hiercoll_log(1, "%s: offload: no previous allgather to wire up ofi",
-                              comm->c_name);
+        S->log(1, "%s: offload: no previous allgather to wire up ofi", comm->c_name);
         return OMPI_ERR_NOT_AVAILABLE; /* the same on every rank */
     }
     ofi_card_t mine, *all = calloc((size_t) n, sizeof(ofi_card_t));
@@ -87,15 +88,14 @@ int mca_coll_hiercoll_ofi_open(mca_coll_hiercoll_module_t *m, hcf_chan_t **chan,
     }
     if (!all_ok) {
         if (0 == me && '\0' != soft[0]) {
-            mca_coll_hiercoll_log(1,
-                                  "%s: offload backend auto: not ofi (the %s provider runs "
-                                  "triggered work in software, in its progress threads)",
-                                  comm->c_name, soft);
+            S->log(1,
+                   "%s: offload backend auto: not ofi (the %s provider runs "
+                   "triggered work in software, in its progress threads)",
+                   comm->c_name, soft);
         } else if (0 == me) {
-            mca_coll_hiercoll_log(1, "%s: offload: no ofi backend (%s%s%s)", comm->c_name,
-                                  bad == 0 || bad < 0 ? "" : "a rank lacks it",
-                                  bad == 0 || bad < 0 ? "" : "; here: ",
-                                  NULL != F.f ? hcf_provider(F.f) : F.why);
+            S->log(1, "%s: offload: no ofi backend (%s%s%s)", comm->c_name,
+                   bad == 0 || bad < 0 ? "" : "a rank lacks it",
+                   bad == 0 || bad < 0 ? "" : "; here: ", NULL != F.f ? hcf_provider(F.f) : F.why);
         }
         free(all);
         return OMPI_ERR_NOT_AVAILABLE;
@@ -105,44 +105,44 @@ int mca_coll_hiercoll_ofi_open(mca_coll_hiercoll_module_t *m, hcf_chan_t **chan,
     for (int r = 0; made && r < n; ++r) {
         ompi_proc_t *proc = ompi_comm_peer_lookup(comm, r);
         uint64_t a;
-        if (!mca_coll_hiercoll_peers_find(&F.peers, proc, &a)) {
+        if (!S->peers_find(&F.peers, proc, &a)) {
             made = 0 == hcf_av_insert(F.f, all[r].name, &a)
-                   && OMPI_SUCCESS == mca_coll_hiercoll_peers_add(&F.peers, proc, a);
+                   && OMPI_SUCCESS == S->peers_add(&F.peers, proc, a);
         }
     }
     free(all);
     /* 3: every rank has its endpoints */
-    if (!mca_coll_hiercoll_offload_agree(m, made, &rc)) {
-        mca_coll_hiercoll_log(1, "%s: offload: ofi endpoints failed (rc %d, here %d)",
-                              comm->c_name, rc, made);
+    if (!S->agree(m, made, &rc)) {
+        S->log(1, "%s: offload: ofi endpoints failed (rc %d, here %d)", comm->c_name, rc, made);
         return OMPI_ERR_NOT_AVAILABLE;
     }
     uint64_t *addrs = malloc((size_t) n * sizeof(*addrs));
     for (int r = 0; NULL != addrs && r < n; ++r) {
-        (void) mca_coll_hiercoll_peers_find(&F.peers, ompi_comm_peer_lookup(comm, r), &addrs[r]);
+        (void) S->peers_find(&F.peers, ompi_comm_peer_lookup(comm, r), &addrs[r]);
     }
-    *chan = NULL == addrs ? NULL
-                          : hcf_chan_open_addrs(F.f, (uint16_t) hc_comm_cid(comm), n, me, addrs);
+    *chan =
+        NULL == addrs ? NULL : hcf_chan_open_addrs(F.f, (uint16_t) hc_comm_cid(comm), n, me, addrs);
     free(addrs);
     if (NULL == *chan) {
         return OMPI_ERR_OUT_OF_RESOURCE; /* local, after agreement: the call fails */
     }
     hcf_needs_t b = hcf_budget(F.f);
-    mca_coll_hiercoll_log(1, "%s: offload on ofi (provider %s, FI_TRIGGER deferred work; "
-                          "%d counters and %d triggered ops per port; %d endpoints in the "
-                          "process table)",
-                          comm->c_name, hcf_provider(F.f), b.counters, b.ops, F.peers.n);
+    S->log(1,
+           "%s: offload on ofi (provider %s, FI_TRIGGER deferred work; "
+           "%d counters and %d triggered ops per port; %d endpoints in the "
+           "process table)",
+           comm->c_name, hcf_provider(F.f), b.counters, b.ops, F.peers.n);
     return OMPI_SUCCESS;
 }
 
-bool mca_coll_hiercoll_ofi_fits(hcf_chan_t *chan, const hct_prog_t *bound)
+static bool ofi_fits(hcf_chan_t *chan, const hct_prog_t *bound)
 {
     (void) chan;
     return NULL != F.f && hcf_fits(F.f, bound);
 }
 
-hcf_port_t *mca_coll_hiercoll_ofi_arm(hcf_chan_t *chan, uint16_t seq, const hct_prog_t *prog,
-                                      const void *in, void *out)
+static hcf_port_t *ofi_arm(hcf_chan_t *chan, uint16_t seq, const hct_prog_t *prog, const void *in,
+                           void *out)
 {
     char why[256];
     hcf_port_t *port;
@@ -152,12 +152,12 @@ hcf_port_t *mca_coll_hiercoll_ofi_arm(hcf_chan_t *chan, uint16_t seq, const hct_
         opal_progress();
     }
     if (NULL == port) {
-        mca_coll_hiercoll_log(1, "offload: ofi: %s", why);
+        S->log(1, "offload: ofi: %s", why);
     }
     return port;
 }
 
-int mca_coll_hiercoll_ofi_finished(hcf_port_t *port)
+static int ofi_finished(hcf_port_t *port)
 {
     int d = hcf_port_done(port);
     if (d > 0) {
@@ -165,28 +165,50 @@ int mca_coll_hiercoll_ofi_finished(hcf_port_t *port)
     } else if (d < 0) {
         char buf[512];
         hcf_port_dump(port, buf, sizeof(buf));
-        mca_coll_hiercoll_log(0, "offload: ofi: a triggered operation failed (%s)", buf);
+        S->log(0, "offload: ofi: a triggered operation failed (%s)", buf);
     }
     return d;
 }
 
-void mca_coll_hiercoll_ofi_close(hcf_chan_t *chan)
+static void ofi_close(hcf_chan_t *chan)
 {
     hcf_chan_close(chan);
 }
 
-void mca_coll_hiercoll_ofi_fini(void)
+static void ofi_fini(void)
 {
     if (NULL != F.f) {
         const hcf_stats_t *st = hcf_stats(F.f);
-        mca_coll_hiercoll_log(1, "offload: ofi (%s): %llu ports armed, %llu triggered "
-                              "operations, at most %llu counters at once",
-                              hcf_provider(F.f), (unsigned long long) st->armed,
-                              (unsigned long long) st->ops,
-                              (unsigned long long) st->counters_max);
+        S->log(1,
+               "offload: ofi (%s): %llu ports armed, %llu triggered "
+               "operations, at most %llu counters at once",
+               hcf_provider(F.f), (unsigned long long) st->armed, (unsigned long long) st->ops,
+               (unsigned long long) st->counters_max);
     }
-    mca_coll_hiercoll_peers_fini(&F.peers);
+    S->peers_fini(&F.peers);
     hcf_close(F.f);
     F.f = NULL;
     F.tried = false;
 }
+
+static int ofi_init(const hc_ol_services_t *svc)
+{
+    if (HC_OL_TRANSPORT_ABI != svc->abi || sizeof(hc_ol_services_t) != svc->size) {
+        return -1;
+    }
+    S = svc;
+    return 0;
+}
+
+HC_OL_EXPORT const hc_ol_transport_t hiercoll_offload_transport = {
+    .abi = HC_OL_TRANSPORT_ABI,
+    .size = sizeof(hc_ol_transport_t),
+    .name = "ofi",
+    .init = ofi_init,
+    .fini = ofi_fini,
+    .ofi_open = ofi_open,
+    .ofi_fits = ofi_fits,
+    .ofi_arm = ofi_arm,
+    .ofi_finished = ofi_finished,
+    .ofi_close = ofi_close,
+};

@@ -16,7 +16,12 @@ AC_DEFUN([MCA_ompi_coll_hiercoll_CONFIG],[
     HIERCOLL_CPPFLAGS=
     AC_SUBST([HIERCOLL_LIBADD])
     AC_SUBST([HIERCOLL_CPPFLAGS])
-    # the offload's UCX agent and ofi backend are built out of tree only
+    HIERCOLL_UCX_LIBS=
+    HIERCOLL_OFI_LIBS=
+    AC_SUBST([HIERCOLL_UCX_LIBS])
+    AC_SUBST([HIERCOLL_OFI_LIBS])
+    # the offload's UCX agent and ofi backend (plugins) are built out of
+    # tree only
     AM_CONDITIONAL([HIERCOLL_HAVE_UCX], [false])
     AM_CONDITIONAL([HIERCOLL_HAVE_OFI], [false])
     $1
