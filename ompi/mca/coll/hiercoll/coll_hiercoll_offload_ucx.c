@@ -346,7 +346,7 @@ static int global_up(void)
         ucp_cleanup(U.ctx);
         return OMPI_ERR_NOT_AVAILABLE;
     }
-    mca_coll_hiercoll_component_t *mc = &mca_coll_hiercoll_component;
+    mca_coll_hiercoll_params_t *mc = &mca_coll_hiercoll_params;
     hct_engine_config_t ec = {.mpq_packets = mc->offload_mpq, .credits = mc->offload_credits};
     hct_backend_t be = {.ctx = NULL, .send = ucx_send};
     U.eng.e = hct_engine_new(&ec, &be);

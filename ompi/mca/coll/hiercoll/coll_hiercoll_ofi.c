@@ -40,7 +40,7 @@ static int fabric_up(void)
 {
     if (!F.tried) {
         F.tried = true;
-        F.f = hcf_open(mca_coll_hiercoll_component.offload_ofi_max_triggered, F.why,
+        F.f = hcf_open(mca_coll_hiercoll_params.offload_ofi_max_triggered, F.why,
                        sizeof(F.why));
     }
     return NULL != F.f ? OMPI_SUCCESS : OMPI_ERR_NOT_AVAILABLE;
