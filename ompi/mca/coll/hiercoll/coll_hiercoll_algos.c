@@ -15,7 +15,6 @@
 #include "coll_hiercoll.h"
 #include "coll_hiercoll_algos.h"
 #include "coll_hiercoll_caps.h"
-#include "coll_hiercoll_exec.h"
 #include "coll_hiercoll_below.h"
 #include "coll_hiercoll_shortcut.h"
 
@@ -278,8 +277,7 @@ static int reduce_rabenseifner(hcp_plan_t *p, const hc_call_t *c)
  * ranks leave receives posted, and Open MPI's ob1 cannot cancel them). */
 static bool shortcut_fits(const hc_call_t *c)
 {
-    return commutative(c)
-           && (size_t) c->rcount * c->rsize <= mca_coll_hiercoll_params.shortcut_max;
+    return commutative(c) && (size_t) c->rcount * c->rsize <= mca_coll_hiercoll_params.shortcut_max;
 }
 
 /* auto: a reduction whose (op, datatype) has an absorbing value (the
@@ -353,8 +351,8 @@ static const hc_algo_t reduce_algos[] = {
 
 #define DESCRIBE_SHORTCUT(fn, small, min)                                                          \
     DESCRIBE(fn, "=shortcut(absorbing,<=%zuB,engaged>=%d%%)|%s<%zuB,rhrd",                         \
-             mca_coll_hiercoll_params.shortcut_max,                                             \
-             mca_coll_hiercoll_params.shortcut_threshold, small, mca_coll_hiercoll_params.min)
+             mca_coll_hiercoll_params.shortcut_max, mca_coll_hiercoll_params.shortcut_threshold,   \
+             small, mca_coll_hiercoll_params.min)
 
 DESCRIBE_SHORTCUT(describe_reduce, "binomial", reduce_rhrd_min)
 
@@ -721,20 +719,16 @@ static const hc_algo_t *prefer_fallback(const hc_call_t *c)
     "blocks in the wrong direction); hiercoll's plan when there is no previous component"
 
 const hc_coll_desc_t mca_coll_hiercoll_colls[HC_NCOLL] = {
-    [HC_ALLGATHER] = {allgather_algos, prefer_fallback, FALLBACK_RULE,
-                      describe_fallback},
-    [HC_ALLGATHERV] = {allgatherv_algos, prefer_fallback, FALLBACK_RULE,
-                       describe_fallback},
+    [HC_ALLGATHER] = {allgather_algos, prefer_fallback, FALLBACK_RULE, describe_fallback},
+    [HC_ALLGATHERV] = {allgatherv_algos, prefer_fallback, FALLBACK_RULE, describe_fallback},
     [HC_ALLREDUCE] = {allreduce_algos, allreduce_auto,
                       "rhrd from coll_hiercoll_allreduce_rhrd_min bytes on for commutative ops, "
                       "else shortcut for ops with absorbing values up to "
                       "coll_hiercoll_shortcut_max bytes, else recursive_doubling",
                       describe_allreduce},
     [HC_ALLTOALL] = {alltoall_algos, prefer_fallback, FALLBACK_RULE, describe_fallback},
-    [HC_ALLTOALLV] = {alltoallv_algos, prefer_fallback, FALLBACK_RULE,
-                      describe_fallback},
-    [HC_ALLTOALLW] = {alltoallw_algos, prefer_fallback, FALLBACK_RULE,
-                      describe_fallback},
+    [HC_ALLTOALLV] = {alltoallv_algos, prefer_fallback, FALLBACK_RULE, describe_fallback},
+    [HC_ALLTOALLW] = {alltoallw_algos, prefer_fallback, FALLBACK_RULE, describe_fallback},
     [HC_BARRIER] = {barrier_algos, barrier_auto, "dissemination", describe_barrier},
     [HC_BCAST] = {bcast_algos, bcast_auto,
                   "binomial up to coll_hiercoll_bcast_binomial_max bytes, then the previous "
@@ -748,10 +742,9 @@ const hc_coll_desc_t mca_coll_hiercoll_colls[HC_NCOLL] = {
                    "shortcut for ops with absorbing values up to coll_hiercoll_shortcut_max "
                    "bytes, else binomial",
                    describe_reduce},
-    [HC_REDUCE_SCATTER_BLOCK] = {reduce_scatter_block_algos,
-                                 prefer_fallback, FALLBACK_RULE, describe_fallback},
-    [HC_REDUCE_SCATTER] = {reduce_scatter_algos, prefer_fallback, FALLBACK_RULE,
-                           describe_fallback},
+    [HC_REDUCE_SCATTER_BLOCK] = {reduce_scatter_block_algos, prefer_fallback, FALLBACK_RULE,
+                                 describe_fallback},
+    [HC_REDUCE_SCATTER] = {reduce_scatter_algos, prefer_fallback, FALLBACK_RULE, describe_fallback},
     [HC_SCAN] = {scan_algos, prefer_fallback, FALLBACK_RULE, describe_fallback},
     [HC_SCATTER] = {scatter_algos, prefer_fallback, FALLBACK_RULE, describe_fallback},
     [HC_SCATTERV] = {scatterv_algos, scatterv_auto, VTREE_RULE, describe_vtree},

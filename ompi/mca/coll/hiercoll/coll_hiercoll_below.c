@@ -83,23 +83,18 @@ static void *slot_fn(hc_comm_coll_t *t, hc_coll_t coll, hc_mode_t mode)
     return *mca_coll_hiercoll_slot_fn(t, coll, mode);
 }
 
-static mca_coll_base_module_t **slot_module(hc_comm_coll_t *t, hc_coll_t coll, hc_mode_t mode)
-{
-    return mca_coll_hiercoll_slot_module(t, coll, mode);
-}
-
 bool mca_coll_hiercoll_has_fallback(const mca_coll_hiercoll_module_t *m, hc_coll_t coll,
                                     hc_mode_t mode)
 {
     return NULL != slot_fn((hc_comm_coll_t *) &m->prev, coll, mode);
 }
 
-bool mca_coll_hiercoll_hand_back_slot(mca_coll_hiercoll_module_t *m, hc_coll_t coll,
-                                      hc_mode_t mode)
+bool mca_coll_hiercoll_hand_back_slot(mca_coll_hiercoll_module_t *m, hc_coll_t coll, hc_mode_t mode)
 {
     hc_comm_coll_t *t = m->comm->c_coll;
-    mca_coll_base_module_t **mod = slot_module(t, coll, mode);
-    mca_coll_base_module_t *ours = *mod, *below = *slot_module(&m->prev, coll, mode);
+    mca_coll_base_module_t **mod = mca_coll_hiercoll_slot_module(t, coll, mode);
+    mca_coll_base_module_t *ours = *mod,
+                           *below = *mca_coll_hiercoll_slot_module(&m->prev, coll, mode);
     void *fn = slot_fn(&m->prev, coll, mode);
     if (ours != &m->super || NULL == fn || NULL == below) {
         return false; /* (another component sits above hiercoll here, or nothing below) */
@@ -135,12 +130,13 @@ void mca_coll_hiercoll_save_prev(mca_coll_hiercoll_module_t *m, ompi_communicato
     m->prev = *comm->c_coll;
     for (int k = 0; k < HC_NCOLL; ++k) {
         for (int md = 0; md < HC_NMODE; ++md) {
-            mca_coll_base_module_t *mod = *slot_module(&m->prev, (hc_coll_t) k, (hc_mode_t) md);
+            mca_coll_base_module_t *mod =
+                *mca_coll_hiercoll_slot_module(&m->prev, (hc_coll_t) k, (hc_mode_t) md);
             if (NULL != slot_fn(&m->prev, (hc_coll_t) k, (hc_mode_t) md) && NULL != mod) {
                 OBJ_RETAIN(mod);
                 m->prev_name[k][md] = component_of(comm, mod);
             } else {
-                *slot_module(&m->prev, (hc_coll_t) k, (hc_mode_t) md) = NULL;
+                *mca_coll_hiercoll_slot_module(&m->prev, (hc_coll_t) k, (hc_mode_t) md) = NULL;
                 m->prev_name[k][md] = NULL;
             }
         }
@@ -151,7 +147,8 @@ void mca_coll_hiercoll_release_prev(mca_coll_hiercoll_module_t *m)
 {
     for (int k = 0; k < HC_NCOLL; ++k) {
         for (int md = 0; md < HC_NMODE; ++md) {
-            mca_coll_base_module_t **mod = slot_module(&m->prev, (hc_coll_t) k, (hc_mode_t) md);
+            mca_coll_base_module_t **mod =
+                mca_coll_hiercoll_slot_module(&m->prev, (hc_coll_t) k, (hc_mode_t) md);
             if (NULL != *mod) {
                 OBJ_RELEASE(*mod);
                 *mod = NULL;
@@ -168,7 +165,7 @@ int mca_coll_hiercoll_fallback(hc_call_t *c, ompi_request_t **req, struct ompi_i
 {
     mca_coll_base_comm_coll_t *p = &c->module->prev;
     ompi_communicator_t *comm = c->comm;
-    mca_coll_base_module_t *mod = *slot_module(p, c->coll, c->mode);
+    mca_coll_base_module_t *mod = *mca_coll_hiercoll_slot_module(p, c->coll, c->mode);
     if (NULL == slot_fn(p, c->coll, c->mode)) {
         return OMPI_ERR_NOT_SUPPORTED; /* nothing below, and no plan of hiercoll's fits */
     }
@@ -240,8 +237,8 @@ int mca_coll_hiercoll_fallback(hc_call_t *c, ompi_request_t **req, struct ompi_i
         CALL3(neighbor_alltoallv, c->sbuf, c->scounts, c->sdispls, c->stype, c->rbuf, c->rcounts,
               c->rdispls, c->rtype);
     case HC_NEIGHBOR_ALLTOALLW:
-        CALL3(neighbor_alltoallw, c->sbuf, c->scounts, c->sadispls, c->stypes, c->rbuf,
-              c->rcounts, c->radispls, c->rtypes);
+        CALL3(neighbor_alltoallw, c->sbuf, c->scounts, c->sadispls, c->stypes, c->rbuf, c->rcounts,
+              c->radispls, c->rtypes);
     default:
         return OMPI_ERR_NOT_SUPPORTED;
     }

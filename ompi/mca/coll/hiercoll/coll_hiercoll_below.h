@@ -14,8 +14,7 @@
 BEGIN_C_DECLS
 
 /* Call the previous layer's function for this call. */
-int mca_coll_hiercoll_fallback(hc_call_t *c, ompi_request_t **request,
-                               struct ompi_info_t *info);
+int mca_coll_hiercoll_fallback(hc_call_t *c, ompi_request_t **request, struct ompi_info_t *info);
 /* Slot (coll, mode) of a communicator's collective table (or of the
  * module's saved copy of the layer below): its function and module; and
  * a module's own function for it. */
@@ -29,12 +28,11 @@ void **mca_coll_hiercoll_module_fn(mca_coll_base_module_t *mod, hc_coll_t coll, 
 bool mca_coll_hiercoll_hand_back_slot(mca_coll_hiercoll_module_t *m, hc_coll_t coll,
                                       hc_mode_t mode);
 /* Save, retain and release the previous layer. */
-void mca_coll_hiercoll_save_prev(mca_coll_hiercoll_module_t *m,
-                                 ompi_communicator_t *comm);
+void mca_coll_hiercoll_save_prev(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm);
 void mca_coll_hiercoll_release_prev(mca_coll_hiercoll_module_t *m);
 /* Does the previous layer provide this slot? */
-bool mca_coll_hiercoll_has_fallback(const mca_coll_hiercoll_module_t *m,
-                                    hc_coll_t coll, hc_mode_t mode);
+bool mca_coll_hiercoll_has_fallback(const mca_coll_hiercoll_module_t *m, hc_coll_t coll,
+                                    hc_mode_t mode);
 
 END_C_DECLS
 

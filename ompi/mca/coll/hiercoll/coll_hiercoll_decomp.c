@@ -49,8 +49,6 @@
 
 #include "coll_hiercoll.h"
 #include "coll_hiercoll_caps.h"
-#include "coll_hiercoll_exec.h"
-#include "coll_hiercoll_below.h"
 
 struct hc_decomp {
     bool ready; /* parts and bridge exist: decomposition serves calls */

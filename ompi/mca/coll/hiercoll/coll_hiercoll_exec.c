@@ -875,7 +875,7 @@ static void begin(mca_coll_hiercoll_request_t *req)
 /* Requests left behind by calls that returned early                    */
 /* ------------------------------------------------------------------ */
 
-static bool sweeping; /* under the component's lock */
+static bool sweeping; /* under mca_coll_hiercoll_params.lock */
 
 void mca_coll_hiercoll_sc_leave(hc_leftover_t *lo)
 {

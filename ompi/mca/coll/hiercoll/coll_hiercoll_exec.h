@@ -18,32 +18,28 @@ BEGIN_C_DECLS
 /* What the plan's buffers are in memory for one call: hc_bind_t
  * (coll_hiercoll.h). */
 /* Bind one of a plan's buffers to memory of a datatype. */
-void mca_coll_hiercoll_bind_buffer(hc_bind_t *b, int buf, const void *base,
-                                   ompi_datatype_t *type);
+void mca_coll_hiercoll_bind_buffer(hc_bind_t *b, int buf, const void *base, ompi_datatype_t *type);
 
 /* Bind a call's user buffers (SBUF, RBUF) for its plan. */
 void mca_coll_hiercoll_bind(const hc_call_t *c, hc_bind_t *b);
 /* Run a blocking plan with a fixed tag (mca_coll_hiercoll_blocking_tag). */
-int mca_coll_hiercoll_exec_blocking(mca_coll_hiercoll_module_t *m,
-                                    ompi_communicator_t *comm,
+int mca_coll_hiercoll_exec_blocking(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm,
                                     const hcp_plan_t *plan, hc_bind_t *b, int tag);
 /* The same once the plan's scratch is bound (the fast path). */
 int mca_coll_hiercoll_exec_rounds(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm,
                                   const hcp_plan_t *p, const hc_bind_t *b, int tag);
 /* Start a plan as a request; the request takes the plan's memory (the
  * caller's plan is left empty). */
-int mca_coll_hiercoll_exec_request(mca_coll_hiercoll_module_t *m,
-                                   ompi_communicator_t *comm,
-                                   hcp_plan_t *plan, const hc_bind_t *b,
-                                   bool persistent, ompi_request_t **request);
+int mca_coll_hiercoll_exec_request(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm,
+                                   hcp_plan_t *plan, const hc_bind_t *b, bool persistent,
+                                   ompi_request_t **request);
 /* Run a staged call, blocking or as a request (mode); takes ownership of
  * the stages' context. */
-int mca_coll_hiercoll_exec_staged(mca_coll_hiercoll_module_t *m,
-                                  ompi_communicator_t *comm,
-                                  const hc_stages_t *stages, const hc_bind_t *b,
-                                  hc_mode_t mode, ompi_request_t **request);
+int mca_coll_hiercoll_exec_staged(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm,
+                                  const hc_stages_t *stages, const hc_bind_t *b, hc_mode_t mode,
+                                  ompi_request_t **request);
 int mca_coll_hiercoll_progress(void);
-/* Under the component's lock: something in flight needs the progress
+/* Under mca_coll_hiercoll_params.lock: something in flight needs the progress
  * callback.  The callback takes itself off Open MPI's progress loop after
  * a while with nothing to do (a registered callback costs every wait of
  * the process, on every communicator). */
@@ -52,8 +48,8 @@ void mca_coll_hiercoll_progress_need(void);
 int mca_coll_hiercoll_blocking_tag(hc_coll_t coll);
 
 /* Early exit (short-circuit reductions): the requests (and the memory
- * they use) of a call that returned early, completed later by the progress function, by the next call, or, for a
- * communicator going away, waited for.  `mem` is freed with them. */
+ * they use) of a call that returned early, completed later by the progress function, by the next
+ * call, or, for a communicator going away, waited for.  `mem` is freed with them. */
 typedef struct hc_leftover {
     struct hc_leftover *next;
     ompi_communicator_t *comm; /* not retained: the PML requests retain it */

@@ -277,8 +277,9 @@ void mca_coll_hiercoll_hand_back(mca_coll_hiercoll_module_t *m, hc_coll_t k)
     if (ok) {
         m->fast[k].valid = false;
         if (0 == ompi_comm_rank(m->comm)) {
-            mca_coll_hiercoll_log(1, "%s: %s goes back to %s after %d blocking calls in a row "
-                                     "passed on to it",
+            mca_coll_hiercoll_log(1,
+                                  "%s: %s goes back to %s after %d blocking calls in a row "
+                                  "passed on to it",
                                   m->comm->c_name, mca_coll_hiercoll_coll_names[k],
                                   m->prev_name[k][HC_BLOCKING] ? m->prev_name[k][HC_BLOCKING]
                                                                : "the component below",

@@ -18,7 +18,6 @@
 #include "coll_hiercoll_entry.h"
 #include "coll_hiercoll_select.h"
 #include "coll_hiercoll_fast.h"
-#include "coll_hiercoll_algos.h"
 #include "coll_hiercoll_caps.h"
 #include "coll_hiercoll_exec.h"
 #include "coll_hiercoll_below.h"
@@ -136,7 +135,8 @@ static void read_info(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm)
             int idx = mca_coll_hiercoll_algo_index((hc_coll_t) k, val);
             if (idx < HC_ALGO_FALLBACK) {
                 if (0 == ompi_comm_rank(comm)) {
-                    opal_output(0, "hiercoll: info key %s=\"%s\" on %s names no algorithm of %s; "
+                    opal_output(0,
+                                "hiercoll: info key %s=\"%s\" on %s names no algorithm of %s; "
                                 "keeping the MCA choice",
                                 key, val, comm->c_name, mca_coll_hiercoll_coll_names[k]);
                 }

@@ -28,8 +28,6 @@
 
 #include "coll_hiercoll.h"
 #include "coll_hiercoll_caps.h"
-#include "coll_hiercoll_exec.h"
-#include "coll_hiercoll_below.h"
 #include "coll_hiercoll_offload.h"
 #include "coll_hiercoll_trig_bcast.h"
 

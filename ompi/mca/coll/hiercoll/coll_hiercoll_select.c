@@ -277,8 +277,7 @@ int mca_coll_hiercoll_dispatch(hc_call_t *c, ompi_request_t **request, struct om
         } else {
             mca_coll_hiercoll_log(2, "%s: %s%s%s = %s (%s, np %d) by %s", c->comm->c_name,
                                   mode_prefix[c->mode], mca_coll_hiercoll_coll_names[c->coll],
-                                  mode_suffix[c->mode], a->name, mode_name[c->mode], c->size,
-                                  why);
+                                  mode_suffix[c->mode], a->name, mode_name[c->mode], c->size, why);
         }
     }
     if (HC_BLOCKING == c->mode) {
@@ -382,10 +381,11 @@ void mca_coll_hiercoll_describe(mca_coll_hiercoll_module_t *m)
             }
         }
         if (0 == strcmp(what[0], what[1]) && 0 == strcmp(what[1], what[2])) {
-            len += snprintf(line + len, sizeof(line) - len, " %s%s", mca_coll_hiercoll_coll_names[k], what[0]);
+            len += snprintf(line + len, sizeof(line) - len, " %s%s",
+                            mca_coll_hiercoll_coll_names[k], what[0]);
         } else {
-            len += snprintf(line + len, sizeof(line) - len, " %s%s|%s|%s", mca_coll_hiercoll_coll_names[k], what[0],
-                            what[1], what[2]);
+            len += snprintf(line + len, sizeof(line) - len, " %s%s|%s|%s",
+                            mca_coll_hiercoll_coll_names[k], what[0], what[1], what[2]);
         }
     }
     mca_coll_hiercoll_log(1, "%s", line);

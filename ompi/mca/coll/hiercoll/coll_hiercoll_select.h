@@ -19,8 +19,7 @@ void mca_coll_hiercoll_call_init(hc_call_t *c, ompi_communicator_t *comm,
 /* The algorithm for a call, or NULL to fall back. */
 const hc_algo_t *mca_coll_hiercoll_select(const hc_call_t *c);
 /* Run a call: select, then the fallback, a plan or a direct algorithm. */
-int mca_coll_hiercoll_dispatch(hc_call_t *c, ompi_request_t **request,
-                               struct ompi_info_t *info);
+int mca_coll_hiercoll_dispatch(hc_call_t *c, ompi_request_t **request, struct ompi_info_t *info);
 /* One line per communicator naming every collective's choice. */
 void mca_coll_hiercoll_describe(mca_coll_hiercoll_module_t *m);
 /* Index of an algorithm name for a collective, or HC_ALGO_AUTO /

@@ -19,7 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "opal/runtime/opal_progress.h"
 #include "ompi/mca/op/op.h"
 
 #include "coll_hiercoll.h"

@@ -33,8 +33,8 @@ void mca_coll_hiercoll_sc_free(mca_coll_hiercoll_module_t *m);
  * answers alike on every rank whose threshold is the job's. */
 bool mca_coll_hiercoll_sc_selects(mca_coll_hiercoll_module_t *m, ompi_op_t *op,
                                   ompi_datatype_t *dt);
-void mca_coll_hiercoll_sc_observe(mca_coll_hiercoll_module_t *m, ompi_op_t *op,
-                                  ompi_datatype_t *dt, const void *result, int count);
+void mca_coll_hiercoll_sc_observe(mca_coll_hiercoll_module_t *m, ompi_op_t *op, ompi_datatype_t *dt,
+                                  const void *result, int count);
 
 END_C_DECLS
 
