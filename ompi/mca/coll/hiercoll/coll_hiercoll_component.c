@@ -7,13 +7,10 @@
  */
 #include "ompi_config.h"
 
-#include <ctype.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "opal/runtime/opal_progress.h"
 #include "opal/util/output.h"
 #include "ompi/group/group.h"
 
@@ -29,6 +26,7 @@
 static int hiercoll_register(void);
 static int hiercoll_open(void);
 static int hiercoll_close(void);
+static int hiercoll_init_query(bool enable_progress_threads, bool enable_mpi_threads);
 
 /* The MCA component: only what Open MPI reads.  The parameters' storage
  * and the process's shared state are mca_coll_hiercoll_params
@@ -45,7 +43,7 @@ HC_COMPONENT_DECLSPEC hc_coll_component_t mca_coll_hiercoll_component = {
     .collm_data = {
         MCA_BASE_METADATA_PARAM_NONE
     },
-    .collm_init_query = mca_coll_hiercoll_init_query,
+    .collm_init_query = hiercoll_init_query,
     .collm_comm_query = mca_coll_hiercoll_comm_query,
 };
 
@@ -385,20 +383,7 @@ static int hiercoll_open(void)
 static int hiercoll_close(void)
 {
     mca_coll_hiercoll_params_t *c = &mca_coll_hiercoll_params;
-    if (0 != c->nleftovers) { /* (the PML is gone: only the memory can go) */
-        opal_output(0, "hiercoll: %d early-exit calls still had requests in flight at finalize",
-                    (int) c->nleftovers);
-        while (NULL != c->leftovers) {
-            hc_leftover_t *lo = c->leftovers;
-            c->leftovers = lo->next;
-            free(lo->mem[1]);
-            free(lo->mem[0]);
-        }
-    }
-    if (c->progress_registered) {
-        opal_progress_unregister(mca_coll_hiercoll_progress);
-        c->progress_registered = false;
-    }
+    mca_coll_hiercoll_exec_fini();
     mca_coll_hiercoll_offload_fini();
     OBJ_DESTRUCT(&c->active);
     OBJ_DESTRUCT(&c->lock);
@@ -456,7 +441,7 @@ static bool abi_check(void)
     return true;
 }
 
-int mca_coll_hiercoll_init_query(bool enable_progress_threads, bool enable_mpi_threads)
+static int hiercoll_init_query(bool enable_progress_threads, bool enable_mpi_threads)
 {
     (void) enable_progress_threads;
     (void) enable_mpi_threads;

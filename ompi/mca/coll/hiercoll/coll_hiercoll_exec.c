@@ -45,6 +45,7 @@
 #include <string.h>
 
 #include "opal/runtime/opal_progress.h"
+#include "opal/util/output.h"
 #include "ompi/mca/coll/base/coll_tags.h"
 #include "ompi/mca/pml/pml.h"
 
@@ -289,6 +290,17 @@ static int local_ops(mca_coll_hiercoll_module_t *m, const hcp_plan_t *p,
  * exactly the plan's messages, so no receive waits for a message that
  * never comes, and ranks need not agree on whether they engage.
  */
+/* Requests (and the memory they use) of a call that returned early,
+ * listed in mca_coll_hiercoll_params.leftovers.  `mem` is freed with them. */
+typedef struct hc_leftover {
+    struct hc_leftover *next;
+    ompi_communicator_t *comm; /* not retained: the PML requests retain it */
+    int nreqs;
+    ompi_request_t **reqs; /* MPI_REQUEST_NULL once freed */
+    void *mem[2];
+} hc_leftover_t;
+static void sc_leave(hc_leftover_t *lo);
+
 typedef struct hc_early {
     const hcp_plan_t *p;
     hc_bind_t bind; /* the user's buffers; TMP bound to this run's memory */
@@ -519,7 +531,7 @@ static int early_finish(hc_early_t *e, mca_coll_hiercoll_module_t *m, int error)
         free(e->lo->mem[0]);
     } else {
         m->stats.sc_late_reqs += (uint64_t) pending;
-        mca_coll_hiercoll_sc_leave(e->lo);
+        sc_leave(e->lo);
     }
     e->lo = NULL;
     return error;
@@ -877,7 +889,7 @@ static void begin(mca_coll_hiercoll_request_t *req)
 
 static bool sweeping; /* under mca_coll_hiercoll_params.lock */
 
-void mca_coll_hiercoll_sc_leave(hc_leftover_t *lo)
+static void sc_leave(hc_leftover_t *lo)
 {
     mca_coll_hiercoll_params_t *c = &mca_coll_hiercoll_params;
     OPAL_THREAD_LOCK(&c->lock);
@@ -939,6 +951,25 @@ void mca_coll_hiercoll_sc_sweep(ompi_communicator_t *comm, bool all)
     c->nleftovers -= freed;
     sweeping = false;
     OPAL_THREAD_UNLOCK(&c->lock);
+}
+
+void mca_coll_hiercoll_exec_fini(void)
+{
+    mca_coll_hiercoll_params_t *c = &mca_coll_hiercoll_params;
+    if (0 != c->nleftovers) { /* (the PML is gone: only the memory can go) */
+        opal_output(0, "hiercoll: %d early-exit calls still had requests in flight at finalize",
+                    (int) c->nleftovers);
+        while (NULL != c->leftovers) {
+            hc_leftover_t *lo = c->leftovers;
+            c->leftovers = lo->next;
+            free(lo->mem[1]);
+            free(lo->mem[0]);
+        }
+    }
+    if (c->progress_registered) {
+        opal_progress_unregister(mca_coll_hiercoll_progress);
+        c->progress_registered = false;
+    }
 }
 
 /* Progress calls with nothing in flight before the callback leaves the

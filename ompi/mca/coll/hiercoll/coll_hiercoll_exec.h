@@ -39,6 +39,9 @@ int mca_coll_hiercoll_exec_staged(mca_coll_hiercoll_module_t *m, ompi_communicat
                                   const hc_stages_t *stages, const hc_bind_t *b, hc_mode_t mode,
                                   ompi_request_t **request);
 int mca_coll_hiercoll_progress(void);
+/* At the component's close: off the progress loop; the memory of early
+ * exits' requests still in flight (the PML is gone) goes. */
+void mca_coll_hiercoll_exec_fini(void);
 /* Under mca_coll_hiercoll_params.lock: something in flight needs the progress
  * callback.  The callback takes itself off Open MPI's progress loop after
  * a while with nothing to do (a registered callback costs every wait of
@@ -47,17 +50,9 @@ void mca_coll_hiercoll_progress_need(void);
 /* The fixed tag of a blocking collective's messages (as coll/base's). */
 int mca_coll_hiercoll_blocking_tag(hc_coll_t coll);
 
-/* Early exit (short-circuit reductions): the requests (and the memory
- * they use) of a call that returned early, completed later by the progress function, by the next
- * call, or, for a communicator going away, waited for.  `mem` is freed with them. */
-typedef struct hc_leftover {
-    struct hc_leftover *next;
-    ompi_communicator_t *comm; /* not retained: the PML requests retain it */
-    int nreqs;
-    ompi_request_t **reqs; /* MPI_REQUEST_NULL once freed */
-    void *mem[2];
-} hc_leftover_t;
-void mca_coll_hiercoll_sc_leave(hc_leftover_t *lo);
+/* Early exit (short-circuit reductions): the requests of calls that
+ * returned early are completed later by the progress function, by the
+ * next call, or, for a communicator going away, waited for (this). */
 /* Free the leftovers that completed; wait for those of `comm` (NULL:
  * wait for none), or for every one when `all`. */
 void mca_coll_hiercoll_sc_sweep(ompi_communicator_t *comm, bool all);

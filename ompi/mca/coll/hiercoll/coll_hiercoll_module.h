@@ -18,7 +18,6 @@ BEGIN_C_DECLS
  * neighborhood collectives). */
 const char *mca_coll_hiercoll_info_key(hc_coll_t k, char *buf, size_t len);
 
-int mca_coll_hiercoll_init_query(bool enable_progress_threads, bool enable_mpi_threads);
 mca_coll_base_module_t *mca_coll_hiercoll_comm_query(ompi_communicator_t *comm, int *priority);
 
 END_C_DECLS

@@ -7,7 +7,7 @@
  * MPI-free, coll_hiercoll_plan_shortcut.c), the per-(communicator, op,
  * datatype) history that decides whether a call engages early exit.  The
  * requests that calls which returned early leave behind are the
- * executor's (mca_coll_hiercoll_sc_leave, _sweep in coll_hiercoll_exec.c).
+ * executor's (mca_coll_hiercoll_sc_sweep in coll_hiercoll_exec.c).
  *
  * The executor (coll_hiercoll_exec.c, "Early exit") asks
  * mca_coll_hiercoll_sc_engage for every run of a marked plan.  Engagement
