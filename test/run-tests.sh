@@ -185,6 +185,19 @@ if [ "$have_check" = yes ]; then
 fi
 
 # ---------------------------------------------------------------------------
+# The MPI side's layers (HACKING.md): no circle of calls among the
+# component's object files, calls and includes only go down; and the check
+# fails on an injected upward call
+# ---------------------------------------------------------------------------
+layers=$(cd "$(dirname "$0")/.." && pwd)/contrib/check-layers.sh
+layers_args=("$(dirname "$layers")/../ompi/mca/coll/hiercoll" "$top_builddir/ompi/mca/coll/hiercoll")
+EXPECT=("check-layers: [0-9]+ files, [0-9]+ edges, no circle")
+run "layers" 120 "$layers" "${layers_args[@]}"
+EXPECT=("coll_hiercoll_exec \(layer 3\) calls coll_hiercoll_select" "a circle of calls among: .*exec")
+run "layers-upward-call-fails" 120 bash -c '! "$0" "$@" --inject coll_hiercoll_exec:coll_hiercoll_select' \
+    "$layers" "${layers_args[@]}"
+
+# ---------------------------------------------------------------------------
 # Collectives against serial references
 # ---------------------------------------------------------------------------
 colls=$testdir/mpi/t_colls

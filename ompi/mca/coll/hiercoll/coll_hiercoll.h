@@ -2,19 +2,26 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
- * hiercoll: shared types of the component.
+ * hiercoll: the shared types of the component (every layer of the MPI
+ * side may include this header) and the leaf every layer may call
+ * (coll_hiercoll_params.c: the parameters' storage and the process's
+ * shared state, the log, the number parser, the collectives' names).
  *
- * Layers, top to bottom:
- *   entry points (coll_hiercoll_entry.c)  one per collective and mode,
- *       turn the MPI arguments into an hc_call_t and dispatch it;
- *   selection (coll_hiercoll_select.c)     per communicator (MCA parameters,
- *       info keys, what the previous components provide) and per call
- *       (sizes, op, datatype) picks an algorithm or the fallback;
- *   algorithms (coll_hiercoll_algos.c and one file per capability) bind a
- *       call to an MPI-free planner (coll_hiercoll_plan*.c) or run it
- *       directly (decomposition);
- *   executor (coll_hiercoll_exec.c)         runs any plan over the PML,
- *       blocking or as a nonblocking or persistent request.
+ * The MPI side is in layers; each file calls only the layers below it and
+ * includes only their headers (HACKING.md, "Layers"; contrib/check-layers.sh
+ * checks both).  Top to bottom:
+ *   component   coll_hiercoll_component.c   (MCA register/open/close/query)
+ *   module      coll_hiercoll_module.[ch]    per-communicator set-up
+ *   entry       coll_hiercoll_entry.[ch]     the entry points
+ *   selection   coll_hiercoll_select.[ch], coll_hiercoll_fast.[ch]
+ *   algorithms  coll_hiercoll_algos.[ch]     the tables and auto policies
+ *   capabilities coll_hiercoll_caps.h: decomp, gatherv, inter, neighbor,
+ *               offload (and its transports)
+ *   executor    coll_hiercoll_exec.[ch]
+ *   services    coll_hiercoll_below.[ch] (the layer below),
+ *               coll_hiercoll_shortcut.[ch] (absorbing values, history)
+ *   leaf        coll_hiercoll_params.c (this header), coll_hiercoll_hooks.h
+ *   MPI-free    planners, plan IR, rules, triggered engine
  */
 #ifndef MCA_COLL_HIERCOLL_EXPORT_H
 #define MCA_COLL_HIERCOLL_EXPORT_H
@@ -160,8 +167,9 @@ typedef struct hc_algo {
     int (*start)(hc_call_t *call, ompi_request_t **request, struct ompi_info_t *info);
 } hc_algo_t;
 
+/* A collective's algorithms (coll_hiercoll_algos.c); its name is
+ * mca_coll_hiercoll_coll_names[k]. */
 typedef struct hc_coll_desc {
-    const char *name;       /* "bcast" */
     const hc_algo_t *algos; /* terminated by a NULL name */
     /* auto: the algorithm for this call, or NULL for the fallback */
     const hc_algo_t *(*auto_pick)(const hc_call_t *call);
@@ -171,15 +179,6 @@ typedef struct hc_coll_desc {
     void (*describe)(const mca_coll_hiercoll_module_t *m, hc_coll_t coll, hc_mode_t mode,
                      char *buf, size_t len);
 } hc_coll_desc_t;
-
-extern const hc_coll_desc_t mca_coll_hiercoll_colls[HC_NCOLL];
-
-/* 0 for "conservative", 1 for "aggressive", -1 for anything else. */
-int mca_coll_hiercoll_gatherv_level_of(const char *s);
-
-/* Index of an algorithm name for a collective, or HC_ALGO_AUTO /
- * HC_ALGO_FALLBACK for "auto" / "fallback", or -3 when unknown. */
-int mca_coll_hiercoll_algo_index(hc_coll_t coll, const char *name);
 
 /* ------------------------------------------------------------------ */
 /* Statistics                                                           */
@@ -281,6 +280,7 @@ struct mca_coll_hiercoll_module_t {
     hcp_rule_t rules[HC_NCOLL][HC_MAX_RULES]; /* those for this size, by bytes */
     int nrules[HC_NCOLL];
     bool fast_ok;                    /* may blocking calls take the fast path? */
+    bool fast_whole_ok;              /* fast_ok on this communicator if it stays whole */
     hc_fast_t fast[HC_NCOLL];        /* the last blocking call's plan, bound */
     struct hc_offload *offload; /* triggered offload state, created lazily */
     struct hc_shm *shm;         /* shared-memory node level (coll_hiercoll_shm.c) */
@@ -288,11 +288,11 @@ struct mca_coll_hiercoll_module_t {
 OBJ_CLASS_DECLARATION(mca_coll_hiercoll_module_t);
 
 /* ------------------------------------------------------------------ */
-/* Component                                                            */
+/* Parameters and the process's shared state (coll_hiercoll_params.c)  */
 /* ------------------------------------------------------------------ */
 
-typedef struct mca_coll_hiercoll_component_t {
-    hc_coll_component_t super;
+/* Registered by coll_hiercoll_component.c; every layer reads them. */
+typedef struct mca_coll_hiercoll_params_t {
     int priority;
     int verbose;
     bool stats;
@@ -345,9 +345,13 @@ typedef struct mca_coll_hiercoll_component_t {
     size_t shm_arena_size, shm_cell_size, shm_chan_bytes, shm_auto_max, shm_fold_max, shm_cma_min;
     int shm_slots, shm_persistent, shm_min_calls, shm_spin, shm_watchdog, shm_fold_ranks;
     int shm_group_size;
-} mca_coll_hiercoll_component_t;
+} mca_coll_hiercoll_params_t;
 
-HC_COMPONENT_DECLSPEC extern mca_coll_hiercoll_component_t mca_coll_hiercoll_component;
+extern mca_coll_hiercoll_params_t mca_coll_hiercoll_params;
+
+/* The collectives' names ("bcast"), as MCA parameters and info keys
+ * spell them. */
+extern const char *const mca_coll_hiercoll_coll_names[HC_NCOLL];
 
 /* Print through opal_output when the verbosity is at least `level`. */
 void mca_coll_hiercoll_log(int level, const char *fmt, ...)
@@ -368,272 +372,6 @@ void mca_coll_hiercoll_site_free(void);
 /* Record a parameter error (reported once, with the default taken). */
 void mca_coll_hiercoll_param_error(const char *fmt, ...)
     __opal_attribute_format__(__printf__, 1, 2);
-
-/* The info key that chooses a collective's algorithm on a communicator:
- * "hiercoll_<coll>_algorithm", or "hiercoll_<coll>" where that is longer
- * than MPI allows (MPI_MAX_INFO_KEY: reduce_scatter_block and the
- * neighborhood collectives). */
-const char *mca_coll_hiercoll_info_key(hc_coll_t k, char *buf, size_t len);
-
-int mca_coll_hiercoll_init_query(bool enable_progress_threads,
-                                 bool enable_mpi_threads);
-mca_coll_base_module_t *mca_coll_hiercoll_comm_query(ompi_communicator_t *comm,
-                                                     int *priority);
-
-/* ------------------------------------------------------------------ */
-/* Selection and fallback (coll_hiercoll_select.c)                      */
-/* ------------------------------------------------------------------ */
-
-/* Fill the derived fields of a call whose MPI arguments are set. */
-void mca_coll_hiercoll_call_init(hc_call_t *c, ompi_communicator_t *comm,
-                                 mca_coll_base_module_t *module);
-/* Does the previous layer provide this slot? */
-bool mca_coll_hiercoll_has_fallback(const mca_coll_hiercoll_module_t *m,
-                                    hc_coll_t coll, hc_mode_t mode);
-/* The algorithm for a call, or NULL to fall back. */
-const hc_algo_t *mca_coll_hiercoll_select(const hc_call_t *c);
-/* Run a call: select, then the fallback, a plan or a direct algorithm. */
-int mca_coll_hiercoll_dispatch(hc_call_t *c, ompi_request_t **request,
-                               struct ompi_info_t *info);
-/* Call the previous layer's function for this call. */
-int mca_coll_hiercoll_fallback(hc_call_t *c, ompi_request_t **request,
-                               struct ompi_info_t *info);
-/* Slot (coll, mode) of a communicator's collective table (or of the
- * module's saved copy of the layer below): its function and module; and
- * a module's own function for it. */
-void **mca_coll_hiercoll_slot_fn(hc_comm_coll_t *t, hc_coll_t coll, hc_mode_t mode);
-mca_coll_base_module_t **mca_coll_hiercoll_slot_module(hc_comm_coll_t *t, hc_coll_t coll,
-                                                       hc_mode_t mode);
-void **mca_coll_hiercoll_module_fn(mca_coll_base_module_t *mod, hc_coll_t coll, hc_mode_t mode);
-/* Give slot (coll, mode) of the module's communicator back to the layer
- * below, when the slot still holds this module: the slot then calls the
- * layer below directly.  Returns whether it did. */
-bool mca_coll_hiercoll_hand_back_slot(mca_coll_hiercoll_module_t *m, hc_coll_t coll,
-                                      hc_mode_t mode);
-/* Save, retain and release the previous layer. */
-void mca_coll_hiercoll_save_prev(mca_coll_hiercoll_module_t *m,
-                                 ompi_communicator_t *comm);
-void mca_coll_hiercoll_release_prev(mca_coll_hiercoll_module_t *m);
-/* One line per communicator naming every collective's choice. */
-void mca_coll_hiercoll_describe(mca_coll_hiercoll_module_t *m);
-
-/* ------------------------------------------------------------------ */
-/* Executor (coll_hiercoll_exec.c)                                      */
-/* ------------------------------------------------------------------ */
-
-/* What the plan's buffers are in memory for one call: hc_bind_t, above. */
-/* Bind one of a plan's buffers to memory of a datatype. */
-void mca_coll_hiercoll_bind_buffer(hc_bind_t *b, int buf, const void *base,
-                                   ompi_datatype_t *type);
-
-/* Bind a call's user buffers (SBUF, RBUF) for its plan. */
-void mca_coll_hiercoll_bind(const hc_call_t *c, hc_bind_t *b);
-/* Run a blocking plan with a fixed tag (mca_coll_hiercoll_blocking_tag). */
-int mca_coll_hiercoll_exec_blocking(mca_coll_hiercoll_module_t *m,
-                                    ompi_communicator_t *comm,
-                                    const hcp_plan_t *plan, hc_bind_t *b, int tag);
-/* The same once the plan's scratch is bound (the fast path). */
-int mca_coll_hiercoll_exec_rounds(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm,
-                                  const hcp_plan_t *p, const hc_bind_t *b, int tag);
-/* Start a plan as a request; the request takes the plan's memory (the
- * caller's plan is left empty). */
-int mca_coll_hiercoll_exec_request(mca_coll_hiercoll_module_t *m,
-                                   ompi_communicator_t *comm,
-                                   hcp_plan_t *plan, const hc_bind_t *b,
-                                   bool persistent, ompi_request_t **request);
-/* Run a staged call, blocking or as a request (mode); takes ownership of
- * the stages' context. */
-int mca_coll_hiercoll_exec_staged(mca_coll_hiercoll_module_t *m,
-                                  ompi_communicator_t *comm,
-                                  const hc_stages_t *stages, const hc_bind_t *b,
-                                  hc_mode_t mode, ompi_request_t **request);
-int mca_coll_hiercoll_progress(void);
-/* Under the component's lock: something in flight needs the progress
- * callback.  The callback takes itself off Open MPI's progress loop after
- * a while with nothing to do (a registered callback costs every wait of
- * the process, on every communicator). */
-void mca_coll_hiercoll_progress_need(void);
-
-/* ------------------------------------------------------------------ */
-/* Tree gatherv and scatterv (coll_hiercoll_gatherv.c)                  */
-/* ------------------------------------------------------------------ */
-
-/* The aggressive level: one plan from the rank's own arguments. */
-int mca_coll_hiercoll_vtree_plan(hcp_plan_t *plan, const hc_call_t *call);
-/* The conservative level: stage 0 brings every rank the root's header
- * and its subtree's part of the layout, stage 1 is the tree. */
-int mca_coll_hiercoll_vtree_stages(const hc_call_t *call, hc_stages_t *out);
-bool mca_coll_hiercoll_vtree_staged(const hc_call_t *call);
-
-/* ------------------------------------------------------------------ */
-/* Neighborhood collectives (coll_hiercoll_neighbor.c)                  */
-/* ------------------------------------------------------------------ */
-
-/* The algorithms of the five neighborhood collectives (one table). */
-extern const hc_algo_t mca_coll_hiercoll_neighbor_algos[];
-/* Their auto policy and its verbose description. */
-const hc_algo_t *mca_coll_hiercoll_neighbor_auto(const hc_call_t *c);
-void mca_coll_hiercoll_neighbor_describe(const mca_coll_hiercoll_module_t *m, hc_coll_t k,
-                                         hc_mode_t md, char *buf, size_t len);
-
-/* ------------------------------------------------------------------ */
-/* Decomposition (coll_hiercoll_decomp.c)                               */
-/* ------------------------------------------------------------------ */
-
-struct hc_decomp;
-void mca_coll_hiercoll_decomp_free(mca_coll_hiercoll_module_t *m);
-/* Can decomposition serve this blocking call?  The communicator must
- * split into several parts (created at the first call that asks, which
- * is collective: the selection of a call asks on every rank alike), parts
- * must be runs of ranks for reductions whose order matters, and the
- * counts passed on must fit an int. */
-bool mca_coll_hiercoll_decomp_usable(const hc_call_t *c);
-/* The parts of the call's communicator, for auto's rules (created as by
- * mca_coll_hiercoll_decomp_usable), or NULL when it is not decomposed. */
-const hcp_decomp_t *mca_coll_hiercoll_decomp_layout(const hc_call_t *c);
-/* The criterion that would split this communicator, for verbose output
- * ("node", "block:4"...), or NULL when it surely stays whole. */
-const char *mca_coll_hiercoll_decomp_criterion(const mca_coll_hiercoll_module_t *m, char *buf,
-                                               size_t len);
-/* auto's first question, before each collective's own policy: the
- * collective's "decomp" algorithm when decomposition pays for this call,
- * else NULL (coll_hiercoll_algos.c, with the measured thresholds). */
-const hc_algo_t *mca_coll_hiercoll_decomp_auto(const hc_call_t *c);
-/* auto's next question: the collective's "shm" algorithm when the
- * shared-memory node level serves this call (coll_hiercoll_shm.c), else
- * NULL. */
-const hc_algo_t *mca_coll_hiercoll_shm_auto(const hc_call_t *c);
-/* Verbose: "=decomp[criterion]<rule>," ahead of what auto does otherwise,
- * when the communicator may split; returns the characters written. */
-size_t mca_coll_hiercoll_decomp_describe(const mca_coll_hiercoll_module_t *m, hc_coll_t k,
-                                         hc_mode_t md, char *buf, size_t len);
-/* Run a blocking call decomposed (the "decomp" algorithms' run). */
-int mca_coll_hiercoll_decomp_run(hc_call_t *c);
-
-/* ------------------------------------------------------------------ */
-/* Short-circuit reductions (coll_hiercoll_shortcut.c)                  */
-/* ------------------------------------------------------------------ */
-
-/* The absorbing value of a predefined (op, datatype), as Open MPI's op
- * functions compute it; false when there is none. */
-bool mca_coll_hiercoll_sc_kind(ompi_op_t *op, ompi_datatype_t *dt, hcp_sc_kind_t *k);
-/* Engage early exit for a run of a marked plan?  Fills *k and *hist (the
- * history entry of (communicator, op, datatype), for sc_record). */
-bool mca_coll_hiercoll_sc_engage(mca_coll_hiercoll_module_t *m, const hcp_plan_t *p,
-                                 const hc_bind_t *b, hcp_sc_kind_t *k, struct hc_sc_hist **hist);
-/* After a run: was this rank's result (or, without one, its input)
- * decided, and did it return early (from = the rank whose value decided
- * it, itself for its input, or -1). */
-void mca_coll_hiercoll_sc_record(struct hc_sc_hist *h, bool decided, int from);
-void mca_coll_hiercoll_sc_free(mca_coll_hiercoll_module_t *m);
-/* Selection by the history of RESULTS: an allreduce's result is the same
- * on every rank, so is its history (sc_observe records the result of a
- * blocking allreduce that ran elsewhere, e.g. in the layer below), and
- * sc_selects (the decided rate at least coll_hiercoll_shortcut_threshold)
- * answers alike on every rank whose threshold is the job's. */
-bool mca_coll_hiercoll_sc_selects(mca_coll_hiercoll_module_t *m, ompi_op_t *op,
-                                  ompi_datatype_t *dt);
-void mca_coll_hiercoll_sc_observe(mca_coll_hiercoll_module_t *m, ompi_op_t *op,
-                                  ompi_datatype_t *dt, const void *result, int count);
-/* auto (coll_hiercoll_algos.c): the shortcut algorithm of an allreduce or
- * reduce whose (op, datatype) has an absorbing value and whose vector fits
- * coll_hiercoll_shortcut_max (0 turns auto's shortcut off), asked before
- * the selection rules (blocking calls: only an allreduce whose results'
- * history sc_selects it); NULL otherwise.  shortcut_upgrade: what auto
- * chose otherwise, or its marked twin when that is the plain algorithm the
- * shortcut marks (the same messages).  shortcut_claims: may it claim calls
- * of collective k at all (then the collective stays entered whatever the
- * rules say)?  shortcut_watch: does a blocking allreduce of this call feed
- * the results' history? */
-const hc_algo_t *mca_coll_hiercoll_shortcut_auto(const hc_call_t *c);
-const hc_algo_t *mca_coll_hiercoll_shortcut_upgrade(const hc_call_t *c, const hc_algo_t *a);
-bool mca_coll_hiercoll_shortcut_claims(hc_coll_t k);
-bool mca_coll_hiercoll_shortcut_watch(const hc_call_t *c);
-/* Requests (and the memory they use) of a call that returned early:
- * completed later by the progress function, by the next call, or, for a
- * communicator going away, waited for.  `mem` is freed with them. */
-typedef struct hc_leftover {
-    struct hc_leftover *next;
-    ompi_communicator_t *comm; /* not retained: the PML requests retain it */
-    int nreqs;
-    ompi_request_t **reqs; /* MPI_REQUEST_NULL once freed */
-    void *mem[2];
-} hc_leftover_t;
-void mca_coll_hiercoll_sc_leave(hc_leftover_t *lo);
-/* Free the leftovers that completed; wait for those of `comm` (NULL:
- * wait for none), or for every one when `all`. */
-void mca_coll_hiercoll_sc_sweep(ompi_communicator_t *comm, bool all);
-
-/* ------------------------------------------------------------------ */
-/* Triggered offload (coll_hiercoll_offload.c)                          */
-/* ------------------------------------------------------------------ */
-
-/* The "offload" algorithms of allreduce and reduce: usable declines what
- * the engine's ALU cannot do; start runs every mode. */
-bool mca_coll_hiercoll_offload_usable(const hc_call_t *c);
-int mca_coll_hiercoll_offload_start(hc_call_t *c, ompi_request_t **request,
-                                    struct ompi_info_t *info);
-/* Parse the offload parameters (component registration). */
-void mca_coll_hiercoll_offload_params(void);
-void mca_coll_hiercoll_offload_free(mca_coll_hiercoll_module_t *m);
-void mca_coll_hiercoll_offload_fini(void);
-
-/* ------------------------------------------------------------------ */
-/* Intercommunicators (coll_hiercoll_inter.c)                           */
-/* ------------------------------------------------------------------ */
-
-/* Run a call on an intercommunicator: the layer below when it fills the
- * slot (see coll_hiercoll_inter_own), else hiercoll's intercommunicator
- * plan; never the intracommunicator algorithms or decomposition. */
-int mca_coll_hiercoll_inter_dispatch(hc_call_t *c, ompi_request_t **request,
-                                     struct ompi_info_t *info);
-/* The verbose line of an intercommunicator. */
-void mca_coll_hiercoll_inter_describe(mca_coll_hiercoll_module_t *m);
-
-/* ------------------------------------------------------------------ */
-/* Selection rules and the fast path (coll_hiercoll_fast.c)             */
-/* ------------------------------------------------------------------ */
-
-/* Load the rules (built-in, then coll_hiercoll_rules_file) at open. */
-void mca_coll_hiercoll_rules_open(void);
-void mca_coll_hiercoll_rules_close(void);
-/* At enable: this communicator's rules, whether blocking calls may take
- * the fast path, and which blocking slots the layer below keeps (a
- * collective the rules always pass on never enters hiercoll). */
-void mca_coll_hiercoll_fast_enable(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm);
-/* The decomposition found nothing to decompose (on every rank alike): the
- * fast path and the hand-back apply as on a communicator that stays whole. */
-void mca_coll_hiercoll_fast_whole(mca_coll_hiercoll_module_t *m);
-/* The rule that covers a blocking call under auto, or NULL. */
-const hcp_rule_t *mca_coll_hiercoll_rule_of(const hc_call_t *c);
-/* Verbose: "(rules:0-1023B->tuned;else)" ahead of auto's description, or
- * (*whole) the whole description when the rules pass every size on;
- * returns the characters written. */
-size_t mca_coll_hiercoll_rules_describe(const mca_coll_hiercoll_module_t *m, hc_coll_t k,
-                                        hc_mode_t md, char *buf, size_t len, bool *whole);
-/* The fixed tag of a blocking collective's messages (as coll/base's). */
-int mca_coll_hiercoll_blocking_tag(hc_coll_t coll);
-/* After a blocking call ran `plan` (a plan cache entry) bound as b, or was
- * passed on (plan NULL): remember it for the fast path when the call
- * allows. */
-void mca_coll_hiercoll_fast_fill(const hc_call_t *c, const hcp_plan_t *plan, const hc_bind_t *b);
-/* A fast-path hit that runs hiercoll's remembered plan (or, for a watched
- * allreduce, passes on and records): bind the buffers and run. */
-int mca_coll_hiercoll_fast_run(mca_coll_hiercoll_module_t *m, hc_fast_t *f, hc_coll_t k,
-                               const void *sbuf, void *rbuf);
-/* Forget every remembered call (the module's scratch moved). */
-void mca_coll_hiercoll_fast_forget(mca_coll_hiercoll_module_t *m);
-/* A blocking call of k was passed on (passed true) or hiercoll ran it. */
-void mca_coll_hiercoll_fast_count(mca_coll_hiercoll_module_t *m, hc_coll_t k, bool passed);
-/* coll_hiercoll_hand_back_after blocking calls of k in a row were passed
- * on: give k's blocking slot back to the layer below. */
-void mca_coll_hiercoll_hand_back(mca_coll_hiercoll_module_t *m, hc_coll_t k);
-
-/* ------------------------------------------------------------------ */
-/* Entry points (coll_hiercoll_entry.c)                                 */
-/* ------------------------------------------------------------------ */
-
-void mca_coll_hiercoll_set_entry_points(mca_coll_base_module_t *module);
 
 END_C_DECLS
 

@@ -13,6 +13,10 @@
 #include <string.h>
 
 #include "coll_hiercoll.h"
+#include "coll_hiercoll_algos.h"
+#include "coll_hiercoll_caps.h"
+#include "coll_hiercoll_below.h"
+#include "coll_hiercoll_shortcut.h"
 #include "coll_hiercoll_shm.h"
 
 #define PLANNED(expr) (0 == (expr) ? OMPI_SUCCESS : OMPI_ERR_OUT_OF_RESOURCE)
@@ -189,7 +193,7 @@ static void describe_fallback(const mca_coll_hiercoll_module_t *m, hc_coll_t k, 
 /* auto runs `small` below the component's parameter `min` (bytes), rhrd
  * from there on (for commutative ops) */
 #define DESCRIBE_RHRD(fn, small, min)                                                              \
-    DESCRIBE(fn, "=%s<%zuB,rhrd", small, mca_coll_hiercoll_component.min)
+    DESCRIBE(fn, "=%s<%zuB,rhrd", small, mca_coll_hiercoll_params.min)
 
 static bool commutative(const hc_call_t *c)
 {
@@ -228,7 +232,7 @@ static void describe_bcast(const mca_coll_hiercoll_module_t *m, hc_coll_t k, hc_
                            char *buf, size_t len)
 {
     if (NULL != m->prev_name[k][md]) {
-        snprintf(buf, len, "=binomial<=%zuB,->%s", mca_coll_hiercoll_component.bcast_binomial_max,
+        snprintf(buf, len, "=binomial<=%zuB,->%s", mca_coll_hiercoll_params.bcast_binomial_max,
                  m->prev_name[k][md]);
     } else {
         snprintf(buf, len, "=binomial");
@@ -238,7 +242,7 @@ static void describe_bcast(const mca_coll_hiercoll_module_t *m, hc_coll_t k, hc_
 static const hc_algo_t *bcast_auto(const hc_call_t *c)
 {
     size_t bytes = (size_t) c->rcount * c->rsize;
-    if (bytes <= mca_coll_hiercoll_component.bcast_binomial_max
+    if (bytes <= mca_coll_hiercoll_params.bcast_binomial_max
         || !mca_coll_hiercoll_has_fallback(c->module, c->coll, c->mode)) {
         return &bcast_algos[1];
     }
@@ -297,8 +301,7 @@ static int reduce_rabenseifner(hcp_plan_t *p, const hc_call_t *c)
  * ranks leave receives posted, and Open MPI's ob1 cannot cancel them). */
 static bool shortcut_fits(const hc_call_t *c)
 {
-    return commutative(c)
-           && (size_t) c->rcount * c->rsize <= mca_coll_hiercoll_component.shortcut_max;
+    return commutative(c) && (size_t) c->rcount * c->rsize <= mca_coll_hiercoll_params.shortcut_max;
 }
 
 /* auto: a reduction whose (op, datatype) has an absorbing value (the
@@ -313,7 +316,7 @@ static bool shortcut_wanted(const hc_call_t *c)
 bool mca_coll_hiercoll_shortcut_claims(hc_coll_t k)
 {
     /* (not the threshold: ranks may differ in it, and selection must agree) */
-    return (HC_ALLREDUCE == k || HC_REDUCE == k) && mca_coll_hiercoll_component.shortcut_max > 0;
+    return (HC_ALLREDUCE == k || HC_REDUCE == k) && mca_coll_hiercoll_params.shortcut_max > 0;
 }
 
 /* The table's "shortcut" entry. */
@@ -374,14 +377,14 @@ static const hc_algo_t reduce_algos[] = {
 
 #define DESCRIBE_SHORTCUT(fn, small, min)                                                          \
     DESCRIBE(fn, "=shortcut(absorbing,<=%zuB,engaged>=%d%%)|%s<%zuB,rhrd",                         \
-             mca_coll_hiercoll_component.shortcut_max,                                             \
-             mca_coll_hiercoll_component.shortcut_threshold, small, mca_coll_hiercoll_component.min)
+             mca_coll_hiercoll_params.shortcut_max, mca_coll_hiercoll_params.shortcut_threshold,   \
+             small, mca_coll_hiercoll_params.min)
 
 DESCRIBE_SHORTCUT(describe_reduce, "binomial", reduce_rhrd_min)
 
 static const hc_algo_t *reduce_auto(const hc_call_t *c)
 {
-    if (rhrd_wanted(c, mca_coll_hiercoll_component.reduce_rhrd_min)) {
+    if (rhrd_wanted(c, mca_coll_hiercoll_params.reduce_rhrd_min)) {
         return &reduce_algos[2];
     }
     return shortcut_wanted(c) ? shortcut_of(reduce_algos) : &reduce_algos[1];
@@ -450,7 +453,7 @@ DESCRIBE_SHORTCUT(describe_allreduce, "recursive_doubling", allreduce_rhrd_min)
 
 static const hc_algo_t *allreduce_auto(const hc_call_t *c)
 {
-    if (rhrd_wanted(c, mca_coll_hiercoll_component.allreduce_rhrd_min)) {
+    if (rhrd_wanted(c, mca_coll_hiercoll_params.allreduce_rhrd_min)) {
         return &allreduce_algos[1];
     }
     return shortcut_wanted(c) ? shortcut_of(allreduce_algos) : &allreduce_algos[0];
@@ -562,7 +565,7 @@ static const hc_algo_t scatterv_algos[] = {
  * below, whose linear algorithm is faster on small communicators. */
 static const hc_algo_t *vtree_auto(const hc_call_t *c, const hc_algo_t *algos)
 {
-    return c->size >= mca_coll_hiercoll_component.gatherv_tree_min ? &algos[1] : NULL;
+    return c->size >= mca_coll_hiercoll_params.gatherv_tree_min ? &algos[1] : NULL;
 }
 
 static const hc_algo_t *gatherv_auto(const hc_call_t *c)
@@ -578,7 +581,7 @@ static const hc_algo_t *scatterv_auto(const hc_call_t *c)
 static void describe_vtree(const mca_coll_hiercoll_module_t *m, hc_coll_t k, hc_mode_t md,
                            char *buf, size_t len)
 {
-    if (ompi_comm_size(m->comm) >= mca_coll_hiercoll_component.gatherv_tree_min) {
+    if (ompi_comm_size(m->comm) >= mca_coll_hiercoll_params.gatherv_tree_min) {
         snprintf(buf, len, "=tree(%s)", m->gatherv_level ? "aggressive" : "conservative");
     } else {
         describe_fallback(m, k, md, buf, len);
@@ -753,45 +756,40 @@ static const hc_algo_t *prefer_fallback(const hc_call_t *c)
     "blocks in the wrong direction); hiercoll's plan when there is no previous component"
 
 const hc_coll_desc_t mca_coll_hiercoll_colls[HC_NCOLL] = {
-    [HC_ALLGATHER] = {"allgather", allgather_algos, prefer_fallback, FALLBACK_RULE,
-                      describe_fallback},
-    [HC_ALLGATHERV] = {"allgatherv", allgatherv_algos, prefer_fallback, FALLBACK_RULE,
-                       describe_fallback},
-    [HC_ALLREDUCE] = {"allreduce", allreduce_algos, allreduce_auto,
+    [HC_ALLGATHER] = {allgather_algos, prefer_fallback, FALLBACK_RULE, describe_fallback},
+    [HC_ALLGATHERV] = {allgatherv_algos, prefer_fallback, FALLBACK_RULE, describe_fallback},
+    [HC_ALLREDUCE] = {allreduce_algos, allreduce_auto,
                       "rhrd from coll_hiercoll_allreduce_rhrd_min bytes on for commutative ops, "
                       "else shortcut for ops with absorbing values up to "
                       "coll_hiercoll_shortcut_max bytes, else recursive_doubling",
                       describe_allreduce},
-    [HC_ALLTOALL] = {"alltoall", alltoall_algos, prefer_fallback, FALLBACK_RULE, describe_fallback},
-    [HC_ALLTOALLV] = {"alltoallv", alltoallv_algos, prefer_fallback, FALLBACK_RULE,
-                      describe_fallback},
-    [HC_ALLTOALLW] = {"alltoallw", alltoallw_algos, prefer_fallback, FALLBACK_RULE,
-                      describe_fallback},
-    [HC_BARRIER] = {"barrier", barrier_algos, barrier_auto, "dissemination", describe_barrier},
-    [HC_BCAST] = {"bcast", bcast_algos, bcast_auto,
+    [HC_ALLTOALL] = {alltoall_algos, prefer_fallback, FALLBACK_RULE, describe_fallback},
+    [HC_ALLTOALLV] = {alltoallv_algos, prefer_fallback, FALLBACK_RULE, describe_fallback},
+    [HC_ALLTOALLW] = {alltoallw_algos, prefer_fallback, FALLBACK_RULE, describe_fallback},
+    [HC_BARRIER] = {barrier_algos, barrier_auto, "dissemination", describe_barrier},
+    [HC_BCAST] = {bcast_algos, bcast_auto,
                   "binomial up to coll_hiercoll_bcast_binomial_max bytes, then the previous "
                   "component",
                   describe_bcast},
-    [HC_EXSCAN] = {"exscan", exscan_algos, prefer_fallback, FALLBACK_RULE, describe_fallback},
-    [HC_GATHER] = {"gather", gather_algos, prefer_fallback, FALLBACK_RULE, describe_fallback},
-    [HC_GATHERV] = {"gatherv", gatherv_algos, gatherv_auto, VTREE_RULE, describe_vtree},
-    [HC_REDUCE] = {"reduce", reduce_algos, reduce_auto,
+    [HC_EXSCAN] = {exscan_algos, prefer_fallback, FALLBACK_RULE, describe_fallback},
+    [HC_GATHER] = {gather_algos, prefer_fallback, FALLBACK_RULE, describe_fallback},
+    [HC_GATHERV] = {gatherv_algos, gatherv_auto, VTREE_RULE, describe_vtree},
+    [HC_REDUCE] = {reduce_algos, reduce_auto,
                    "rhrd from coll_hiercoll_reduce_rhrd_min bytes on for commutative ops, else "
                    "shortcut for ops with absorbing values up to coll_hiercoll_shortcut_max "
                    "bytes, else binomial",
                    describe_reduce},
-    [HC_REDUCE_SCATTER_BLOCK] = {"reduce_scatter_block", reduce_scatter_block_algos,
-                                 prefer_fallback, FALLBACK_RULE, describe_fallback},
-    [HC_REDUCE_SCATTER] = {"reduce_scatter", reduce_scatter_algos, prefer_fallback, FALLBACK_RULE,
-                           describe_fallback},
-    [HC_SCAN] = {"scan", scan_algos, prefer_fallback, FALLBACK_RULE, describe_fallback},
-    [HC_SCATTER] = {"scatter", scatter_algos, prefer_fallback, FALLBACK_RULE, describe_fallback},
-    [HC_SCATTERV] = {"scatterv", scatterv_algos, scatterv_auto, VTREE_RULE, describe_vtree},
-    [HC_NEIGHBOR_ALLGATHER] = {"neighbor_allgather", NEIGHBOR(NEIGHBOR_GATHER_RULE)},
-    [HC_NEIGHBOR_ALLGATHERV] = {"neighbor_allgatherv", NEIGHBOR(NEIGHBOR_GATHER_RULE)},
-    [HC_NEIGHBOR_ALLTOALL] = {"neighbor_alltoall", NEIGHBOR(NEIGHBOR_EXCHANGE_RULE)},
-    [HC_NEIGHBOR_ALLTOALLV] = {"neighbor_alltoallv", NEIGHBOR(NEIGHBOR_EXCHANGE_RULE)},
-    [HC_NEIGHBOR_ALLTOALLW] = {"neighbor_alltoallw", NEIGHBOR(NEIGHBOR_EXCHANGE_RULE)},
+    [HC_REDUCE_SCATTER_BLOCK] = {reduce_scatter_block_algos, prefer_fallback, FALLBACK_RULE,
+                                 describe_fallback},
+    [HC_REDUCE_SCATTER] = {reduce_scatter_algos, prefer_fallback, FALLBACK_RULE, describe_fallback},
+    [HC_SCAN] = {scan_algos, prefer_fallback, FALLBACK_RULE, describe_fallback},
+    [HC_SCATTER] = {scatter_algos, prefer_fallback, FALLBACK_RULE, describe_fallback},
+    [HC_SCATTERV] = {scatterv_algos, scatterv_auto, VTREE_RULE, describe_vtree},
+    [HC_NEIGHBOR_ALLGATHER] = {NEIGHBOR(NEIGHBOR_GATHER_RULE)},
+    [HC_NEIGHBOR_ALLGATHERV] = {NEIGHBOR(NEIGHBOR_GATHER_RULE)},
+    [HC_NEIGHBOR_ALLTOALL] = {NEIGHBOR(NEIGHBOR_EXCHANGE_RULE)},
+    [HC_NEIGHBOR_ALLTOALLV] = {NEIGHBOR(NEIGHBOR_EXCHANGE_RULE)},
+    [HC_NEIGHBOR_ALLTOALLW] = {NEIGHBOR(NEIGHBOR_EXCHANGE_RULE)},
 };
 
 bool mca_coll_hiercoll_shortcut_watch(const hc_call_t *c)
@@ -831,8 +829,8 @@ const hc_algo_t *mca_coll_hiercoll_shortcut_auto(const hc_call_t *c)
             return NULL;
         }
     }
-    size_t min = HC_ALLREDUCE == c->coll ? mca_coll_hiercoll_component.allreduce_rhrd_min
-                                         : mca_coll_hiercoll_component.reduce_rhrd_min;
+    size_t min = HC_ALLREDUCE == c->coll ? mca_coll_hiercoll_params.allreduce_rhrd_min
+                                         : mca_coll_hiercoll_params.reduce_rhrd_min;
     if (rhrd_wanted(c, min)) {
         return NULL;
     }

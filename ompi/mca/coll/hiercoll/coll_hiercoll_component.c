@@ -7,78 +7,47 @@
  */
 #include "ompi_config.h"
 
-#include <ctype.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "opal/runtime/opal_progress.h"
 #include "opal/util/output.h"
 #include "ompi/group/group.h"
 
 #include "coll_hiercoll.h"
+#include "coll_hiercoll_module.h"
+#include "coll_hiercoll_select.h"
+#include "coll_hiercoll_fast.h"
+#include "coll_hiercoll_algos.h"
+#include "coll_hiercoll_caps.h"
+#include "coll_hiercoll_exec.h"
+#include "coll_hiercoll_hooks.h"
 #include "coll_hiercoll_offload.h"
 #include "coll_hiercoll_shm.h"
 
 static int hiercoll_register(void);
 static int hiercoll_open(void);
 static int hiercoll_close(void);
+static int hiercoll_init_query(bool enable_progress_threads, bool enable_mpi_threads);
 
-mca_coll_hiercoll_component_t mca_coll_hiercoll_component = {
-    .super = {
-        .collm_version = {
-            HC_COLL_BASE_VERSION,
-            .mca_component_name = "hiercoll",
-            MCA_BASE_MAKE_VERSION(component, 0, 1, 0),
-            .mca_open_component = hiercoll_open,
-            .mca_close_component = hiercoll_close,
-            .mca_register_component_params = hiercoll_register,
-        },
-        .collm_data = {
-            MCA_BASE_METADATA_PARAM_NONE
-        },
-        .collm_init_query = mca_coll_hiercoll_init_query,
-        .collm_comm_query = mca_coll_hiercoll_comm_query,
+/* The MCA component: only what Open MPI reads.  The parameters' storage
+ * and the process's shared state are mca_coll_hiercoll_params
+ * (coll_hiercoll_params.c, the leaf every layer may reach). */
+HC_COMPONENT_DECLSPEC hc_coll_component_t mca_coll_hiercoll_component = {
+    .collm_version = {
+        HC_COLL_BASE_VERSION,
+        .mca_component_name = "hiercoll",
+        MCA_BASE_MAKE_VERSION(component, 0, 1, 0),
+        .mca_open_component = hiercoll_open,
+        .mca_close_component = hiercoll_close,
+        .mca_register_component_params = hiercoll_register,
     },
-    .priority = 40,
-    .abi_ok = true,
+    .collm_data = {
+        MCA_BASE_METADATA_PARAM_NONE
+    },
+    .collm_init_query = hiercoll_init_query,
+    .collm_comm_query = mca_coll_hiercoll_comm_query,
 };
-
-/* ------------------------------------------------------------------ */
-/* Messages                                                             */
-/* ------------------------------------------------------------------ */
-
-void mca_coll_hiercoll_log(int level, const char *fmt, ...)
-{
-    if (mca_coll_hiercoll_component.verbose < level) {
-        return;
-    }
-    char buf[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof(buf), fmt, ap);
-    va_end(ap);
-    opal_output(0, "hiercoll: %s", buf);
-}
-
-void mca_coll_hiercoll_param_error(const char *fmt, ...)
-{
-    mca_coll_hiercoll_component_t *c = &mca_coll_hiercoll_component;
-    char line[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof(line), fmt, ap);
-    va_end(ap);
-    size_t old = c->param_errors ? strlen(c->param_errors) : 0;
-    char *all = realloc(c->param_errors, old + strlen(line) + 2);
-    if (NULL == all) {
-        return;
-    }
-    memcpy(all + old, line, strlen(line) + 1);
-    strcat(all, "\n");
-    c->param_errors = all;
-}
 
 /* ------------------------------------------------------------------ */
 /* Parameters                                                           */
@@ -86,7 +55,7 @@ void mca_coll_hiercoll_param_error(const char *fmt, ...)
 
 static const mca_base_component_t *self(void)
 {
-    return &mca_coll_hiercoll_component.super.collm_version;
+    return &mca_coll_hiercoll_component.collm_version;
 }
 
 /* Every parameter's default may come from the site file (coll_hiercoll_site.c). */
@@ -99,31 +68,6 @@ static void reg_string(const char *name, const char *desc, int level, char **sto
     (void) mca_base_component_var_register(self(), name, desc, MCA_BASE_VAR_TYPE_STRING,
                                            NULL, 0, 0, level, MCA_BASE_VAR_SCOPE_READONLY,
                                            storage);
-}
-
-int mca_coll_hiercoll_parse_number(const char *s, long long lo, long long hi, long long *out)
-{
-    const char *end;
-    uint64_t mag;
-    if (NULL == s) {
-        return -1;
-    }
-    while (isspace((unsigned char) *s)) {
-        ++s;
-    }
-    bool neg = '-' == *s;
-    if (0 != hcp_parse_u64(s + neg, &end, &mag) || mag > (uint64_t) LLONG_MAX) {
-        return -1; /* empty, garbage, "+5", "- 5", too large... */
-    }
-    while (isspace((unsigned char) *end)) {
-        ++end;
-    }
-    long long v = neg ? -(long long) mag : (long long) mag;
-    if ('\0' != *end || v < lo || v > hi) {
-        return -1;
-    }
-    *out = v;
-    return 0;
 }
 
 /*
@@ -181,7 +125,7 @@ static void reg_number(const char *name, const char *desc, int level, hc_num_kin
 /* Parse the per-collective algorithm parameters. */
 static void parse_algorithms(void)
 {
-    mca_coll_hiercoll_component_t *c = &mca_coll_hiercoll_component;
+    mca_coll_hiercoll_params_t *c = &mca_coll_hiercoll_params;
     for (int k = 0; k < HC_NCOLL; ++k) {
         const char *s = c->algorithm_param[k];
         int idx = mca_coll_hiercoll_algo_index((hc_coll_t) k, s ? s : "auto");
@@ -193,7 +137,7 @@ static void parse_algorithms(void)
             }
             mca_coll_hiercoll_param_error(
                 "coll_hiercoll_%s_algorithm=\"%s\" is not an algorithm of %s (one of: %s); using auto",
-                mca_coll_hiercoll_colls[k].name, s, mca_coll_hiercoll_colls[k].name, names);
+                mca_coll_hiercoll_coll_names[k], s, mca_coll_hiercoll_coll_names[k], names);
             idx = HC_ALGO_AUTO;
         }
         c->algorithm[k] = idx;
@@ -202,7 +146,7 @@ static void parse_algorithms(void)
 
 static int hiercoll_register(void)
 {
-    mca_coll_hiercoll_component_t *c = &mca_coll_hiercoll_component;
+    mca_coll_hiercoll_params_t *c = &mca_coll_hiercoll_params;
     static char descs[HC_NCOLL][1536];
     static char names[HC_NCOLL][64];
 
@@ -247,12 +191,12 @@ static int hiercoll_register(void)
                      list[0] ? ", " : "", a->name, a->summary);
         }
         char key[OPAL_MAX_INFO_KEY + 1];
-        snprintf(names[k], sizeof(names[k]), "%s_algorithm", d->name);
+        snprintf(names[k], sizeof(names[k]), "%s_algorithm", mca_coll_hiercoll_coll_names[k]);
         snprintf(descs[k], sizeof(descs[k]),
                  "Algorithm of %s and its nonblocking and persistent forms: \"auto\" (%s), "
                  "\"fallback\" (always the previously selected component), or one of: %s. "
                  "A communicator info key \"%s\" overrides it per communicator",
-                 d->name, d->auto_rule, list,
+                 mca_coll_hiercoll_coll_names[k], d->auto_rule, list,
                  mca_coll_hiercoll_info_key((hc_coll_t) k, key, sizeof(key)));
         c->algorithm_param[k] = "auto";
         reg_string(names[k], descs[k], OPAL_INFO_LVL_5, &c->algorithm_param[k]);
@@ -404,7 +348,7 @@ static int hiercoll_register(void)
         MCA_BASE_VAR_TYPE_STRING, NULL, 0,
         MCA_BASE_VAR_FLAG_DEFAULT_ONLY, OPAL_INFO_LVL_3, MCA_BASE_VAR_SCOPE_CONSTANT,
         &c->offload_ofi_built);
-    mca_coll_hiercoll_transport_register(); /* the transports' plugins */
+    mca_coll_hiercoll_transport_register(self()); /* the transports' plugins */
 
     c->offload_wait_progress = true;
     mca_coll_hiercoll_site_bool("offload_wait_progress", &c->offload_wait_progress);
@@ -524,13 +468,15 @@ static int hiercoll_register(void)
 
 static int hiercoll_open(void)
 {
-    mca_coll_hiercoll_component_t *c = &mca_coll_hiercoll_component;
+    mca_coll_hiercoll_params_t *c = &mca_coll_hiercoll_params;
     char why[256];
     if (0 != hcp_criterion_parse(c->decomp_criterion, &c->decomp, why, sizeof(why))) {
         mca_coll_hiercoll_param_error("coll_hiercoll_decomp_criterion=\"%s\": %s; decomposition "
                                       "off", c->decomp_criterion, why);
     }
     mca_coll_hiercoll_rules_open();
+    /* the hooks through which lower layers reach up (coll_hiercoll_hooks.h) */
+    mca_coll_hiercoll_hooks.scratch_moved = mca_coll_hiercoll_fast_forget;
     OBJ_CONSTRUCT(&c->active, opal_list_t);
     OBJ_CONSTRUCT(&c->lock, opal_mutex_t);
     c->nactive = 0;
@@ -544,21 +490,8 @@ static int hiercoll_open(void)
 
 static int hiercoll_close(void)
 {
-    mca_coll_hiercoll_component_t *c = &mca_coll_hiercoll_component;
-    if (0 != c->nleftovers) { /* (the PML is gone: only the memory can go) */
-        opal_output(0, "hiercoll: %d early-exit calls still had requests in flight at finalize",
-                    (int) c->nleftovers);
-        while (NULL != c->leftovers) {
-            hc_leftover_t *lo = c->leftovers;
-            c->leftovers = lo->next;
-            free(lo->mem[1]);
-            free(lo->mem[0]);
-        }
-    }
-    if (c->progress_registered) {
-        opal_progress_unregister(mca_coll_hiercoll_progress);
-        c->progress_registered = false;
-    }
+    mca_coll_hiercoll_params_t *c = &mca_coll_hiercoll_params;
+    mca_coll_hiercoll_exec_fini();
     mca_coll_hiercoll_offload_fini();
     mca_coll_hiercoll_shm_fini();
     OBJ_DESTRUCT(&c->active);
@@ -619,10 +552,10 @@ static bool abi_check(void)
     return true;
 }
 
-int mca_coll_hiercoll_init_query(bool enable_progress_threads, bool enable_mpi_threads)
+static int hiercoll_init_query(bool enable_progress_threads, bool enable_mpi_threads)
 {
     (void) enable_progress_threads;
     (void) enable_mpi_threads;
-    mca_coll_hiercoll_component.abi_ok = abi_check();
-    return mca_coll_hiercoll_component.abi_ok ? OMPI_SUCCESS : OMPI_ERR_NOT_SUPPORTED;
+    mca_coll_hiercoll_params.abi_ok = abi_check();
+    return mca_coll_hiercoll_params.abi_ok ? OMPI_SUCCESS : OMPI_ERR_NOT_SUPPORTED;
 }

@@ -48,6 +48,7 @@
 #include "opal/util/info.h"
 
 #include "coll_hiercoll.h"
+#include "coll_hiercoll_caps.h"
 
 struct hc_decomp {
     bool ready; /* parts and bridge exist: decomposition serves calls */
@@ -119,7 +120,7 @@ static int subcomm(ompi_communicator_t *comm, int level, int color, const char *
 {
     opal_info_t info;
     OBJ_CONSTRUCT(&info, opal_info_t);
-    if (0 == strcmp(what, "part") && mca_coll_hiercoll_component.shm_enable) {
+    if (0 == strcmp(what, "part") && mca_coll_hiercoll_params.shm_enable) {
         opal_info_set(&info, "hiercoll_decomp_criterion", "none");
     } else {
         opal_info_set(&info, "ompi_comm_coll_preference", "^hiercoll");
@@ -167,7 +168,7 @@ static int level_keys(hc_decomp_t *d, ompi_communicator_t *comm, hcp_level_t lev
 /* One line (verbose 1, the communicator's rank 0) describing the parts. */
 static void describe_parts(const hc_decomp_t *d, ompi_communicator_t *comm, const char *crit)
 {
-    if (mca_coll_hiercoll_component.verbose < 1 || 0 != ompi_comm_rank(comm)) {
+    if (mca_coll_hiercoll_params.verbose < 1 || 0 != ompi_comm_rank(comm)) {
         return;
     }
     char sizes[256] = "", leaders[256] = "";
@@ -217,8 +218,9 @@ static void create(mca_coll_hiercoll_module_t *m)
         /* nothing to decompose (one part, or one process per part: auto
          * never decomposes then), on every rank alike (the keys were
          * gathered): the communicator's choices depend on the call's
-         * arguments alone, as a whole one's */
-        mca_coll_hiercoll_fast_whole(m);
+         * arguments alone, as a whole one's (the fast path's and the
+         * hand-back's: what fast_enable found for a whole one) */
+        m->fast_ok = m->fast_whole_ok;
     }
     if (1 == d->lay.nparts) {
         if (0 == rank) {
@@ -252,12 +254,12 @@ void mca_coll_hiercoll_decomp_free(mca_coll_hiercoll_module_t *m)
     if (NULL == d) {
         return;
     }
-    if (d->ready && mca_coll_hiercoll_component.stats) {
+    if (d->ready && mca_coll_hiercoll_params.stats) {
         char per[1024] = "";
         for (int k = 0; k < HC_NCOLL && strlen(per) < sizeof(per) - 64; ++k) {
             if (d->calls[k] > 0) {
                 snprintf(per + strlen(per), sizeof(per) - strlen(per), " %s:%llu",
-                         mca_coll_hiercoll_colls[k].name, (unsigned long long) d->calls[k]);
+                         mca_coll_hiercoll_coll_names[k], (unsigned long long) d->calls[k]);
             }
         }
         opal_output(0, "hiercoll: decomp comm %s rank %d/%d: part %d of %d (size %d%s); "

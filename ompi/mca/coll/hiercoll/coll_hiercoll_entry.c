@@ -11,6 +11,8 @@
 #include "ompi_config.h"
 
 #include "coll_hiercoll.h"
+#include "coll_hiercoll_entry.h"
+#include "coll_hiercoll_select.h"
 #include "coll_hiercoll_fast.h"
 
 static int run(hc_call_t c, ompi_communicator_t *comm, mca_coll_base_module_t *module,

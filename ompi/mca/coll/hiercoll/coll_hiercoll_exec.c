@@ -45,9 +45,14 @@
 #include <string.h>
 
 #include "opal/runtime/opal_progress.h"
+#include "opal/util/output.h"
+#include "ompi/mca/coll/base/coll_tags.h"
 #include "ompi/mca/pml/pml.h"
 
 #include "coll_hiercoll.h"
+#include "coll_hiercoll_exec.h"
+#include "coll_hiercoll_hooks.h"
+#include "coll_hiercoll_shortcut.h"
 
 /* ------------------------------------------------------------------ */
 /* Binding buffers                                                      */
@@ -285,6 +290,17 @@ static int local_ops(mca_coll_hiercoll_module_t *m, const hcp_plan_t *p,
  * exactly the plan's messages, so no receive waits for a message that
  * never comes, and ranks need not agree on whether they engage.
  */
+/* Requests (and the memory they use) of a call that returned early,
+ * listed in mca_coll_hiercoll_params.leftovers.  `mem` is freed with them. */
+typedef struct hc_leftover {
+    struct hc_leftover *next;
+    ompi_communicator_t *comm; /* not retained: the PML requests retain it */
+    int nreqs;
+    ompi_request_t **reqs; /* MPI_REQUEST_NULL once freed */
+    void *mem[2];
+} hc_leftover_t;
+static void sc_leave(hc_leftover_t *lo);
+
 typedef struct hc_early {
     const hcp_plan_t *p;
     hc_bind_t bind; /* the user's buffers; TMP bound to this run's memory */
@@ -365,7 +381,7 @@ static int early_begin(hc_early_t *e, mca_coll_hiercoll_module_t *m, ompi_commun
     e->from = -1;
     e->done = false;
     m->stats.sc_engaged++;
-    if (0 != mca_coll_hiercoll_component.nleftovers) {
+    if (0 != mca_coll_hiercoll_params.nleftovers) {
         mca_coll_hiercoll_sc_sweep(NULL, false);
     }
     /* the plan's scratch first (it binds the TMP buffers' types) */
@@ -515,7 +531,7 @@ static int early_finish(hc_early_t *e, mca_coll_hiercoll_module_t *m, int error)
         free(e->lo->mem[0]);
     } else {
         m->stats.sc_late_reqs += (uint64_t) pending;
-        mca_coll_hiercoll_sc_leave(e->lo);
+        sc_leave(e->lo);
     }
     e->lo = NULL;
     return error;
@@ -593,8 +609,9 @@ static int run_blocking(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm
     if (OMPI_SUCCESS != rc) {
         return rc;
     }
-    if (was != m->scratch) { /* remembered bindings point into the old one */
-        mca_coll_hiercoll_fast_forget(m);
+    if (was != m->scratch && NULL != mca_coll_hiercoll_hooks.scratch_moved) {
+        /* remembered bindings (the fast path's) point into the old one */
+        mca_coll_hiercoll_hooks.scratch_moved(m);
     }
     return mca_coll_hiercoll_exec_rounds(m, comm, p, b, tag);
 }
@@ -829,7 +846,7 @@ static void reserve_tags(mca_coll_hiercoll_request_t *req)
  * reserve their tag(s) now; persistent ones have theirs since creation. */
 static void begin(mca_coll_hiercoll_request_t *req)
 {
-    mca_coll_hiercoll_component_t *c = &mca_coll_hiercoll_component;
+    mca_coll_hiercoll_params_t *c = &mca_coll_hiercoll_params;
     if (!req->super.super.req_persistent) {
         reserve_tags(req);
     }
@@ -866,13 +883,102 @@ static void begin(mca_coll_hiercoll_request_t *req)
     OPAL_THREAD_UNLOCK(&c->lock);
 }
 
+/* ------------------------------------------------------------------ */
+/* Requests left behind by calls that returned early                    */
+/* ------------------------------------------------------------------ */
+
+static bool sweeping; /* under mca_coll_hiercoll_params.lock */
+
+static void sc_leave(hc_leftover_t *lo)
+{
+    mca_coll_hiercoll_params_t *c = &mca_coll_hiercoll_params;
+    OPAL_THREAD_LOCK(&c->lock);
+    lo->next = c->leftovers;
+    c->leftovers = lo;
+    c->nleftovers++;
+    mca_coll_hiercoll_progress_need();
+    OPAL_THREAD_UNLOCK(&c->lock);
+}
+
+void mca_coll_hiercoll_sc_sweep(ompi_communicator_t *comm, bool all)
+{
+    mca_coll_hiercoll_params_t *c = &mca_coll_hiercoll_params;
+    OPAL_THREAD_LOCK(&c->lock);
+    if (sweeping) { /* freeing a request may free a communicator, and so on */
+        OPAL_THREAD_UNLOCK(&c->lock);
+        return;
+    }
+    sweeping = true;
+    hc_leftover_t *mine = c->leftovers, *keep = NULL;
+    c->leftovers = NULL;
+    OPAL_THREAD_UNLOCK(&c->lock);
+
+    int freed = 0;
+    while (NULL != mine) {
+        hc_leftover_t *lo = mine;
+        mine = lo->next;
+        int left = 0;
+        for (int i = 0; i < lo->nreqs; ++i) {
+            ompi_request_t **r = &lo->reqs[i];
+            if (MPI_REQUEST_NULL == *r) {
+                continue;
+            }
+            if (all || comm == lo->comm) {
+                (void) ompi_request_wait(r, MPI_STATUS_IGNORE);
+            } else if (REQUEST_COMPLETE(*r)) {
+                ompi_request_free(r);
+            } else {
+                ++left;
+            }
+        }
+        if (left > 0) {
+            lo->next = keep;
+            keep = lo;
+        } else {
+            free(lo->mem[1]);
+            free(lo->mem[0]);
+            ++freed;
+        }
+    }
+
+    OPAL_THREAD_LOCK(&c->lock);
+    while (NULL != keep) {
+        hc_leftover_t *lo = keep;
+        keep = lo->next;
+        lo->next = c->leftovers;
+        c->leftovers = lo;
+    }
+    c->nleftovers -= freed;
+    sweeping = false;
+    OPAL_THREAD_UNLOCK(&c->lock);
+}
+
+void mca_coll_hiercoll_exec_fini(void)
+{
+    mca_coll_hiercoll_params_t *c = &mca_coll_hiercoll_params;
+    if (0 != c->nleftovers) { /* (the PML is gone: only the memory can go) */
+        opal_output(0, "hiercoll: %d early-exit calls still had requests in flight at finalize",
+                    (int) c->nleftovers);
+        while (NULL != c->leftovers) {
+            hc_leftover_t *lo = c->leftovers;
+            c->leftovers = lo->next;
+            free(lo->mem[1]);
+            free(lo->mem[0]);
+        }
+    }
+    if (c->progress_registered) {
+        opal_progress_unregister(mca_coll_hiercoll_progress);
+        c->progress_registered = false;
+    }
+}
+
 /* Progress calls with nothing in flight before the callback leaves the
  * progress loop (a few hundred microseconds of waiting). */
 #define HC_PROGRESS_IDLE_POLLS (1u << 14)
 
 void mca_coll_hiercoll_progress_need(void)
 {
-    mca_coll_hiercoll_component_t *c = &mca_coll_hiercoll_component;
+    mca_coll_hiercoll_params_t *c = &mca_coll_hiercoll_params;
     c->idle_polls = 0;
     if (!c->progress_registered) {
         c->progress_registered = true;
@@ -882,7 +988,7 @@ void mca_coll_hiercoll_progress_need(void)
 
 /* Nothing in flight for a while: leave the progress loop (safe from inside
  * it: Open MPI's loop at worst skips the next callback once). */
-static void progress_idle(mca_coll_hiercoll_component_t *c)
+static void progress_idle(mca_coll_hiercoll_params_t *c)
 {
     if (++c->idle_polls < HC_PROGRESS_IDLE_POLLS) {
         return;
@@ -898,7 +1004,7 @@ static void progress_idle(mca_coll_hiercoll_component_t *c)
 
 int mca_coll_hiercoll_progress(void)
 {
-    mca_coll_hiercoll_component_t *c = &mca_coll_hiercoll_component;
+    mca_coll_hiercoll_params_t *c = &mca_coll_hiercoll_params;
     mca_coll_hiercoll_request_t *req, *next;
     int done = 0;
     if (0 != c->nleftovers) {
@@ -1031,4 +1137,39 @@ int mca_coll_hiercoll_exec_staged(mca_coll_hiercoll_module_t *m, ompi_communicat
         begin(req);
     }
     return OMPI_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ */
+/* Fixed tags of blocking collectives                                  */
+/* ------------------------------------------------------------------ */
+
+int mca_coll_hiercoll_blocking_tag(hc_coll_t coll)
+{
+    static const int tags[HC_NCOLL] = {
+        [HC_ALLGATHER] = MCA_COLL_BASE_TAG_ALLGATHER,
+        [HC_ALLGATHERV] = MCA_COLL_BASE_TAG_ALLGATHERV,
+        [HC_ALLREDUCE] = MCA_COLL_BASE_TAG_ALLREDUCE,
+        [HC_ALLTOALL] = MCA_COLL_BASE_TAG_ALLTOALL,
+        [HC_ALLTOALLV] = MCA_COLL_BASE_TAG_ALLTOALLV,
+        [HC_ALLTOALLW] = MCA_COLL_BASE_TAG_ALLTOALLW,
+        [HC_BARRIER] = MCA_COLL_BASE_TAG_BARRIER,
+        [HC_BCAST] = MCA_COLL_BASE_TAG_BCAST,
+        [HC_EXSCAN] = MCA_COLL_BASE_TAG_EXSCAN,
+        [HC_GATHER] = MCA_COLL_BASE_TAG_GATHER,
+        [HC_GATHERV] = MCA_COLL_BASE_TAG_GATHERV,
+        [HC_REDUCE] = MCA_COLL_BASE_TAG_REDUCE,
+        [HC_REDUCE_SCATTER_BLOCK] = MCA_COLL_BASE_TAG_REDUCE_SCATTER_BLOCK,
+        [HC_REDUCE_SCATTER] = MCA_COLL_BASE_TAG_REDUCE_SCATTER,
+        [HC_SCAN] = MCA_COLL_BASE_TAG_SCAN,
+        [HC_SCATTER] = MCA_COLL_BASE_TAG_SCATTER,
+        [HC_SCATTERV] = MCA_COLL_BASE_TAG_SCATTERV,
+        /* (a neighborhood plan's messages between one pair match in posting
+         * order under one tag: coll_hiercoll_plan_neighbor.c) */
+        [HC_NEIGHBOR_ALLGATHER] = MCA_COLL_BASE_TAG_NEIGHBOR_BASE,
+        [HC_NEIGHBOR_ALLGATHERV] = MCA_COLL_BASE_TAG_NEIGHBOR_BASE,
+        [HC_NEIGHBOR_ALLTOALL] = MCA_COLL_BASE_TAG_NEIGHBOR_BASE,
+        [HC_NEIGHBOR_ALLTOALLV] = MCA_COLL_BASE_TAG_NEIGHBOR_BASE,
+        [HC_NEIGHBOR_ALLTOALLW] = MCA_COLL_BASE_TAG_NEIGHBOR_BASE,
+    };
+    return tags[coll];
 }

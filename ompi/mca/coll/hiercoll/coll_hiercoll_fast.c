@@ -27,9 +27,13 @@
 #include <string.h>
 
 #include "opal/util/output.h"
-#include "ompi/mca/coll/base/coll_tags.h"
 
 #include "coll_hiercoll.h"
+#include "coll_hiercoll_algos.h"
+#include "coll_hiercoll_caps.h"
+#include "coll_hiercoll_exec.h"
+#include "coll_hiercoll_below.h"
+#include "coll_hiercoll_shortcut.h"
 #include "coll_hiercoll_fast.h"
 #include "coll_hiercoll_shm.h"
 
@@ -37,7 +41,6 @@
 /* Loading the rules                                                    */
 /* ------------------------------------------------------------------ */
 
-static const char *coll_names[HC_NCOLL];
 static const char *algo_names[HC_NCOLL][16];
 static const char *const *algo_lists[HC_NCOLL];
 
@@ -50,17 +53,16 @@ static void names(hcp_rules_names_t *n)
             algo_names[k][i++] = a->name;
         }
         algo_names[k][i] = NULL;
-        coll_names[k] = d->name;
         algo_lists[k] = algo_names[k];
     }
     n->ncoll = HC_NCOLL;
-    n->coll = coll_names;
+    n->coll = mca_coll_hiercoll_coll_names;
     n->algos = algo_lists;
 }
 
 void mca_coll_hiercoll_rules_open(void)
 {
-    mca_coll_hiercoll_component_t *c = &mca_coll_hiercoll_component;
+    mca_coll_hiercoll_params_t *c = &mca_coll_hiercoll_params;
     hcp_rules_names_t n;
     char why[512];
     names(&n);
@@ -79,7 +81,7 @@ void mca_coll_hiercoll_rules_open(void)
 
 void mca_coll_hiercoll_rules_close(void)
 {
-    hcp_rules_fini(&mca_coll_hiercoll_component.rules);
+    hcp_rules_fini(&mca_coll_hiercoll_params.rules);
 }
 
 /* ------------------------------------------------------------------ */
@@ -99,20 +101,22 @@ static void **blocking_fn(mca_coll_base_module_t *mod, hc_coll_t k)
 /* The count of passed-on calls in a row that hands a collective back. */
 static uint32_t hand_back_budget(void)
 {
-    int n = mca_coll_hiercoll_component.hand_back_after;
+    int n = mca_coll_hiercoll_params.hand_back_after;
     return n > 0 ? (uint32_t) n : UINT32_MAX;
 }
 
 void mca_coll_hiercoll_fast_enable(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm)
 {
-    mca_coll_hiercoll_component_t *c = &mca_coll_hiercoll_component;
+    mca_coll_hiercoll_params_t *c = &mca_coll_hiercoll_params;
     int np = ompi_comm_size(comm);
     char crit[64];
     /* decomposition's auto looks at the call: only a communicator that
      * surely stays whole has a choice that depends on the arguments alone */
     bool whole = NULL == mca_coll_hiercoll_decomp_criterion(m, crit, sizeof(crit));
-    bool quiet = c->verbose < 2 && !c->stats;
-    m->fast_ok = whole && quiet && np > 1;
+    /* what fast_ok is on a communicator that stays whole; the
+     * decomposition sets fast_ok to it when it finds nothing to decompose */
+    m->fast_whole_ok = c->verbose < 2 && !c->stats && np > 1 && !OMPI_COMM_IS_INTER(comm);
+    m->fast_ok = whole && m->fast_whole_ok;
     memset(m->fast, 0, sizeof(m->fast));
     for (int k = 0; k < HC_NCOLL; ++k) {
         m->fast[k].left = hand_back_budget();
@@ -137,13 +141,6 @@ void mca_coll_hiercoll_fast_enable(mca_coll_hiercoll_module_t *m, ompi_communica
             *fn = NULL;
         }
     }
-}
-
-void mca_coll_hiercoll_fast_whole(mca_coll_hiercoll_module_t *m)
-{
-    mca_coll_hiercoll_component_t *c = &mca_coll_hiercoll_component;
-    m->fast_ok = c->verbose < 2 && !c->stats && ompi_comm_size(m->comm) > 1
-                 && !OMPI_COMM_IS_INTER(m->comm);
 }
 
 /* ------------------------------------------------------------------ */
@@ -216,37 +213,6 @@ size_t mca_coll_hiercoll_rules_describe(const mca_coll_hiercoll_module_t *m, hc_
     return w < len ? w : 0;
 }
 
-int mca_coll_hiercoll_blocking_tag(hc_coll_t coll)
-{
-    static const int tags[HC_NCOLL] = {
-        [HC_ALLGATHER] = MCA_COLL_BASE_TAG_ALLGATHER,
-        [HC_ALLGATHERV] = MCA_COLL_BASE_TAG_ALLGATHERV,
-        [HC_ALLREDUCE] = MCA_COLL_BASE_TAG_ALLREDUCE,
-        [HC_ALLTOALL] = MCA_COLL_BASE_TAG_ALLTOALL,
-        [HC_ALLTOALLV] = MCA_COLL_BASE_TAG_ALLTOALLV,
-        [HC_ALLTOALLW] = MCA_COLL_BASE_TAG_ALLTOALLW,
-        [HC_BARRIER] = MCA_COLL_BASE_TAG_BARRIER,
-        [HC_BCAST] = MCA_COLL_BASE_TAG_BCAST,
-        [HC_EXSCAN] = MCA_COLL_BASE_TAG_EXSCAN,
-        [HC_GATHER] = MCA_COLL_BASE_TAG_GATHER,
-        [HC_GATHERV] = MCA_COLL_BASE_TAG_GATHERV,
-        [HC_REDUCE] = MCA_COLL_BASE_TAG_REDUCE,
-        [HC_REDUCE_SCATTER_BLOCK] = MCA_COLL_BASE_TAG_REDUCE_SCATTER_BLOCK,
-        [HC_REDUCE_SCATTER] = MCA_COLL_BASE_TAG_REDUCE_SCATTER,
-        [HC_SCAN] = MCA_COLL_BASE_TAG_SCAN,
-        [HC_SCATTER] = MCA_COLL_BASE_TAG_SCATTER,
-        [HC_SCATTERV] = MCA_COLL_BASE_TAG_SCATTERV,
-        /* (a neighborhood plan's messages between one pair match in posting
-         * order under one tag: coll_hiercoll_plan_neighbor.c) */
-        [HC_NEIGHBOR_ALLGATHER] = MCA_COLL_BASE_TAG_NEIGHBOR_BASE,
-        [HC_NEIGHBOR_ALLGATHERV] = MCA_COLL_BASE_TAG_NEIGHBOR_BASE,
-        [HC_NEIGHBOR_ALLTOALL] = MCA_COLL_BASE_TAG_NEIGHBOR_BASE,
-        [HC_NEIGHBOR_ALLTOALLV] = MCA_COLL_BASE_TAG_NEIGHBOR_BASE,
-        [HC_NEIGHBOR_ALLTOALLW] = MCA_COLL_BASE_TAG_NEIGHBOR_BASE,
-    };
-    return tags[coll];
-}
-
 void mca_coll_hiercoll_fast_fill(const hc_call_t *c, const hcp_plan_t *plan, const hc_bind_t *b)
 {
     mca_coll_hiercoll_module_t *m = c->module;
@@ -306,7 +272,7 @@ void mca_coll_hiercoll_hand_back(mca_coll_hiercoll_module_t *m, hc_coll_t k)
     m->fast[k].left = hand_back_budget(); /* (tried again that much later) */
     /* only where every call's choice depends on its arguments alone and
      * nothing is printed or counted per call (fast_ok) */
-    if (!m->fast_ok || 0 == mca_coll_hiercoll_component.hand_back_after) {
+    if (!m->fast_ok || 0 == mca_coll_hiercoll_params.hand_back_after) {
         return;
     }
     bool ok = NULL != blocking_fn(&m->super, k)
@@ -314,12 +280,13 @@ void mca_coll_hiercoll_hand_back(mca_coll_hiercoll_module_t *m, hc_coll_t k)
     if (ok) {
         m->fast[k].valid = false;
         if (0 == ompi_comm_rank(m->comm)) {
-            mca_coll_hiercoll_log(1, "%s: %s goes back to %s after %d blocking calls in a row "
-                                     "passed on to it",
-                                  m->comm->c_name, mca_coll_hiercoll_colls[k].name,
+            mca_coll_hiercoll_log(1,
+                                  "%s: %s goes back to %s after %d blocking calls in a row "
+                                  "passed on to it",
+                                  m->comm->c_name, mca_coll_hiercoll_coll_names[k],
                                   m->prev_name[k][HC_BLOCKING] ? m->prev_name[k][HC_BLOCKING]
                                                                : "the component below",
-                                  mca_coll_hiercoll_component.hand_back_after);
+                                  mca_coll_hiercoll_params.hand_back_after);
         }
     }
 }

@@ -27,6 +27,8 @@
 #include <stdlib.h>
 
 #include "coll_hiercoll.h"
+#include "coll_hiercoll_caps.h"
+#include "coll_hiercoll_exec.h"
 
 /* Stage 0's buffer: a header, then the src_list's records. */
 enum { HDR_USIZE, HDR_INTS };

@@ -21,6 +21,9 @@
 #include <string.h>
 
 #include "coll_hiercoll.h"
+#include "coll_hiercoll_caps.h"
+#include "coll_hiercoll_exec.h"
+#include "coll_hiercoll_below.h"
 
 /* Blocking calls use the tag Open MPI names for their collective. */
 _Static_assert(MCA_COLL_BASE_TAG_ALLGATHER - HC_BCAST == MCA_COLL_BASE_TAG_BCAST
@@ -83,7 +86,7 @@ static bool serves(const mca_coll_hiercoll_module_t *m, hc_coll_t k, hc_mode_t m
     if (HC_ALGO_FALLBACK == m->choice[k]) {
         return false;
     }
-    return mca_coll_hiercoll_component.inter_own || m->choice[k] >= 0 || broken_below(m, k, md);
+    return mca_coll_hiercoll_params.inter_own || m->choice[k] >= 0 || broken_below(m, k, md);
 }
 
 /* Open MPI leaves intercommunicators unnamed */
@@ -169,9 +172,9 @@ int mca_coll_hiercoll_inter_dispatch(hc_call_t *c, ompi_request_t **request,
 {
     mca_coll_hiercoll_module_t *m = c->module;
     bool own = serves(m, c->coll, c->mode);
-    if (mca_coll_hiercoll_component.verbose >= 2 && 0 == c->rank) {
+    if (mca_coll_hiercoll_params.verbose >= 2 && 0 == c->rank) {
         mca_coll_hiercoll_log(2, "%s: %s%s%s %s%s (intercommunicator, np %d+%d)", name_of(c->comm),
-                              mode_tag[c->mode][0], mca_coll_hiercoll_colls[c->coll].name,
+                              mode_tag[c->mode][0], mca_coll_hiercoll_coll_names[c->coll],
                               mode_tag[c->mode][1], own ? "= inter:" : "-> ",
                               own ? algo_name(c->coll) : m->prev_name[c->coll][c->mode], c->size,
                               ompi_comm_remote_size(c->comm));
@@ -229,7 +232,7 @@ void mca_coll_hiercoll_inter_describe(mca_coll_hiercoll_module_t *m)
                 snprintf(what[md], sizeof(what[md]), "->%s", m->prev_name[k][md]);
             }
         }
-        const char *name = mca_coll_hiercoll_colls[k].name;
+        const char *name = mca_coll_hiercoll_coll_names[k];
         if (0 == strcmp(what[0], what[1]) && 0 == strcmp(what[1], what[2])) {
             len += (size_t) snprintf(line + len, sizeof(line) - len, " %s%s", name, what[0]);
         } else {

@@ -14,6 +14,14 @@
 #include "opal/util/show_help.h"
 
 #include "coll_hiercoll.h"
+#include "coll_hiercoll_module.h"
+#include "coll_hiercoll_entry.h"
+#include "coll_hiercoll_select.h"
+#include "coll_hiercoll_fast.h"
+#include "coll_hiercoll_caps.h"
+#include "coll_hiercoll_exec.h"
+#include "coll_hiercoll_below.h"
+#include "coll_hiercoll_shortcut.h"
 #include "coll_hiercoll_shm.h"
 
 static void module_construct(mca_coll_hiercoll_module_t *m)
@@ -30,7 +38,7 @@ static void module_construct(mca_coll_hiercoll_module_t *m)
     m->shm = NULL;
     m->decomp = NULL;
     m->offload = NULL;
-    m->decomp_crit = &mca_coll_hiercoll_component.decomp;
+    m->decomp_crit = &mca_coll_hiercoll_params.decomp;
     memset(&m->decomp_own, 0, sizeof(m->decomp_own));
     m->decomp_own.kind = HCP_CRIT_NONE;
     m->scratch = NULL;
@@ -53,7 +61,7 @@ static void print_stats(mca_coll_hiercoll_module_t *m)
         fallbacks += m->stats.fallbacks[k];
         if (m->stats.calls[k] > 0 && strlen(per) < sizeof(per) - 64) {
             snprintf(per + strlen(per), sizeof(per) - strlen(per), " %s:%llu",
-                     mca_coll_hiercoll_colls[k].name, (unsigned long long) m->stats.calls[k]);
+                     mca_coll_hiercoll_coll_names[k], (unsigned long long) m->stats.calls[k]);
         }
     }
     opal_output(0,
@@ -78,14 +86,14 @@ static void print_stats(mca_coll_hiercoll_module_t *m)
 
 static void module_destruct(mca_coll_hiercoll_module_t *m)
 {
-    if (NULL != m->comm && 0 != mca_coll_hiercoll_component.nleftovers) {
+    if (NULL != m->comm && 0 != mca_coll_hiercoll_params.nleftovers) {
         /* early exits' requests on it; MPI_COMM_WORLD's module goes in
          * MPI_Finalize while the PML still runs (Open MPI 4.1 has no later
          * hook that does): the last chance for every communicator's, also
          * those of communicators that their own requests keep alive */
         mca_coll_hiercoll_sc_sweep(m->comm, m->comm == &ompi_mpi_comm_world.comm);
     }
-    if (m->enabled && mca_coll_hiercoll_component.stats && NULL != m->comm) {
+    if (m->enabled && mca_coll_hiercoll_params.stats && NULL != m->comm) {
         print_stats(m);
     }
     mca_coll_hiercoll_sc_free(m);
@@ -106,9 +114,9 @@ OBJ_CLASS_INSTANCE(mca_coll_hiercoll_module_t, mca_coll_base_module_t, module_co
 
 const char *mca_coll_hiercoll_info_key(hc_coll_t k, char *buf, size_t len)
 {
-    int w = snprintf(buf, len, "hiercoll_%s_algorithm", mca_coll_hiercoll_colls[k].name);
+    int w = snprintf(buf, len, "hiercoll_%s_algorithm", mca_coll_hiercoll_coll_names[k]);
     if (w < 0 || w >= OPAL_MAX_INFO_KEY || (size_t) w >= len) {
-        snprintf(buf, len, "hiercoll_%s", mca_coll_hiercoll_colls[k].name);
+        snprintf(buf, len, "hiercoll_%s", mca_coll_hiercoll_coll_names[k]);
     }
     return buf;
 }
@@ -130,9 +138,10 @@ static void read_info(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm)
             int idx = mca_coll_hiercoll_algo_index((hc_coll_t) k, val);
             if (idx < HC_ALGO_FALLBACK) {
                 if (0 == ompi_comm_rank(comm)) {
-                    opal_output(0, "hiercoll: info key %s=\"%s\" on %s names no algorithm of %s; "
+                    opal_output(0,
+                                "hiercoll: info key %s=\"%s\" on %s names no algorithm of %s; "
                                 "keeping the MCA choice",
-                                key, val, comm->c_name, mca_coll_hiercoll_colls[k].name);
+                                key, val, comm->c_name, mca_coll_hiercoll_coll_names[k]);
                 }
             } else {
                 m->choice[k] = idx;
@@ -190,15 +199,15 @@ static int module_enable(mca_coll_base_module_t *module, ompi_communicator_t *co
     mca_coll_hiercoll_module_t *m = (mca_coll_hiercoll_module_t *) module;
     m->comm = comm;
     for (int k = 0; k < HC_NCOLL; ++k) {
-        m->choice[k] = mca_coll_hiercoll_component.algorithm[k];
+        m->choice[k] = mca_coll_hiercoll_params.algorithm[k];
     }
-    m->gatherv_level = mca_coll_hiercoll_component.gatherv_level;
+    m->gatherv_level = mca_coll_hiercoll_params.gatherv_level;
     read_info(m, comm);
     mca_coll_hiercoll_save_prev(m, comm);
     mca_coll_hiercoll_shm_enable(m, comm);
     mca_coll_hiercoll_fast_enable(m, comm);
     m->enabled = true;
-    if (mca_coll_hiercoll_component.verbose >= 1 && 0 == ompi_comm_rank(comm)) {
+    if (mca_coll_hiercoll_params.verbose >= 1 && 0 == ompi_comm_rank(comm)) {
         if (OMPI_COMM_IS_INTER(comm)) {
             mca_coll_hiercoll_inter_describe(m);
         } else {
@@ -210,7 +219,7 @@ static int module_enable(mca_coll_base_module_t *module, ompi_communicator_t *co
 
 static void report_param_errors(ompi_communicator_t *comm)
 {
-    mca_coll_hiercoll_component_t *c = &mca_coll_hiercoll_component;
+    mca_coll_hiercoll_params_t *c = &mca_coll_hiercoll_params;
     if (c->param_errors_reported || NULL == c->param_errors) {
         return;
     }
@@ -226,7 +235,7 @@ static void report_param_errors(ompi_communicator_t *comm)
 
 mca_coll_base_module_t *mca_coll_hiercoll_comm_query(ompi_communicator_t *comm, int *priority)
 {
-    mca_coll_hiercoll_component_t *c = &mca_coll_hiercoll_component;
+    mca_coll_hiercoll_params_t *c = &mca_coll_hiercoll_params;
 
     report_param_errors(comm);
     if (!c->abi_ok || c->priority < 0) {

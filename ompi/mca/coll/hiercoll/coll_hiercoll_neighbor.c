@@ -16,6 +16,7 @@
 #include "ompi/mca/topo/base/base.h"
 
 #include "coll_hiercoll.h"
+#include "coll_hiercoll_caps.h"
 #include "coll_hiercoll_plan_neighbor.h"
 
 #define PLANNED(expr) (0 == (expr) ? OMPI_SUCCESS : OMPI_ERR_OUT_OF_RESOURCE)

@@ -27,6 +27,7 @@
 #include "opal/util/output.h"
 
 #include "coll_hiercoll.h"
+#include "coll_hiercoll_caps.h"
 #include "coll_hiercoll_offload.h"
 #include "coll_hiercoll_trig_bcast.h"
 
@@ -125,7 +126,7 @@ static int tree_of(const char *t)
 
 void mca_coll_hiercoll_offload_params(void)
 {
-    mca_coll_hiercoll_component_t *c = &mca_coll_hiercoll_component;
+    mca_coll_hiercoll_params_t *c = &mca_coll_hiercoll_params;
     const char *b = c->offload_backend_param ? c->offload_backend_param : "auto";
     if (0 == strcmp(b, "auto")) {
         c->offload_backend = HC_OL_AUTO;
@@ -162,7 +163,7 @@ void mca_coll_hiercoll_offload_params(void)
  * (read at its first offloaded call; every rank must pass the same). */
 static void read_info(hc_offload_t *o)
 {
-    mca_coll_hiercoll_component_t *mc = &mca_coll_hiercoll_component;
+    mca_coll_hiercoll_params_t *mc = &mca_coll_hiercoll_params;
     o->backend = mc->offload_backend;
     o->tree = mc->offload_tree;
     o->radix = mc->offload_radix;
@@ -282,7 +283,7 @@ static bool persistent_slot(const hc_call_t *c);
 
 static bool usable(const hc_call_t *c)
 {
-    mca_coll_hiercoll_component_t *mc = &mca_coll_hiercoll_component;
+    mca_coll_hiercoll_params_t *mc = &mca_coll_hiercoll_params;
     if ((HC_ALLREDUCE != c->coll && HC_REDUCE != c->coll && HC_BCAST != c->coll
          && HC_BARRIER != c->coll)
         || OMPI_COMM_IS_INTER(c->comm)) {
@@ -524,7 +525,7 @@ static int offload_progress(void)
         n += poll_progress_chans();
     }
 #if HIERCOLL_HAVE_UCX
-    if (ol.nactive > 0 && NULL != ol.ucx && mca_coll_hiercoll_component.offload_wait_progress
+    if (ol.nactive > 0 && NULL != ol.ucx && mca_coll_hiercoll_params.offload_wait_progress
         && waiting()) {
         n += ol.ucx->ucx_help(); /* MPI_Wait on an offloaded request */
     }
@@ -568,7 +569,7 @@ static int engine_up(hc_ol_engine_t *eng, hct_backend_t *be)
     if (eng->up) {
         return OMPI_SUCCESS;
     }
-    mca_coll_hiercoll_component_t *mc = &mca_coll_hiercoll_component;
+    mca_coll_hiercoll_params_t *mc = &mca_coll_hiercoll_params;
     hct_engine_config_t cfg = {.mpq_packets = mc->offload_mpq, .credits = mc->offload_credits};
     eng->e = hct_engine_new(&cfg, be);
     if (NULL == eng->e) {
@@ -856,7 +857,7 @@ static int run_blocking(hc_offload_t *o, const hc_call_t *c)
         return NULL != fp && d > 0 ? OMPI_SUCCESS : OMPI_ERROR;
     }
 #endif
-    bool helps = mca_coll_hiercoll_component.offload_wait_progress;
+    bool helps = mca_coll_hiercoll_params.offload_wait_progress;
 #if HIERCOLL_HAVE_UCX
     if (HC_OL_UCX == o->kind && helps) {
         (void) ol.ucx->ucx_help(); /* park the agent before arming */
@@ -869,7 +870,7 @@ static int run_blocking(hc_offload_t *o, const hc_call_t *c)
     while (!port_finished(o, port)) {
 #if HIERCOLL_HAVE_UCX
         if (HC_OL_UCX == o->kind) {
-            if (mca_coll_hiercoll_component.offload_wait_progress) {
+            if (mca_coll_hiercoll_params.offload_wait_progress) {
                 (void) ol.ucx->ucx_help();
             } else {
                 sched_yield(); /* the agent fires the chains: let it run */

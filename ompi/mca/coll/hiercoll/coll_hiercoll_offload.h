@@ -48,7 +48,7 @@ const hc_ol_transport_t *mca_coll_hiercoll_transport_agreed(mca_coll_hiercoll_mo
 const hc_ol_transport_t *mca_coll_hiercoll_transport_loaded(int t);
 /* ompi_info: the transports built, and whether each loads (component
  * registration). */
-void mca_coll_hiercoll_transport_register(void);
+void mca_coll_hiercoll_transport_register(const mca_base_component_t *self);
 
 END_C_DECLS
 

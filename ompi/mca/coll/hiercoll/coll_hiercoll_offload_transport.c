@@ -126,7 +126,7 @@ static hc_ol_services_t services;
 
 static void services_up(void)
 {
-    mca_coll_hiercoll_component_t *mc = &mca_coll_hiercoll_component;
+    mca_coll_hiercoll_params_t *mc = &mca_coll_hiercoll_params;
     services = (hc_ol_services_t){
         .abi = HC_OL_TRANSPORT_ABI,
         .size = sizeof(hc_ol_services_t),
@@ -287,9 +287,8 @@ static int probe_sfv(mca_base_var_enum_t *self, const int value, char **out)
     return NULL == *out ? OPAL_ERR_OUT_OF_RESOURCE : OPAL_SUCCESS;
 }
 
-void mca_coll_hiercoll_transport_register(void)
+void mca_coll_hiercoll_transport_register(const mca_base_component_t *self)
 {
-    const mca_base_component_t *self = &mca_coll_hiercoll_component.super.collm_version;
     char list[64] = "";
     for (int t = 0; t < HC_OL_T_N; ++t) {
         if (built[t]) {

@@ -165,7 +165,7 @@ static int world_rank(void)
 /* coll_hiercoll_shm_fault: "STEP:RANK" (world rank) fails that step. */
 static bool fault(const char *step)
 {
-    const char *f = mca_coll_hiercoll_component.shm_fault;
+    const char *f = mca_coll_hiercoll_params.shm_fault;
     if (NULL == f || '\0' == *f) {
         return false;
     }
@@ -192,7 +192,7 @@ static uint64_t random64(void)
 
 static void arena_create(void)
 {
-    mca_coll_hiercoll_component_t *c = &mca_coll_hiercoll_component;
+    mca_coll_hiercoll_params_t *c = &mca_coll_hiercoll_params;
     g.tried = true;
     size_t size = c->shm_arena_size;
     char path[4096];
@@ -464,7 +464,7 @@ static size_t chan_bytes(int n, int k, size_t cell)
 
 static size_t cell_for(int n, int k)
 {
-    mca_coll_hiercoll_component_t *c = &mca_coll_hiercoll_component;
+    mca_coll_hiercoll_params_t *c = &mca_coll_hiercoll_params;
     size_t cell = c->shm_cell_size;
     size_t cap = c->shm_chan_bytes / ((size_t) k * (size_t) (n + 1));
     if (cell > cap) {
@@ -509,7 +509,7 @@ static bool all_local(ompi_communicator_t *comm)
 
 void mca_coll_hiercoll_shm_enable(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm)
 {
-    mca_coll_hiercoll_component_t *c = &mca_coll_hiercoll_component;
+    mca_coll_hiercoll_params_t *c = &mca_coll_hiercoll_params;
     m->shm = NULL;
     /* (MPI_THREAD_MULTIPLE: the per-process state, arena and progress
      * list, has no lock; MPICH's release_gather stays off there too) */
@@ -640,7 +640,7 @@ static int cma_probe(const hc_shm_peer_t *peers, int n, int me)
 
 static int setup(mca_coll_hiercoll_module_t *m)
 {
-    mca_coll_hiercoll_component_t *c = &mca_coll_hiercoll_component;
+    mca_coll_hiercoll_params_t *c = &mca_coll_hiercoll_params;
     hc_shm_t *s = m->shm;
     ompi_communicator_t *comm = s->comm;
     mca_coll_base_comm_coll_t *p = &m->prev;
@@ -1628,8 +1628,8 @@ static int op_init(hc_shm_op_t *o, hc_shm_chan_t *ch, const hc_call_t *c)
     o->c = NULL;
     o->tmp = NULL;
     o->scratch = NULL;
-    o->grp = sh->n > mca_coll_hiercoll_component.shm_group_size
-                 ? mca_coll_hiercoll_component.shm_group_size
+    o->grp = sh->n > mca_coll_hiercoll_params.shm_group_size
+                 ? mca_coll_hiercoll_params.shm_group_size
                  : 0;
     o->wait_on = NULL;
     o->wait_val = 0;
@@ -1649,7 +1649,7 @@ static int op_init(hc_shm_op_t *o, hc_shm_chan_t *ch, const hc_call_t *c)
         o->path = o->m <= HC_SHM_INLINE ? PATH_INLINE : PATH_CELLS;
         o->chunk = PATH_INLINE == o->path ? HC_SHM_INLINE : sh->cell;
         o->nchunks = (int) ((o->m + o->chunk - 1) / o->chunk);
-        if (sh->cma && o->m >= mca_coll_hiercoll_component.shm_cma_min) {
+        if (sh->cma && o->m >= mca_coll_hiercoll_params.shm_cma_min) {
             o->path = PATH_CMA; /* the readers copy straight from the root's memory */
             o->chunk = o->m;
             o->nchunks = 1;
@@ -1717,17 +1717,17 @@ static int op_init(hc_shm_op_t *o, hc_shm_chan_t *ch, const hc_call_t *c)
         }
         if (o->m <= HC_SHM_INLINE) {
             o->path = PATH_INLINE;
-        } else if (sh->n <= mca_coll_hiercoll_component.shm_fold_ranks
+        } else if (sh->n <= mca_coll_hiercoll_params.shm_fold_ranks
                    || (o->m <= sh->cell
                        && o->m * (HC_REDUCE == c->coll ? 1 : (size_t) sh->n)
-                              <= mca_coll_hiercoll_component.shm_fold_max)) {
+                              <= mca_coll_hiercoll_params.shm_fold_max)) {
             o->path = PATH_FOLD;
         } else {
             o->path = PATH_SLICE;
         }
         o->chunk = PATH_INLINE == o->path ? o->m : sh->cell / o->esize * o->esize;
         o->nchunks = (int) ((o->m + o->chunk - 1) / o->chunk);
-        if (sh->cma && o->m >= mca_coll_hiercoll_component.shm_cma_min) {
+        if (sh->cma && o->m >= mca_coll_hiercoll_params.shm_cma_min) {
             o->path = PATH_CMA; /* each input copied once, straight from its owner */
             o->chunk = o->m;
             o->nchunks = 1;
@@ -1830,7 +1830,7 @@ static double now(void)
 
 static void wait_once(hc_shm_t *sh, hc_wait_t *w, const hc_shm_op_t *o)
 {
-    mca_coll_hiercoll_component_t *c = &mca_coll_hiercoll_component;
+    mca_coll_hiercoll_params_t *c = &mca_coll_hiercoll_params;
     /* oversubscribed, the rank we wait for may need this core: spin less */
     uint32_t spin = sh->yield ? (uint32_t) c->shm_spin / 32 + 1 : (uint32_t) c->shm_spin;
     if (++w->polls < spin) {
@@ -2080,7 +2080,7 @@ bool mca_coll_hiercoll_shm_usable(const hc_call_t *c)
     if (NULL == sh || sh->state < HC_SHM_UNSET || !served(c->coll)) {
         return false;
     }
-    if (HC_PERSISTENT == c->mode && sh->npers >= mca_coll_hiercoll_component.shm_persistent) {
+    if (HC_PERSISTENT == c->mode && sh->npers >= mca_coll_hiercoll_params.shm_persistent) {
         return false; /* inits are in the same order everywhere: so is this */
     }
     if (is_reduction(c->coll)) {
@@ -2154,12 +2154,12 @@ bool mca_coll_hiercoll_shm_claims(const mca_coll_hiercoll_module_t *m, hc_coll_t
 {
     const hc_shm_t *sh = m->shm;
     return NULL != sh && auto_served(k)
-           && (!sh->yield || mca_coll_hiercoll_component.shm_oversubscribed);
+           && (!sh->yield || mca_coll_hiercoll_params.shm_oversubscribed);
 }
 
 bool mca_coll_hiercoll_shm_wants(const hc_call_t *c)
 {
-    mca_coll_hiercoll_component_t *cc = &mca_coll_hiercoll_component;
+    mca_coll_hiercoll_params_t *cc = &mca_coll_hiercoll_params;
     hc_shm_t *sh = c->module->shm;
     if (!mca_coll_hiercoll_shm_claims(c->module, c->coll) || sh->state < HC_SHM_UNSET) {
         return false;
@@ -2209,7 +2209,7 @@ void mca_coll_hiercoll_shm_describe(const mca_coll_hiercoll_module_t *m, hc_coll
         buf[0] = '\0';
     }
     if (mca_coll_hiercoll_shm_claims(m, k)) {
-        snprintf(buf, len, "=shm<=%zuB(after %d calls),", mca_coll_hiercoll_component.shm_auto_max,
-                 mca_coll_hiercoll_component.shm_min_calls);
+        snprintf(buf, len, "=shm<=%zuB(after %d calls),", mca_coll_hiercoll_params.shm_auto_max,
+                 mca_coll_hiercoll_params.shm_min_calls);
     }
 }

@@ -5,8 +5,9 @@
  * Short-circuit reductions, the MPI side (seed 004, spec/short-circuit.md):
  * which (op, datatype) pairs have an absorbing value (the table itself is
  * MPI-free, coll_hiercoll_plan_shortcut.c), the per-(communicator, op,
- * datatype) history that decides whether a call engages early exit, and
- * the requests that calls which returned early leave behind.
+ * datatype) history that decides whether a call engages early exit.  The
+ * requests that calls which returned early leave behind are the
+ * executor's (mca_coll_hiercoll_sc_sweep in coll_hiercoll_exec.c).
  *
  * The executor (coll_hiercoll_exec.c, "Early exit") asks
  * mca_coll_hiercoll_sc_engage for every run of a marked plan.  Engagement
@@ -18,10 +19,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "opal/runtime/opal_progress.h"
 #include "ompi/mca/op/op.h"
 
 #include "coll_hiercoll.h"
+#include "coll_hiercoll_shortcut.h"
 
 /* ------------------------------------------------------------------ */
 /* (op, datatype) -> absorbing value                                    */
@@ -182,7 +183,7 @@ static hc_sc_hist_t *hist_of(mca_coll_hiercoll_module_t *m, ompi_op_t *op, ompi_
 /* Is the rate of decided calls in h at least the threshold (once learnt)? */
 static bool rate_high(const hc_sc_hist_t *h, bool learning)
 {
-    int thr = mca_coll_hiercoll_component.shortcut_threshold;
+    int thr = mca_coll_hiercoll_params.shortcut_threshold;
     if (thr > 100) {
         return false;
     }
@@ -243,74 +244,4 @@ void mca_coll_hiercoll_sc_free(mca_coll_hiercoll_module_t *m)
 {
     free(m->sc_hist);
     m->sc_hist = NULL;
-}
-
-/* ------------------------------------------------------------------ */
-/* Requests left behind by calls that returned early                    */
-/* ------------------------------------------------------------------ */
-
-static bool sweeping; /* under the component's lock */
-
-void mca_coll_hiercoll_sc_leave(hc_leftover_t *lo)
-{
-    mca_coll_hiercoll_component_t *c = &mca_coll_hiercoll_component;
-    OPAL_THREAD_LOCK(&c->lock);
-    lo->next = c->leftovers;
-    c->leftovers = lo;
-    c->nleftovers++;
-    mca_coll_hiercoll_progress_need();
-    OPAL_THREAD_UNLOCK(&c->lock);
-}
-
-void mca_coll_hiercoll_sc_sweep(ompi_communicator_t *comm, bool all)
-{
-    mca_coll_hiercoll_component_t *c = &mca_coll_hiercoll_component;
-    OPAL_THREAD_LOCK(&c->lock);
-    if (sweeping) { /* freeing a request may free a communicator, and so on */
-        OPAL_THREAD_UNLOCK(&c->lock);
-        return;
-    }
-    sweeping = true;
-    hc_leftover_t *mine = c->leftovers, *keep = NULL;
-    c->leftovers = NULL;
-    OPAL_THREAD_UNLOCK(&c->lock);
-
-    int freed = 0;
-    while (NULL != mine) {
-        hc_leftover_t *lo = mine;
-        mine = lo->next;
-        int left = 0;
-        for (int i = 0; i < lo->nreqs; ++i) {
-            ompi_request_t **r = &lo->reqs[i];
-            if (MPI_REQUEST_NULL == *r) {
-                continue;
-            }
-            if (all || comm == lo->comm) {
-                (void) ompi_request_wait(r, MPI_STATUS_IGNORE);
-            } else if (REQUEST_COMPLETE(*r)) {
-                ompi_request_free(r);
-            } else {
-                ++left;
-            }
-        }
-        if (left > 0) {
-            lo->next = keep;
-            keep = lo;
-        } else {
-            free(lo->mem[1]);
-            free(lo->mem[0]);
-            ++freed;
-        }
-    }
-
-    OPAL_THREAD_LOCK(&c->lock);
-    while (NULL != keep) {
-        hc_leftover_t *lo = keep;
-        keep = lo->next;
-        lo->next = c->leftovers;
-        c->leftovers = lo;
-    }
-    c->nleftovers -= freed;
-    sweeping = false;
-    OPAL_THREAD_UNLOCK(&c->lock);
 }

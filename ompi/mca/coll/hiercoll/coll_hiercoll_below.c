@@ -1,0 +1,246 @@
+/*
+ * Copyright (c) 2026 The hiercoll authors.
+ * $COPYRIGHT$
+ *
+ * The layer below: where each (collective, mode) lives in Open MPI's
+ * tables, the module's saved and retained copy of the layer below, the
+ * calls passed on to it with unchanged arguments, and handing a slot
+ * back to it.  Calls nothing of hiercoll's.
+ */
+#include "ompi_config.h"
+
+#include <stddef.h>
+#include <string.h>
+
+#include "coll_hiercoll.h"
+#include "coll_hiercoll_below.h"
+
+/* ------------------------------------------------------------------ */
+/* The previous layer's slots                                           */
+/* ------------------------------------------------------------------ */
+
+/* Where each (collective, mode) lives in Open MPI's tables: the function
+ * and module of a communicator's table (and of hiercoll's saved copy of the
+ * layer below), and the function of a module.  The one place that knows. */
+typedef struct slot {
+    size_t fn, module, own;
+} slot_t;
+
+#define SLOT(f)                                                                                    \
+    {                                                                                              \
+        offsetof(mca_coll_base_comm_coll_t, coll_##f),                                             \
+            offsetof(mca_coll_base_comm_coll_t, coll_##f##_module),                                \
+            offsetof(mca_coll_base_module_t, coll_##f)                                             \
+    }
+#define SLOTS(f)                                                                                   \
+    {                                                                                              \
+        SLOT(f), SLOT(i##f), SLOT(f##_init)                                                        \
+    }
+
+static const slot_t slots[HC_NCOLL][HC_NMODE] = {
+    [HC_ALLGATHER] = SLOTS(allgather),
+    [HC_ALLGATHERV] = SLOTS(allgatherv),
+    [HC_ALLREDUCE] = SLOTS(allreduce),
+    [HC_ALLTOALL] = SLOTS(alltoall),
+    [HC_ALLTOALLV] = SLOTS(alltoallv),
+    [HC_ALLTOALLW] = SLOTS(alltoallw),
+    [HC_BARRIER] = SLOTS(barrier),
+    [HC_BCAST] = SLOTS(bcast),
+    [HC_EXSCAN] = SLOTS(exscan),
+    [HC_GATHER] = SLOTS(gather),
+    [HC_GATHERV] = SLOTS(gatherv),
+    [HC_REDUCE] = SLOTS(reduce),
+    [HC_REDUCE_SCATTER_BLOCK] = SLOTS(reduce_scatter_block),
+    [HC_REDUCE_SCATTER] = SLOTS(reduce_scatter),
+    [HC_SCAN] = SLOTS(scan),
+    [HC_SCATTER] = SLOTS(scatter),
+    [HC_SCATTERV] = SLOTS(scatterv),
+    [HC_NEIGHBOR_ALLGATHER] = SLOTS(neighbor_allgather),
+    [HC_NEIGHBOR_ALLGATHERV] = SLOTS(neighbor_allgatherv),
+    [HC_NEIGHBOR_ALLTOALL] = SLOTS(neighbor_alltoall),
+    [HC_NEIGHBOR_ALLTOALLV] = SLOTS(neighbor_alltoallv),
+    [HC_NEIGHBOR_ALLTOALLW] = SLOTS(neighbor_alltoallw),
+};
+
+void **mca_coll_hiercoll_slot_fn(hc_comm_coll_t *t, hc_coll_t coll, hc_mode_t mode)
+{
+    return (void **) ((char *) t + slots[coll][mode].fn);
+}
+
+mca_coll_base_module_t **mca_coll_hiercoll_slot_module(hc_comm_coll_t *t, hc_coll_t coll,
+                                                       hc_mode_t mode)
+{
+    return (mca_coll_base_module_t **) ((char *) t + slots[coll][mode].module);
+}
+
+void **mca_coll_hiercoll_module_fn(mca_coll_base_module_t *mod, hc_coll_t coll, hc_mode_t mode)
+{
+    return (void **) ((char *) mod + slots[coll][mode].own);
+}
+
+static void *slot_fn(hc_comm_coll_t *t, hc_coll_t coll, hc_mode_t mode)
+{
+    return *mca_coll_hiercoll_slot_fn(t, coll, mode);
+}
+
+bool mca_coll_hiercoll_has_fallback(const mca_coll_hiercoll_module_t *m, hc_coll_t coll,
+                                    hc_mode_t mode)
+{
+    return NULL != slot_fn((hc_comm_coll_t *) &m->prev, coll, mode);
+}
+
+bool mca_coll_hiercoll_hand_back_slot(mca_coll_hiercoll_module_t *m, hc_coll_t coll, hc_mode_t mode)
+{
+    hc_comm_coll_t *t = m->comm->c_coll;
+    mca_coll_base_module_t **mod = mca_coll_hiercoll_slot_module(t, coll, mode);
+    mca_coll_base_module_t *ours = *mod,
+                           *below = *mca_coll_hiercoll_slot_module(&m->prev, coll, mode);
+    void *fn = slot_fn(&m->prev, coll, mode);
+    if (ours != &m->super || NULL == fn || NULL == below) {
+        return false; /* (another component sits above hiercoll here, or nothing below) */
+    }
+    /* one reference per slot, as the selection keeps them and han's
+     * fallback moves them; unselect later disables and releases whichever
+     * module the slot holds */
+    *mca_coll_hiercoll_slot_fn(t, coll, mode) = fn;
+    *mod = below;
+    OBJ_RETAIN(below);
+    OBJ_RELEASE(ours);
+    return true;
+}
+
+/* The name of the component that owns a module, from the communicator's
+ * list of enabled modules. */
+static const char *component_of(ompi_communicator_t *comm, mca_coll_base_module_t *module)
+{
+    mca_coll_base_avail_coll_t *item;
+    if (NULL == comm->c_coll->module_list) {
+        return "?";
+    }
+    OPAL_LIST_FOREACH(item, comm->c_coll->module_list, mca_coll_base_avail_coll_t) {
+        if (item->ac_module == module) {
+            return item->ac_component_name;
+        }
+    }
+    return "?";
+}
+
+void mca_coll_hiercoll_save_prev(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm)
+{
+    m->prev = *comm->c_coll;
+    for (int k = 0; k < HC_NCOLL; ++k) {
+        for (int md = 0; md < HC_NMODE; ++md) {
+            mca_coll_base_module_t *mod =
+                *mca_coll_hiercoll_slot_module(&m->prev, (hc_coll_t) k, (hc_mode_t) md);
+            if (NULL != slot_fn(&m->prev, (hc_coll_t) k, (hc_mode_t) md) && NULL != mod) {
+                OBJ_RETAIN(mod);
+                m->prev_name[k][md] = component_of(comm, mod);
+            } else {
+                *mca_coll_hiercoll_slot_module(&m->prev, (hc_coll_t) k, (hc_mode_t) md) = NULL;
+                m->prev_name[k][md] = NULL;
+            }
+        }
+    }
+}
+
+void mca_coll_hiercoll_release_prev(mca_coll_hiercoll_module_t *m)
+{
+    for (int k = 0; k < HC_NCOLL; ++k) {
+        for (int md = 0; md < HC_NMODE; ++md) {
+            mca_coll_base_module_t **mod =
+                mca_coll_hiercoll_slot_module(&m->prev, (hc_coll_t) k, (hc_mode_t) md);
+            if (NULL != *mod) {
+                OBJ_RELEASE(*mod);
+                *mod = NULL;
+            }
+        }
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Fallback: the previous layer's function, unchanged arguments         */
+/* ------------------------------------------------------------------ */
+
+int mca_coll_hiercoll_fallback(hc_call_t *c, ompi_request_t **req, struct ompi_info_t *info)
+{
+    mca_coll_base_comm_coll_t *p = &c->module->prev;
+    ompi_communicator_t *comm = c->comm;
+    mca_coll_base_module_t *mod = *mca_coll_hiercoll_slot_module(p, c->coll, c->mode);
+    if (NULL == slot_fn(p, c->coll, c->mode)) {
+        return OMPI_ERR_NOT_SUPPORTED; /* nothing below, and no plan of hiercoll's fits */
+    }
+
+#define CALL3(name, ...)                                                                           \
+    switch (c->mode) {                                                                             \
+    case HC_BLOCKING:                                                                              \
+        return p->coll_##name(__VA_ARGS__, comm, mod);                                             \
+    case HC_NONBLOCKING:                                                                           \
+        return p->coll_i##name(__VA_ARGS__, comm, req, mod);                                       \
+    default:                                                                                       \
+        return p->coll_##name##_init(__VA_ARGS__, comm, info, req, mod);                           \
+    }
+
+    switch (c->coll) {
+    case HC_ALLGATHER:
+        CALL3(allgather, c->sbuf, c->scount, c->stype, c->rbuf, c->rcount, c->rtype);
+    case HC_ALLGATHERV:
+        CALL3(allgatherv, c->sbuf, c->scount, c->stype, c->rbuf, c->rcounts, c->rdispls, c->rtype);
+    case HC_ALLREDUCE:
+        CALL3(allreduce, c->sbuf, c->rbuf, c->rcount, c->rtype, c->op);
+    case HC_ALLTOALL:
+        CALL3(alltoall, c->sbuf, c->scount, c->stype, c->rbuf, c->rcount, c->rtype);
+    case HC_ALLTOALLV:
+        CALL3(alltoallv, c->sbuf, c->scounts, c->sdispls, c->stype, c->rbuf, c->rcounts, c->rdispls,
+              c->rtype);
+    case HC_ALLTOALLW:
+        CALL3(alltoallw, c->sbuf, c->scounts, c->sdispls, c->stypes, c->rbuf, c->rcounts,
+              c->rdispls, c->rtypes);
+    case HC_BARRIER:
+        switch (c->mode) {
+        case HC_BLOCKING:
+            return p->coll_barrier(comm, mod);
+        case HC_NONBLOCKING:
+            return p->coll_ibarrier(comm, req, mod);
+        default:
+            return p->coll_barrier_init(comm, info, req, mod);
+        }
+    case HC_BCAST:
+        CALL3(bcast, c->rbuf, c->rcount, c->rtype, c->root);
+    case HC_EXSCAN:
+        CALL3(exscan, c->sbuf, c->rbuf, c->rcount, c->rtype, c->op);
+    case HC_GATHER:
+        CALL3(gather, c->sbuf, c->scount, c->stype, c->rbuf, c->rcount, c->rtype, c->root);
+    case HC_GATHERV:
+        CALL3(gatherv, c->sbuf, c->scount, c->stype, c->rbuf, c->rcounts, c->rdispls, c->rtype,
+              c->root);
+    case HC_REDUCE:
+        CALL3(reduce, c->sbuf, c->rbuf, c->rcount, c->rtype, c->op, c->root);
+    case HC_REDUCE_SCATTER_BLOCK:
+        CALL3(reduce_scatter_block, c->sbuf, c->rbuf, c->rcount, c->rtype, c->op);
+    case HC_REDUCE_SCATTER:
+        CALL3(reduce_scatter, c->sbuf, c->rbuf, c->rcounts, c->rtype, c->op);
+    case HC_SCAN:
+        CALL3(scan, c->sbuf, c->rbuf, c->rcount, c->rtype, c->op);
+    case HC_SCATTER:
+        CALL3(scatter, c->sbuf, c->scount, c->stype, c->rbuf, c->rcount, c->rtype, c->root);
+    case HC_SCATTERV:
+        CALL3(scatterv, c->sbuf, c->scounts, c->sdispls, c->stype, c->rbuf, c->rcount, c->rtype,
+              c->root);
+    case HC_NEIGHBOR_ALLGATHER:
+        CALL3(neighbor_allgather, c->sbuf, c->scount, c->stype, c->rbuf, c->rcount, c->rtype);
+    case HC_NEIGHBOR_ALLGATHERV:
+        CALL3(neighbor_allgatherv, c->sbuf, c->scount, c->stype, c->rbuf, c->rcounts, c->rdispls,
+              c->rtype);
+    case HC_NEIGHBOR_ALLTOALL:
+        CALL3(neighbor_alltoall, c->sbuf, c->scount, c->stype, c->rbuf, c->rcount, c->rtype);
+    case HC_NEIGHBOR_ALLTOALLV:
+        CALL3(neighbor_alltoallv, c->sbuf, c->scounts, c->sdispls, c->stype, c->rbuf, c->rcounts,
+              c->rdispls, c->rtype);
+    case HC_NEIGHBOR_ALLTOALLW:
+        CALL3(neighbor_alltoallw, c->sbuf, c->scounts, c->sadispls, c->stypes, c->rbuf, c->rcounts,
+              c->radispls, c->rtypes);
+    default:
+        return OMPI_ERR_NOT_SUPPORTED;
+    }
+#undef CALL3
+}

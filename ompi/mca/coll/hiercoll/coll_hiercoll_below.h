@@ -1,0 +1,39 @@
+/*
+ * Copyright (c) 2026 The hiercoll authors.
+ * $COPYRIGHT$
+ *
+ * The layer below (coll_hiercoll_below.c): Open MPI's collective tables,
+ * the module's saved copy of the layer below, calls passed on to it.
+ * Layer: services (calls nothing of hiercoll's but the leaf).
+ */
+#ifndef MCA_COLL_HIERCOLL_BELOW_H
+#define MCA_COLL_HIERCOLL_BELOW_H
+
+#include "coll_hiercoll.h"
+
+BEGIN_C_DECLS
+
+/* Call the previous layer's function for this call. */
+int mca_coll_hiercoll_fallback(hc_call_t *c, ompi_request_t **request, struct ompi_info_t *info);
+/* Slot (coll, mode) of a communicator's collective table (or of the
+ * module's saved copy of the layer below): its function and module; and
+ * a module's own function for it. */
+void **mca_coll_hiercoll_slot_fn(hc_comm_coll_t *t, hc_coll_t coll, hc_mode_t mode);
+mca_coll_base_module_t **mca_coll_hiercoll_slot_module(hc_comm_coll_t *t, hc_coll_t coll,
+                                                       hc_mode_t mode);
+void **mca_coll_hiercoll_module_fn(mca_coll_base_module_t *mod, hc_coll_t coll, hc_mode_t mode);
+/* Give slot (coll, mode) of the module's communicator back to the layer
+ * below, when the slot still holds this module: the slot then calls the
+ * layer below directly.  Returns whether it did. */
+bool mca_coll_hiercoll_hand_back_slot(mca_coll_hiercoll_module_t *m, hc_coll_t coll,
+                                      hc_mode_t mode);
+/* Save, retain and release the previous layer. */
+void mca_coll_hiercoll_save_prev(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm);
+void mca_coll_hiercoll_release_prev(mca_coll_hiercoll_module_t *m);
+/* Does the previous layer provide this slot? */
+bool mca_coll_hiercoll_has_fallback(const mca_coll_hiercoll_module_t *m, hc_coll_t coll,
+                                    hc_mode_t mode);
+
+END_C_DECLS
+
+#endif /* MCA_COLL_HIERCOLL_BELOW_H */
