@@ -915,11 +915,27 @@ static int leader_exchange(const hc_decomp_t *d, hcp_a2a_t *a, const char *out, 
     return rc;
 }
 
-/* The members exchange the blocks that stay in the part. */
+/* The members exchange the blocks that stay in the part.  A part of one
+ * process only moves its own block, here: the layer below on a
+ * one-process communicator is coll/self in Open MPI's default stack, and
+ * its alltoallw (4.1.4 and 5.0.7) scales alltoallw's BYTE displacements
+ * by the datatype's extent, reading and writing past the buffers
+ * whenever the own block is not at displacement 0. */
 static int exchange_inside(hc_call_t *c, const hc_decomp_t *d, const blocks_t *sb,
                            const blocks_t *rb)
 {
     const int np = d->np;
+    if (1 == np) {
+        char *from, *to;
+        int scount, rcount;
+        ompi_datatype_t *stype, *rtype;
+        if (c->in_place) { /* the block is where it belongs */
+            return OMPI_SUCCESS;
+        }
+        block_of(sb, c->rank, &from, &scount, &stype);
+        block_of(rb, c->rank, &to, &rcount, &rtype);
+        return ompi_datatype_sndrcv(from, scount, stype, to, rcount, rtype);
+    }
     int *sc = ints(4 * np), rc = OMPI_ERR_OUT_OF_RESOURCE;
     ompi_datatype_t **types = NULL != rb->types ? malloc(sizeof(*types) * 2 * (size_t) np) : NULL;
     if (NULL == sc || (NULL != rb->types && NULL == types)) {
