@@ -910,6 +910,15 @@ if [ -x "$bench" ]; then
     run "offload-bcast-bench-np4" 300 "${MPI[@]}" -np 4 --mca coll hiercoll,tuned,basic,libnbc \
         "$bench" --iters 20 --trials 1 --colls bcast,barrier
 fi
+# contrib/hc_bench, how users measure, over its option combinations (every
+# --coll, --sizes lists, --report, --against, ...: test/hc-bench-options.sh)
+# briefly, under glibc's heap checks
+hcb=$top_builddir/contrib/hc_bench
+if [ -x "$hcb" ] || [ "$list" = yes ]; then
+    EXPECT=("hc-bench-options: [0-9]+ runs, 0 failed")
+    run "hc-bench-options" 900 "$(dirname "$(readlink -f "$0")")/hc-bench-options.sh" "$hcb" \
+        "$logdir/hc-bench-options" "${MPI[@]}"
+fi
 EXPECT=("parameter \"coll_hiercoll_offload_ofi_max_triggered\""
         "informational \"coll_hiercoll_offload_ofi_built\" \(current value: \"(yes|no)\"")
 run "ompi-info-ofi-built" 60 "$ompi_info" --param coll hiercoll --level 9
