@@ -183,6 +183,23 @@ static void release(ompi_communicator_t **c)
     }
 }
 
+/* Open MPI makes a communicator only where its components fill every
+ * collective slot, and the parts and the bridge leave hiercoll out: the
+ * components below it must fill them (under "hiercoll,basic" the
+ * nonblocking and persistent ones are hiercoll's alone).  The same answer
+ * on every rank: the components are. */
+static bool below_fills_every_slot(const mca_coll_hiercoll_module_t *m)
+{
+    for (int k = 0; k <= HC_SCATTERV; ++k) {
+        for (int md = 0; md < HC_NMODE; ++md) {
+            if (!mca_coll_hiercoll_has_fallback(m, (hc_coll_t) k, (hc_mode_t) md)) {
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
 /* Build the parts and the bridge (collective over comm: every rank gets
  * here at the same call, since the question comes from the selection of
  * the same collective, which asks it the same way everywhere).  The
@@ -197,6 +214,16 @@ static void create(mca_coll_hiercoll_module_t *m)
     int *keys = malloc(sizeof(int) * (size_t) n);
     m->decomp = d;
     if (NULL == d || NULL == keys || stays_whole(crit, comm)) {
+        goto done;
+    }
+    if (!below_fills_every_slot(m)) {
+        if (0 == rank) {
+            char name[64];
+            mca_coll_hiercoll_log(1, "%s: decomposition by %s: not decomposed: the components "
+                                  "below hiercoll leave collective slots empty (no libnbc?), and "
+                                  "Open MPI makes no sub-communicator without hiercoll then",
+                                  comm->c_name, crit_name(crit, name, sizeof(name)));
+        }
         goto done;
     }
     int decided = hcp_criterion_keys(crit, n, keys);
