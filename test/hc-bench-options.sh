@@ -26,8 +26,9 @@ debug=
 for d in /lib/*/libc_malloc_debug.so.0 /usr/lib/*/libc_malloc_debug.so.0; do
     [ -e "$d" ] && debug=$d && break
 done
-heap=(-x MALLOC_CHECK_=3 -x MALLOC_PERTURB_=165)
-[ -n "$debug" ] && heap+=(-x LD_PRELOAD="$debug")
+# (through env, not mpirun -x: the same on ORTE's mpirun and PRRTE's)
+heap=(env MALLOC_CHECK_=3 MALLOC_PERTURB_=165)
+[ -n "$debug" ] && heap+=(LD_PRELOAD="$debug")
 [ -z "$debug" ] && echo "hc-bench-options: no libc_malloc_debug.so.0: glibc's default checks only"
 
 runs=0 failed=0
