@@ -562,6 +562,7 @@ every_algorithm() {
 every_algorithm every-algorithm-default-block3-np4 4 - block:3 stats
 every_algorithm every-algorithm-default-block3-np7 7 - block:3 stats
 every_algorithm every-algorithm-default-list-np5 5 - list:0+1,2,3+4 -
+every_algorithm every-algorithm-default-block1-np3 3 - block:1 - # (every part one process)
 every_algorithm every-algorithm-libnbc-block3-np7 7 hiercoll,basic,libnbc block:3 -
 every_algorithm every-algorithm-tuned-list-np5 5 hiercoll,tuned,basic,libnbc list:0+1,2,3+4 -
 every_algorithm every-algorithm-tuned-block3-np4 4 hiercoll,tuned,basic,libnbc block:3 -
