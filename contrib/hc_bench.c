@@ -32,7 +32,10 @@
  *                      is Open MPI's default stack less hiercoll (preference
  *                      "^hiercoll": han, tuned... as Open MPI selects them)
  *   --min B --max B    bytes per rank (powers of two between; default 8..1M)
- *   --sizes L          bytes per rank, a comma-separated list instead (e.g. 8,48)
+ *   --sizes L          bytes per rank, a comma-separated list instead (e.g. 8,48;
+ *                      not with --report); sizes take K, M, G suffixes, at most
+ *                      1G; barrier moves no data: one row (0 bytes), whatever
+ *                      the sizes
  *   --iters N          calls per trial (default: scaled with the size)
  *   --trials N         trials per contender and size (default 7)
  *   --root R           root of rooted collectives (default 0)
@@ -318,22 +321,45 @@ static int cmp_double(const void *x, const void *y)
     return a < c ? -1 : a > c;
 }
 
+/* Bytes with an optional K, M or G suffix; -1 for anything else or more
+ * than 1G (a rank's buffers hold a block for every rank). */
 static long parse_size(const char *s)
 {
     char *end;
     double v = strtod(s, &end);
+    if (end == s) {
+        return -1;
+    }
     switch (*end) {
-    case 'k': case 'K': v *= 1024; break;
-    case 'm': case 'M': v *= 1024 * 1024; break;
-    case 'g': case 'G': v *= 1024.0 * 1024 * 1024; break;
+    case 'k': case 'K': v *= 1024, ++end; break;
+    case 'm': case 'M': v *= 1024 * 1024, ++end; break;
+    case 'g': case 'G': v *= 1024.0 * 1024 * 1024, ++end; break;
     default: break;
     }
-    return (long) v;
+    return '\0' != *end || !(v >= 0) || v > 1024.0 * 1024 * 1024 ? -1 : (long) v;
 }
 
 /* What contenders duplicate: MPI_COMM_WORLD, or a periodic ring for the
  * neighborhood collectives. */
 static MPI_Comm base_comm = MPI_COMM_NULL;
+
+/* base_comm for collective `coll` (a ring made here: free_base frees it). */
+static void set_base(const char *coll, int size)
+{
+    base_comm = MPI_COMM_WORLD;
+    if (!strncmp(coll, "neighbor_", 9)) {
+        int dims[1] = {size}, periods[1] = {1};
+        MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &base_comm);
+    }
+}
+
+static void free_base(void)
+{
+    if (MPI_COMM_WORLD != base_comm) {
+        MPI_Comm_free(&base_comm);
+    }
+    base_comm = MPI_COMM_NULL;
+}
 
 static MPI_Comm contender_comm(const char *pref, char **infos, int ninfo)
 {
@@ -356,10 +382,11 @@ static MPI_Comm contender_comm(const char *pref, char **infos, int ninfo)
     return c;
 }
 
-/* Buffers for sizes up to b->max per rank. */
+/* Buffers for sizes up to b->max per rank: a block for every rank, and
+ * at least two (the ring's two neighbours, also at one process). */
 static void alloc_buffers(bench_t *b)
 {
-    b->cap = (size_t) (b->max > 8 ? b->max : 8) * (size_t) b->size;
+    b->cap = (size_t) (b->max > 8 ? b->max : 8) * (size_t) (b->size > 2 ? b->size : 2);
     b->sbuf = malloc(b->cap);
     b->rbuf = malloc(b->cap);
     b->check = malloc(b->cap);
@@ -428,7 +455,8 @@ static int report(bench_t *b, const char *list, const char *algos, double trial_
     for (char *t = strtok_r(colls, ",", &save); t && ncoll < 32; t = strtok_r(NULL, ",", &save)) {
         cname[ncoll++] = t;
     }
-    for (char *t = strtok_r(alist, ",", &save); t && nalg < MAXC - 1;
+    /* (the candidates: fallback, the algorithms, the control: MAXC) */
+    for (char *t = strtok_r(alist, ",", &save); t && nalg < MAXC - 2;
          t = strtok_r(NULL, ",", &save)) {
         aname[nalg++] = t;
     }
@@ -455,6 +483,7 @@ static int report(bench_t *b, const char *list, const char *algos, double trial_
     }
     for (int ci = 0; ci < ncoll; ++ci) {
         b->coll = cname[ci];
+        set_base(b->coll, b->size); /* (the neighborhood ones: a ring) */
         /* candidate 0: the stack without hiercoll; then hiercoll's auto, or
          * each of --algos */
         int nc = 0;
@@ -577,6 +606,7 @@ static int report(bench_t *b, const char *list, const char *algos, double trial_
             MPI_Comm_free(&cs[c].comm);
         }
         free(cs);
+        free_base();
     }
     if (0 == b->rank) {
         printf("\n| np |");
@@ -678,30 +708,55 @@ int main(int argc, char **argv)
     if (b.root < 0 || b.root >= b.size || b.trials < 1 || b.trials > 64 || trial_ms <= 0) {
         die("--root, --trials (1-64) or --trial-ms out of range");
     }
+    if (b.min < 0 || b.max < 0) {
+        die("--min and --max want bytes (K, M, G suffixes; at most 1G)");
+    }
+    if (NULL != report_list && NULL != size_list) {
+        die("--report sweeps --min to --max; --sizes is for the other modes");
+    }
     if (NULL != report_list) {
-        base_comm = MPI_COMM_WORLD; /* the report's duplicates are of the world */
         alloc_buffers(&b);
         int ok = report(&b, report_list, algos, trial_ms, infos, ninfo, csv, control);
         MPI_Finalize();
         return ok ? 0 : 1;
     }
-    if (b.traffic >= 0) {
-        b.max = b.min; /* one size */
-    }
+    /* The sizes, before any buffer: the largest one sizes them.  barrier
+     * moves no data (one row, whatever the sizes); --traffic times none
+     * (one size: the first of --sizes, else --min). */
+    long sizes[64];
+    int ns = 0;
     if (!strcmp(b.coll, "barrier")) {
         b.min = b.max = 0;
     } else if (is_reduction(b.coll) && b.min < 8) {
         b.min = 8;
     }
-    if (b.root < 0 || b.root >= b.size) {
-        die("--root out of range");
+    if (!strcmp(b.coll, "barrier")) {
+        sizes[ns++] = 0;
+    } else if (NULL != size_list) {
+        char sl[512], *sv = NULL;
+        snprintf(sl, sizeof(sl), "%s", size_list);
+        for (char *t = strtok_r(sl, ",", &sv); t && ns < 64; t = strtok_r(NULL, ",", &sv)) {
+            if ((sizes[ns++] = parse_size(t)) < 0) {
+                die("--sizes wants bytes (K, M, G suffixes; at most 1G), comma-separated");
+            }
+        }
+    } else {
+        for (long s = b.min; s <= b.max && ns < 64; s = s ? s * 2 : 1) {
+            sizes[ns++] = s;
+        }
+    }
+    if (0 == ns) {
+        die("no size to time (--min above --max, or an empty --sizes)");
+    }
+    if (b.traffic >= 0) {
+        ns = 1;
+    }
+    b.max = 0;
+    for (int i = 0; i < ns; ++i) {
+        b.max = sizes[i] > b.max ? sizes[i] : b.max;
     }
 
-    base_comm = MPI_COMM_WORLD;
-    if (!strncmp(b.coll, "neighbor_", 9)) {
-        int dims[1] = {b.size}, periods[1] = {1};
-        MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &base_comm);
-    }
+    set_base(b.coll, b.size);
     /* contenders: hiercoll first */
     contender_t *cs = calloc(MAXC, sizeof(contender_t));
     int nc = 0;
@@ -744,22 +799,6 @@ int main(int argc, char **argv)
 
     alloc_buffers(&b);
 
-    long sizes[64];
-    int ns = 0;
-    if (NULL != size_list) {
-        char sl[512], *sv = NULL;
-        snprintf(sl, sizeof(sl), "%s", size_list);
-        for (char *t = strtok_r(sl, ",", &sv); t && ns < 64; t = strtok_r(NULL, ",", &sv)) {
-            sizes[ns++] = parse_size(t);
-        }
-    }
-    for (long s = b.min; NULL == size_list && s <= b.max && ns < 64; s = s ? s * 2 : 1) {
-        sizes[ns++] = s;
-        if (0 == s && b.max == 0) {
-            break;
-        }
-    }
-
     if (b.traffic >= 0) {
         /* K calls on one communicator, nothing else that differs between
          * K and 0: the rest of the job's traffic cancels in the difference */
@@ -786,9 +825,7 @@ int main(int argc, char **argv)
         for (int c = 0; c < nc; ++c) {
             MPI_Comm_free(&cs[c].comm);
         }
-        if (MPI_COMM_WORLD != base_comm) {
-            MPI_Comm_free(&base_comm);
-        }
+        free_base();
         MPI_Finalize();
         return 0;
     }
@@ -963,9 +1000,7 @@ int main(int argc, char **argv)
     for (int c = 0; c < nc; ++c) {
         MPI_Comm_free(&cs[c].comm);
     }
-    if (MPI_COMM_WORLD != base_comm) {
-        MPI_Comm_free(&base_comm);
-    }
+    free_base();
     free(cs);
     free(b.sbuf);
     free(b.rbuf);

@@ -529,6 +529,63 @@ REJECT=("decomp comm MPI_COMM_WORLD")
 run "decomp-info-key-np3" 300 "${MPI[@]}" -np 3 --mca coll hiercoll,tuned,basic,libnbc \
     --mca coll_hiercoll_stats 1 "$comms" 3
 
+# Under "hiercoll,basic" the layer below leaves the nonblocking slots to
+# hiercoll, and Open MPI makes no sub-communicator without it: one line,
+# no decomposition (no Open MPI error for every communicator), results exact.
+EXPECT=("t_comms: np 4: [0-9]+ checks, 0 failed"
+        "MPI_COMM_WORLD: decomposition by block:3: not decomposed: the components below hiercoll leave collective slots empty")
+REJECT=("none of them said" "decomp comm MPI_COMM_WORLD")
+run "decomp-basic-declines-np4" 120 "${MPI[@]}" -np 4 --mca coll hiercoll,basic \
+    --mca coll_hiercoll_decomp_criterion block:3 --mca coll_hiercoll_allreduce_algorithm decomp \
+    "${DSTATS[@]}" "$comms" 3
+
+# Open MPI's default stack (no --mca coll: self, sm, tuned, libnbc, han
+# present) with every collective decomposed, parts of 3,3,3,1 processes:
+# the one-process part's sub-communicator is coll/self's, whose alltoallw
+# took alltoallw's byte displacements for elements (the own block was lost
+# and buffers overrun before decomposition copied that block itself).
+EXPECT=("$OK" "MPI_COMM_WORLD: decomposition by block:3: 4 parts \(sizes 3,3,3,1; leaders 0,3,6,9\)")
+expect_decomposed 10 $ALL_COLLS
+run "decomp-block3-default-np10" 600 "${MPI[@]}" -np 10 \
+    --mca coll_hiercoll_decomp_criterion block:3 "${decomp[@]}" "${DSTATS[@]}" "$colls" --quick
+
+# Every collective under every algorithm it can be forced to, in every
+# mode: t_colls --every-algorithm runs, after MPI_COMM_WORLD under auto,
+# one round per algorithm name (read from hiercoll's parameters, fallback
+# first): communicators whose info keys force it on every collective that
+# has it (a dup decomposing by --decomp, the reversed split by block:2, a
+# dup of MPI_COMM_SELF).  On the default stack and the short ones, with
+# uneven parts and a part of one process that is not rank 0; the
+# statistics show the forced algorithms ran (stats turn the fast path off,
+# so two runs have them and the others not).
+# (args: name np stack|- criterion stats|- [t_colls args])
+every_algorithm() {
+    local name=$1 np=$2 stack=$3 crit=$4 stats=$5 c
+    shift 5
+    local args=()
+    [ "$stack" != - ] && args=(--mca coll "$stack")
+    EXPECT=("$OK" "t_colls: round decomp: .*alltoallw=decomp" "t_colls: round fallback: "
+            "t_colls: round offload: ")
+    REJECT=("names no algorithm" "ERROR")
+    if [ "$stats" = stats ]; then
+        args+=(--mca coll_hiercoll_stats 1)
+        for c in $ALL_COLLS; do
+            EXPECT+=("hiercoll: decomp comm every-algorithm decomp dup rank 0/$np: .*decomposed:.* $c:[1-9]")
+        done
+        EXPECT+=("hiercoll: stats comm every-algorithm fallback dup cid [0-9]+ rank 0/$np: calls 0 \(passed on [1-9]"
+                 "hiercoll: stats comm every-algorithm linear dup cid [0-9]+ rank 0/$np: calls [1-9][0-9]* \(passed on 0\)"
+                 "hiercoll: stats comm every-algorithm tree dup cid [0-9]+ rank 0/$np: calls [1-9][0-9]* \(passed on 0\).* gatherv:[1-9][0-9]* scatterv:[1-9]")
+    fi
+    run "$name" 600 "${MPI[@]}" -np "$np" "${args[@]}" --mca coll_hiercoll_decomp_criterion "$crit" \
+        "$colls" --quick --every-algorithm --decomp "$crit" "$@"
+}
+every_algorithm every-algorithm-default-block3-np4 4 - block:3 stats
+every_algorithm every-algorithm-default-block3-np7 7 - block:3 stats
+every_algorithm every-algorithm-default-list-np5 5 - list:0+1,2,3+4 -
+every_algorithm every-algorithm-default-block1-np3 3 - block:1 - # (every part one process)
+every_algorithm every-algorithm-libnbc-block3-np7 7 hiercoll,basic,libnbc block:3 -
+every_algorithm every-algorithm-tuned-list-np5 5 hiercoll,tuned,basic,libnbc list:0+1,2,3+4 -
+every_algorithm every-algorithm-tuned-block3-np4 4 hiercoll,tuned,basic,libnbc block:3 -
 # Separate nodes: Open MPI daemons under fake host names (fake-nodes.sh),
 # TCP between them, shared memory inside; by slot and round-robin.
 fake=("$(dirname "$(readlink -f "$0")")/fake-nodes.sh" --mpirun "$mpirun")
@@ -639,6 +696,15 @@ REJECT=("$NONE_PASSED")
 run "neighbor-info-keys-libnbc-np4" 300 "${MPI[@]}" -np 4 \
     --mca coll hiercoll,tuned,basic,libnbc,inter --mca coll_hiercoll_stats 1 "$neighbor" \
     "${ninfo[@]}"
+# ... and on Open MPI's default stack, forced and under auto (forcing
+# "fallback" would hand periodic dimensions of size 1 or 2 to libnbc's
+# misplacing nonblocking forms: see the auto rule)
+EXPECT=("$NOK" "$NEIGHBOR_RAN")
+REJECT=("$NONE_PASSED")
+run "neighbor-info-keys-default-np5" 300 "${MPI[@]}" -np 5 --mca coll_hiercoll_stats 1 "$neighbor" \
+    "${ninfo[@]}"
+EXPECT=("$NOK")
+run "neighbor-auto-default-np4" 300 "${MPI[@]}" -np 4 "$neighbor"
 
 # ---------------------------------------------------------------------------
 # The slot walker: every function pointer of a communicator's collective
@@ -1034,6 +1100,15 @@ if [ -x "$bench" ]; then
     REJECT=("differs from tuned")
     run "offload-bcast-bench-np4" 300 "${MPI[@]}" -np 4 --mca coll hiercoll,tuned,basic,libnbc \
         "$bench" --iters 20 --trials 1 --colls bcast,barrier
+fi
+# contrib/hc_bench, how users measure, over its option combinations (every
+# --coll, --sizes lists, --report, --against, ...: test/hc-bench-options.sh)
+# briefly, under glibc's heap checks
+hcb=$top_builddir/contrib/hc_bench
+if [ -x "$hcb" ] || [ "$list" = yes ]; then
+    EXPECT=("hc-bench-options: [0-9]+ runs, 0 failed")
+    run "hc-bench-options" 900 "$(dirname "$(readlink -f "$0")")/hc-bench-options.sh" "$hcb" \
+        "$logdir/hc-bench-options" "${MPI[@]}"
 fi
 EXPECT=("parameter \"coll_hiercoll_offload_ofi_max_triggered\""
         "informational \"coll_hiercoll_offload_ofi_built\" \(current value: \"(yes|no)\"")

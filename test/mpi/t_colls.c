@@ -12,10 +12,19 @@
  * compared byte for byte with a serial reference computed here.
  *
  * Usage: t_colls [--quick] [--only NAME[,NAME...]] [--info KEY=VALUE]
- *                [--root-only-args]
+ *                [--root-only-args] [--every-algorithm [--decomp CRITERION]]
  *   --info: the dup communicator is created with this info key
  *   --root-only-args: in gather(v) and scatter(v), non-roots pass NULL
  *       and MPI_DATATYPE_NULL for what MPI reads at the root only
+ *   --every-algorithm: after MPI_COMM_WORLD (auto), one ROUND per
+ *       algorithm name hiercoll knows (read from its MCA parameters'
+ *       descriptions through MPI_T, "fallback" first): communicators whose
+ *       info keys force every collective that has it to that algorithm
+ *       (a dup of MPI_COMM_WORLD, the reversed split, a dup of
+ *       MPI_COMM_SELF) run the tests of those collectives; one mpirun
+ *       covers every (collective, algorithm, mode)
+ *   --decomp: the rounds' dup decomposes by this criterion, their split
+ *       by block:2 (info key hiercoll_decomp_criterion)
  */
 #include "t_common.h"
 
@@ -23,10 +32,14 @@ static int quick;
 static const char *only;
 static char *info_key, *info_val;
 static int root_only_args;
+/* --every-algorithm: the collectives of the running round (NULL: all), and
+ * whether every rank must pass the same datatype (see run_round) */
+static const char *round_set;
+static int round_same_types;
 
 static int want(const char *name)
 {
-    return tc_listed(only, name);
+    return tc_listed(only, name) && tc_listed(round_set, name);
 }
 
 /* ------------------------------------------------------------------ */
@@ -309,7 +322,8 @@ static void c_barrier(int m, int first, MPI_Request *rq, MPI_Comm comm)
 /* Data movement                                                        */
 /* ------------------------------------------------------------------ */
 
-static const ttype_t *combo[4][2];
+#define NCOMBO 5
+static const ttype_t *combo[NCOMBO][2];
 static const long sig_lens[] = {0, 2, 7, 14, 1000, 40000};
 #define NLENS ((int) (sizeof(sig_lens) / sizeof(sig_lens[0])))
 
@@ -327,8 +341,11 @@ static void test_bcast(MPI_Comm comm, const char *cname)
     int rank, n;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &n);
-    for (int ci = 0; ci < 4; ++ci) {
+    for (int ci = 0; ci < NCOMBO; ++ci) {
         const ttype_t *s = combo[ci][0], *r = combo[ci][1];
+        if (round_same_types && s != r) {
+            continue;
+        }
         for (int li = 0; li < NLENS; ++li) {
             long L = sig_lens[li];
             if (!len_ok(L, s, r)) {
@@ -414,7 +431,7 @@ static void test_gather_scatter(MPI_Comm comm, const char *cname)
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &n);
     int *sigs = malloc(sizeof(int) * n), *cnts = malloc(sizeof(int) * n), *ds = malloc(sizeof(int) * n);
-    for (int ci = 0; ci < 4; ++ci) {
+    for (int ci = 0; ci < NCOMBO; ++ci) {
         const ttype_t *s = combo[ci][0], *r = combo[ci][1];
         for (int li = 0; li < NLENS; ++li) {
             long L = sig_lens[li];
@@ -530,7 +547,7 @@ static void test_allgather(MPI_Comm comm, const char *cname)
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &n);
     int *sigs = malloc(sizeof(int) * n), *cnts = malloc(sizeof(int) * n), *ds = malloc(sizeof(int) * n);
-    for (int ci = 0; ci < 4; ++ci) {
+    for (int ci = 0; ci < NCOMBO; ++ci) {
         const ttype_t *s = combo[ci][0], *r = combo[ci][1];
         for (int li = 0; li < NLENS; ++li) {
             long L = sig_lens[li];
@@ -601,6 +618,9 @@ static long a2a_len(int i, int j, long L, int v, int sym)
          * bug, README "Known Open MPI issues"). */
         return (1 + (i + j) % 3) * L / 2 / 2 * 2;
     }
+    if (i == j) {
+        return L / 2 * 2; /* a rank's own block is never empty (L > 1) */
+    }
     return ((i * 3 + j * 5) % 3) * L / 2 / 2 * 2; /* even, zeros included */
 }
 
@@ -612,7 +632,7 @@ static void test_alltoall(MPI_Comm comm, const char *cname)
     int *sc = malloc(sizeof(int) * n), *sd = malloc(sizeof(int) * n), *rc = malloc(sizeof(int) * n),
         *rd = malloc(sizeof(int) * n);
     MPI_Datatype *sts = malloc(sizeof(MPI_Datatype) * n), *rts = malloc(sizeof(MPI_Datatype) * n);
-    for (int ci = 0; ci < 4; ++ci) {
+    for (int ci = 0; ci < NCOMBO; ++ci) {
         const ttype_t *s = combo[ci][0], *r = combo[ci][1];
         for (int li = 0; li < NLENS; ++li) {
             long L = sig_lens[li];
@@ -628,21 +648,19 @@ static void test_alltoall(MPI_Comm comm, const char *cname)
                     if (ip && s != r) {
                         continue; /* in place: one type */
                     }
-                    if (ip && 2 == v) {
-                        continue;
-                    }
-                    /* per peer types for alltoallw: alternate int and vector */
-                    const ttype_t *pt[2] = {&T_INT, &T_VEC};
+                    /* per peer types for alltoallw: int, vector, resized in
+                     * turn (the same both ways of a pair, as in place needs) */
+                    const ttype_t *pt[3] = {&T_INT, &T_VEC, &T_RES};
                     long spos = 0, rpos = 0;
                     for (int j = n - 1; j >= 0; --j) { /* send blocks in reverse order */
-                        const ttype_t *t = 2 == v ? pt[(rank + j) % 2] : s;
+                        const ttype_t *t = 2 == v ? pt[(rank + j) % 3] : s;
                         sc[j] = (int) (a2a_len(rank, j, L, v, ip) / t->ints);
                         sd[j] = (int) (2 == v ? spos * (long) sizeof(int) : spos / t->ext);
                         spos += tc_span(t, sc[j]);
                         sts[j] = t->t;
                     }
                     for (int j = 0; j < n; ++j) {
-                        const ttype_t *t = 2 == v ? pt[(rank + j) % 2] : r;
+                        const ttype_t *t = 2 == v ? pt[(rank + j) % 3] : r;
                         rpos += j % 2; /* gap */
                         if (2 != v) {
                             rpos = (rpos + t->ext - 1) / t->ext * t->ext;
@@ -676,8 +694,8 @@ static void test_alltoall(MPI_Comm comm, const char *cname)
                             rb[i] = exp[i] = SENTINEL;
                         }
                         for (int j = 0; j < n; ++j) {
-                            const ttype_t *st = 2 == v ? pt[(rank + j) % 2] : s;
-                            const ttype_t *rt = 2 == v ? pt[(rank + j) % 2] : r;
+                            const ttype_t *st = 2 == v ? pt[(rank + j) % 3] : s;
+                            const ttype_t *rt = 2 == v ? pt[(rank + j) % 3] : r;
                             /* int offsets: alltoallw displacements are bytes */
                             long sint = 2 == v ? sd[j] / (long) sizeof(int) : sd[j] * st->ext;
                             long rint = 2 == v ? rd[j] / (long) sizeof(int) : rd[j] * rt->ext;
@@ -1121,9 +1139,192 @@ static void test_comm(MPI_Comm comm, const char *cname)
     }
 }
 
+/* ------------------------------------------------------------------ */
+/* Every algorithm: rounds of communicators forced by info keys         */
+/* ------------------------------------------------------------------ */
+
+static const char *const coll_names[] = {
+    "allgather", "allgatherv", "allreduce", "alltoall", "alltoallv", "alltoallw",
+    "barrier", "bcast", "exscan", "gather", "gatherv", "reduce",
+    "reduce_scatter_block", "reduce_scatter", "scan", "scatter", "scatterv"};
+#define NCOLLS ((int) (sizeof(coll_names) / sizeof(coll_names[0])))
+#define MAXALG 16
+
+typedef struct coll_algs {
+    char key[MPI_MAX_INFO_KEY + 1]; /* the communicator info key */
+    int n;
+    char name[MAXALG][32]; /* "fallback", then the parameter's "one of" */
+} coll_algs_t;
+
+static coll_algs_t algs[NCOLLS];
+
+/* The description of coll_hiercoll_<coll>_algorithm: '... or one of:
+ * "a" (what a does), "b" (...). A communicator info key "K" overrides it
+ * per communicator'.  Fills the collective's names and key; 0 if found. */
+static int parse_algs(const char *desc, coll_algs_t *a)
+{
+    const char *p = strstr(desc, "or one of: "), *k = strstr(desc, "info key \"");
+    if (NULL == p || NULL == k) {
+        return -1;
+    }
+    snprintf(a->name[0], sizeof(a->name[0]), "fallback");
+    a->n = 1;
+    for (p += strlen("or one of: "); '"' == *p && a->n < MAXALG;) {
+        const char *e = strchr(p + 1, '"');
+        if (NULL == e) {
+            return -1;
+        }
+        snprintf(a->name[a->n++], sizeof(a->name[0]), "%.*s", (int) (e - p - 1), p + 1);
+        p = e + 1;
+        while (' ' == *p) {
+            ++p;
+        }
+        for (int depth = 0; '(' == *p || depth > 0; ++p) { /* the summary */
+            if ('\0' == *p) {
+                return -1;
+            }
+            depth += '(' == *p ? 1 : ')' == *p ? -1 : 0;
+            if (0 == depth) {
+                ++p;
+                break;
+            }
+        }
+        p += ',' == *p ? 2 : 0;
+    }
+    k += strlen("info key \"");
+    snprintf(a->key, sizeof(a->key), "%.*s", (int) strcspn(k, "\""), k);
+    return a->n > 1 ? 0 : -1;
+}
+
+/* Every collective's algorithms, from hiercoll's MCA parameters (MPI_T
+ * control variables): the test follows the algorithm tables by itself. */
+static void read_algorithms(void)
+{
+    int provided, num, found = 0;
+    MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
+    MPI_T_cvar_get_num(&num);
+    for (int i = 0; i < num; ++i) {
+        char name[256], desc[8192];
+        int nlen = sizeof(name), dlen = sizeof(desc), verb, bind, scope;
+        MPI_Datatype dt;
+        MPI_T_enum en;
+        if (MPI_SUCCESS
+            != MPI_T_cvar_get_info(i, name, &nlen, &verb, &dt, &en, desc, &dlen, &bind, &scope)) {
+            continue;
+        }
+        for (int c = 0; c < NCOLLS; ++c) {
+            char want_name[96];
+            snprintf(want_name, sizeof(want_name), "coll_hiercoll_%s_algorithm", coll_names[c]);
+            if (0 == strcmp(name, want_name) && 0 == algs[c].n) {
+                if (0 != parse_algs(desc, &algs[c])) {
+                    fprintf(stderr, "t_colls: cannot read the algorithms of %s from: %s\n",
+                            coll_names[c], desc);
+                    MPI_Abort(MPI_COMM_WORLD, 2);
+                }
+                ++found;
+            }
+        }
+    }
+    MPI_T_finalize();
+    if (found != NCOLLS) {
+        fprintf(stderr, "t_colls: --every-algorithm: %d of %d coll_hiercoll_<coll>_algorithm "
+                        "parameters found (is hiercoll loaded?)\n", found, NCOLLS);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+}
+
+/* One round: every collective that has algorithm `alg` forced to it on
+ * new communicators, its tests run on them. */
+static void run_round(const char *alg, const char *crit)
+{
+    char set[1024] = "", line[2048] = "";
+    MPI_Info info;
+    MPI_Info_create(&info);
+    for (int c = 0; c < NCOLLS; ++c) {
+        for (int k = 0; k < algs[c].n; ++k) {
+            if (0 == strcmp(algs[c].name[k], alg)) {
+                MPI_Info_set(info, algs[c].key, alg);
+                snprintf(set + strlen(set), sizeof(set) - strlen(set), "%s%s", set[0] ? "," : "",
+                         coll_names[c]);
+                snprintf(line + strlen(line), sizeof(line) - strlen(line), " %s=%s",
+                         coll_names[c], alg);
+            }
+        }
+    }
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (0 == rank) {
+        printf("t_colls: round %s:%s\n", alg, line);
+    }
+    /* (overlap runs in the MPI_COMM_WORLD pass) */
+    round_set = set;
+    /* offload's bcast takes predefined types only and cannot see that the
+     * ranks of one call pass different ones (a predefined type here, a
+     * derived one there): forced, it needs the same type everywhere */
+    round_same_types = 0 == strcmp(alg, "offload");
+    char name[MPI_MAX_OBJECT_NAME];
+    MPI_Comm dup, split, self;
+    if (NULL != crit) {
+        MPI_Info_set(info, "hiercoll_decomp_criterion", crit);
+    }
+    MPI_Comm_dup_with_info(MPI_COMM_WORLD, info, &dup);
+    snprintf(name, sizeof(name), "every-algorithm %s dup", alg);
+    MPI_Comm_set_name(dup, name);
+    test_comm(dup, name);
+    if (NULL != crit) {
+        MPI_Info_set(info, "hiercoll_decomp_criterion", "block:2");
+    }
+    /* the reversed split (info keys count where a communicator is made) */
+    MPI_Comm tmp;
+    MPI_Comm_split(MPI_COMM_WORLD, rank % 2, -rank, &tmp);
+    MPI_Comm_dup_with_info(tmp, info, &split);
+    MPI_Comm_free(&tmp);
+    snprintf(name, sizeof(name), "every-algorithm %s split", alg);
+    MPI_Comm_set_name(split, name);
+    test_comm(split, name);
+    /* one process: hiercoll serves it unless told to pass calls on, and
+     * then the layer below is not ours to test (coll/basic's exscan sends
+     * to rank 1 of a one-process communicator: Open MPI 4.1.4) */
+    if (0 != strcmp(alg, "fallback")) {
+        MPI_Comm_dup_with_info(MPI_COMM_SELF, info, &self);
+        snprintf(name, sizeof(name), "every-algorithm %s self", alg);
+        MPI_Comm_set_name(self, name);
+        test_comm(self, name);
+        MPI_Comm_free(&self);
+    }
+    MPI_Comm_free(&dup);
+    MPI_Comm_free(&split);
+    MPI_Info_free(&info);
+    round_set = NULL;
+    round_same_types = 0;
+}
+
+/* Every algorithm name, in the order the tables list them, "fallback"
+ * first: one round each. */
+static void every_algorithm(const char *crit)
+{
+    char done[NCOLLS * MAXALG][32];
+    int ndone = 0;
+    read_algorithms();
+    for (int c = 0; c < NCOLLS; ++c) {
+        for (int k = 0; k < algs[c].n; ++k) {
+            int seen = 0;
+            for (int i = 0; i < ndone && !seen; ++i) {
+                seen = 0 == strcmp(done[i], algs[c].name[k]);
+            }
+            if (!seen) {
+                snprintf(done[ndone++], sizeof(done[0]), "%s", algs[c].name[k]);
+                run_round(algs[c].name[k], crit);
+            }
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
     tc_init(&argc, &argv);
+    int every = 0;
+    const char *crit = NULL;
     for (int i = 1; i < argc; ++i) {
         if (0 == strcmp(argv[i], "--quick")) {
             quick = 1;
@@ -1135,6 +1336,10 @@ int main(int argc, char **argv)
             *info_val++ = '\0';
         } else if (0 == strcmp(argv[i], "--root-only-args")) {
             root_only_args = 1;
+        } else if (0 == strcmp(argv[i], "--every-algorithm")) {
+            every = 1;
+        } else if (0 == strcmp(argv[i], "--decomp") && i + 1 < argc) {
+            crit = argv[++i];
         }
     }
     tc_types_init();
@@ -1143,10 +1348,17 @@ int main(int argc, char **argv)
     combo[1][0] = &T_VEC, combo[1][1] = &T_VEC;
     combo[2][0] = &T_INT, combo[2][1] = &T_VEC;
     combo[3][0] = &T_PAIR, combo[3][1] = &T_INT;
+    combo[4][0] = &T_RES, combo[4][1] = &T_RES;
 
     int rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     test_comm(MPI_COMM_WORLD, "world");
+    if (every) {
+        every_algorithm(crit);
+        rops_free();
+        tc_types_free();
+        return tc_finish("t_colls");
+    }
 
     MPI_Comm dup, split;
     MPI_Info info = MPI_INFO_NULL;

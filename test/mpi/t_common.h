@@ -139,7 +139,7 @@ typedef struct ttype {
     int offs[4];   /* where the data ints sit in an element */
 } ttype_t;
 
-static ttype_t T_INT, T_VEC, T_PAIR;
+static ttype_t T_INT, T_VEC, T_PAIR, T_RES;
 
 static void tc_types_init(void)
 {
@@ -152,12 +152,24 @@ static void tc_types_init(void)
     MPI_Type_contiguous(2, MPI_INT, &p);
     MPI_Type_commit(&p);
     T_PAIR = (ttype_t){"pair", p, 2, 2, {0, 1}};
+    /* resized, lower bound below the data: one int at byte 4 of an element
+     * whose extent is 3 ints and whose lower bound is -4 (the true lower
+     * bound, 4, differs from lb: staging buffers must follow true bounds) */
+    MPI_Datatype h, rs;
+    int blen = 1;
+    MPI_Aint disp = (MPI_Aint) sizeof(int);
+    MPI_Type_create_hindexed(1, &blen, &disp, MPI_INT, &h);
+    MPI_Type_create_resized(h, -(MPI_Aint) sizeof(int), 3 * (MPI_Aint) sizeof(int), &rs);
+    MPI_Type_free(&h);
+    MPI_Type_commit(&rs);
+    T_RES = (ttype_t){"resized", rs, 1, 3, {1}};
 }
 
 static void tc_types_free(void)
 {
     MPI_Type_free(&T_VEC.t);
     MPI_Type_free(&T_PAIR.t);
+    MPI_Type_free(&T_RES.t);
 }
 
 /* ints spanned by `count` elements */

@@ -191,6 +191,23 @@ static void release(ompi_communicator_t **c)
     }
 }
 
+/* Open MPI makes a communicator only where its components fill every
+ * collective slot, and the parts and the bridge leave hiercoll out: the
+ * components below it must fill them (under "hiercoll,basic" the
+ * nonblocking and persistent ones are hiercoll's alone).  The same answer
+ * on every rank: the components are. */
+static bool below_fills_every_slot(const mca_coll_hiercoll_module_t *m)
+{
+    for (int k = 0; k <= HC_SCATTERV; ++k) {
+        for (int md = 0; md < HC_NMODE; ++md) {
+            if (!mca_coll_hiercoll_has_fallback(m, (hc_coll_t) k, (hc_mode_t) md)) {
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
 /* Build the parts and the bridge (collective over comm: every rank gets
  * here at the same call, since the question comes from the selection of
  * the same collective, which asks it the same way everywhere).  The
@@ -205,6 +222,16 @@ static void create(mca_coll_hiercoll_module_t *m)
     int *keys = malloc(sizeof(int) * (size_t) n);
     m->decomp = d;
     if (NULL == d || NULL == keys || stays_whole(crit, comm)) {
+        goto done;
+    }
+    if (!below_fills_every_slot(m)) {
+        if (0 == rank) {
+            char name[64];
+            mca_coll_hiercoll_log(1, "%s: decomposition by %s: not decomposed: the components "
+                                  "below hiercoll leave collective slots empty (no libnbc?), and "
+                                  "Open MPI makes no sub-communicator without hiercoll then",
+                                  comm->c_name, crit_name(crit, name, sizeof(name)));
+        }
         goto done;
     }
     int decided = hcp_criterion_keys(crit, n, keys);
@@ -924,11 +951,27 @@ static int leader_exchange(const hc_decomp_t *d, hcp_a2a_t *a, const char *out, 
     return rc;
 }
 
-/* The members exchange the blocks that stay in the part. */
+/* The members exchange the blocks that stay in the part.  A part of one
+ * process only moves its own block, here: the layer below on a
+ * one-process communicator is coll/self in Open MPI's default stack, and
+ * its alltoallw (4.1.4 and 5.0.7) scales alltoallw's BYTE displacements
+ * by the datatype's extent, reading and writing past the buffers
+ * whenever the own block is not at displacement 0. */
 static int exchange_inside(hc_call_t *c, const hc_decomp_t *d, const blocks_t *sb,
                            const blocks_t *rb)
 {
     const int np = d->np;
+    if (1 == np) {
+        char *from, *to;
+        int scount, rcount;
+        ompi_datatype_t *stype, *rtype;
+        if (c->in_place) { /* the block is where it belongs */
+            return OMPI_SUCCESS;
+        }
+        block_of(sb, c->rank, &from, &scount, &stype);
+        block_of(rb, c->rank, &to, &rcount, &rtype);
+        return ompi_datatype_sndrcv(from, scount, stype, to, rcount, rtype);
+    }
     int *sc = ints(4 * np), rc = OMPI_ERR_OUT_OF_RESOURCE;
     ompi_datatype_t **types = NULL != rb->types ? malloc(sizeof(*types) * 2 * (size_t) np) : NULL;
     if (NULL == sc || (NULL != rb->types && NULL == types)) {
