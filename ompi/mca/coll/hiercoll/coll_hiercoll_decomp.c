@@ -192,8 +192,8 @@ static void release(ompi_communicator_t **c)
 }
 
 /* Open MPI makes a communicator only where its components fill every
- * collective slot, and the parts and the bridge leave hiercoll out: the
- * components below it must fill them (under "hiercoll,basic" the
+ * collective slot, and the bridge (the parts too, with the shared-memory
+ * level off) leaves hiercoll out: the components below it must fill them (under "hiercoll,basic" the
  * nonblocking and persistent ones are hiercoll's alone).  The same answer
  * on every rank: the components are. */
 static bool below_fills_every_slot(const mca_coll_hiercoll_module_t *m)
