@@ -49,6 +49,7 @@
 
 #include "coll_hiercoll.h"
 #include "coll_hiercoll_caps.h"
+#include "coll_hiercoll_below.h"
 
 struct hc_decomp {
     bool ready; /* parts and bridge exist: decomposition serves calls */
