@@ -429,7 +429,7 @@ typedef struct hc_shm {
     int state;
     int n, me;
     int calls; /* eligible calls before admission (auto) */
-    int k;
+    int k, kf; /* slots of cells, of flag lines */
     size_t cell;
     int nch, npers;
     char *map;   /* the owner's arena as mapped here */
@@ -443,23 +443,36 @@ typedef struct hc_shm {
     hc_shm_chan_t ch[HC_SHM_MAXCH];
 } hc_shm_t;
 
-static inline hc_line_t *flag_of(hc_shm_chan_t *ch, int slot, int r)
+/* Operation s's flag line of rank r (kf slots of flag lines), its cell
+ * and its result cell (k slots of cells). */
+static inline hc_line_t *flag_of(hc_shm_chan_t *ch, uint64_t s, int r)
 {
-    return &ch->flag[(size_t) slot * (size_t) ch->s->n + (size_t) r];
+    return &ch->flag[(size_t) (s % (uint64_t) ch->s->kf) * (size_t) ch->s->n + (size_t) r];
 }
-static inline char *cell_of(hc_shm_chan_t *ch, int slot, int r)
+static inline char *cell_of(hc_shm_chan_t *ch, uint64_t s, int r)
 {
-    return ch->cells + ((size_t) slot * (size_t) ch->s->n + (size_t) r) * ch->s->cell;
+    return ch->cells
+           + ((size_t) (s % (uint64_t) ch->s->k) * (size_t) ch->s->n + (size_t) r) * ch->s->cell;
 }
-static inline char *res_of(hc_shm_chan_t *ch, int slot)
+static inline char *res_of(hc_shm_chan_t *ch, uint64_t s)
 {
-    return ch->res + (size_t) slot * ch->s->cell;
+    return ch->res + (size_t) (s % (uint64_t) ch->s->k) * ch->s->cell;
 }
 
-static size_t chan_bytes(int n, int k, size_t cell)
+static size_t chan_bytes(int n, int kf, int k, size_t cell)
 {
-    return (size_t) k * n * HC_SHM_LINE + (size_t) n * HC_SHM_LINE + (size_t) k * n * cell
+    return (size_t) kf * n * HC_SHM_LINE + (size_t) n * HC_SHM_LINE + (size_t) k * n * cell
            + (size_t) k * cell;
+}
+
+/* Flag-line slots: as many as small back-to-back calls use to run ahead
+ * (a bcast root, a reduce's non-roots) within about 2048 lines a channel,
+ * never fewer than the cell slots. */
+static int flag_slots(int n, int k)
+{
+    int kf = 2048 / n;
+    kf = kf > 64 ? 64 : kf;
+    return kf < k ? k : kf;
 }
 
 static size_t cell_for(int n, int k)
@@ -477,13 +490,13 @@ static size_t cell_for(int n, int k)
 static void lay_out(hc_shm_t *s, char *region)
 {
     char *p = region + sizeof(hc_shm_hdr_t);
-    size_t per = chan_bytes(s->n, s->k, s->cell);
+    size_t per = chan_bytes(s->n, s->kf, s->k, s->cell);
     for (int i = 0; i < s->nch; ++i) {
         hc_shm_chan_t *ch = &s->ch[i];
         memset(ch, 0, sizeof(*ch));
         ch->s = s;
         ch->flag = (hc_line_t *) p;
-        ch->done = ch->flag + (size_t) s->k * s->n;
+        ch->done = ch->flag + (size_t) s->kf * s->n;
         ch->cells = (char *) (ch->done + s->n);
         ch->res = ch->cells + (size_t) s->k * s->n * s->cell;
         ch->seq = 1; /* flags and done lines start at 0: "nothing yet" */
@@ -649,9 +662,10 @@ static int setup(mca_coll_hiercoll_module_t *m)
         return OMPI_SUCCESS;
     }
     s->k = c->shm_slots;
+    s->kf = flag_slots(s->n, s->k);
     s->cell = cell_for(s->n, s->k);
     s->nch = 1 + c->shm_persistent;
-    s->len = sizeof(hc_shm_hdr_t) + (size_t) s->nch * chan_bytes(s->n, s->k, s->cell);
+    s->len = sizeof(hc_shm_hdr_t) + (size_t) s->nch * chan_bytes(s->n, s->kf, s->k, s->cell);
     s->len = (s->len + 4095) & ~(size_t) 4095;
     if (!g.tried) {
         arena_create();
@@ -801,10 +815,11 @@ struct hc_shm_op {
     const uint64_t *wait_on;
 };
 
-/* Every rank done with operation s - K?  (Before writing slot s mod K.) */
-static bool slot_free(hc_shm_chan_t *ch, uint64_t s)
+/* Every rank done with operation s - K?  (Before writing slot s mod K:
+ * K the flag slots, or the cell slots where the operation writes cells.) */
+static bool slot_free(hc_shm_chan_t *ch, uint64_t s, bool cells)
 {
-    int k = ch->s->k;
+    int k = cells ? ch->s->k : ch->s->kf;
     if (s <= (uint64_t) k || ch->done_min + (uint64_t) k >= s) {
         return true;
     }
@@ -824,11 +839,11 @@ static inline void finish_reading(hc_shm_chan_t *ch, uint64_t s)
 
 /* Wait (without blocking) until every rank's flag of slot reaches v,
  * starting at op->i. */
-static bool all_flags(hc_shm_op_t *o, int slot, uint64_t v)
+static bool all_flags(hc_shm_op_t *o, uint64_t s, uint64_t v)
 {
     hc_shm_chan_t *ch = o->ch;
     for (; o->i < ch->s->n; ++o->i) {
-        hc_line_t *l = flag_of(ch, slot, o->i);
+        hc_line_t *l = flag_of(ch, s, o->i);
         if (ld_acq(&l->seq) < v) {
             o->wait_on = &l->seq;
             o->wait_val = v;
@@ -888,10 +903,10 @@ static void bcast_put(hc_shm_op_t *o, size_t off, size_t len, const char *from)
 
 /* Wait (without blocking) until the flags of slot of ranks first,
  * first + stride, ... (count of them) reach v, resuming at o->i. */
-static bool some_flags(hc_shm_op_t *o, int slot, uint64_t v, int first, int count, int stride)
+static bool some_flags(hc_shm_op_t *o, uint64_t s, uint64_t v, int first, int count, int stride)
 {
     for (; o->i < count; ++o->i) {
-        hc_line_t *l = flag_of(o->ch, slot, first + o->i * stride);
+        hc_line_t *l = flag_of(o->ch, s, first + o->i * stride);
         if (ld_acq(&l->seq) < v) {
             o->wait_on = &l->seq;
             o->wait_val = v;
@@ -918,16 +933,15 @@ static bool run_barrier(hc_shm_op_t *o)
 {
     hc_shm_chan_t *ch = o->ch;
     uint64_t s = o->s0;
-    int slot = (int) (s % (uint64_t) ch->s->k);
     if (0 == o->ph) {
-        if (!slot_free(ch, s)) {
+        if (!slot_free(ch, s, false)) {
             return false;
         }
-        publish(flag_of(ch, slot, ch->s->me), FV(s, 0));
+        publish(flag_of(ch, s, ch->s->me), FV(s, 0));
         o->ph = 1;
     }
     if (0 == o->grp) {
-        if (!all_flags(o, slot, FV(s, 0))) {
+        if (!all_flags(o, s, FV(s, 0))) {
             return false;
         }
         finish_reading(ch, s);
@@ -937,14 +951,14 @@ static bool run_barrier(hc_shm_op_t *o)
     my_group(o, &lead, &size, &ng);
     if (1 == o->ph) {
         if (lead == ch->s->me) {
-            if (!some_flags(o, slot, FV(s, 0), lead + 1, size - 1, 1)) {
+            if (!some_flags(o, s, FV(s, 0), lead + 1, size - 1, 1)) {
                 return false;
             }
-            publish(flag_of(ch, slot, lead), FV(s, 1));
+            publish(flag_of(ch, s, lead), FV(s, 1));
         }
         o->ph = 2;
     }
-    if (!some_flags(o, slot, FV(s, 1), 0, ng, o->grp)) {
+    if (!some_flags(o, s, FV(s, 1), 0, ng, o->grp)) {
         return false;
     }
     if (s - 1 > ch->done_min) { /* every rank has begun s (see all_flags) */
@@ -989,11 +1003,10 @@ static bool run_bcast_cma(hc_shm_op_t *o)
     hc_shm_chan_t *ch = o->ch;
     hc_shm_t *sh = ch->s;
     uint64_t s = o->s0;
-    int slot = (int) (s % (uint64_t) sh->k);
-    hc_line_t *l = flag_of(ch, slot, o->root);
+    hc_line_t *l = flag_of(ch, s, o->root);
     if (sh->me == o->root) {
         if (0 == o->ph) {
-            if (!slot_free(ch, s)) {
+            if (!slot_free(ch, s, false)) {
                 return false;
             }
             const char *from = o->src;
@@ -1046,13 +1059,12 @@ static bool run_bcast(hc_shm_op_t *o)
     bool root = sh->me == o->root;
     for (; o->j < o->nchunks; ++o->j) {
         uint64_t s = o->s0 + (uint64_t) o->j;
-        int slot = (int) (s % (uint64_t) sh->k);
         size_t off = (size_t) o->j * o->chunk;
         size_t len = o->m - off < o->chunk ? o->m - off : o->chunk;
-        hc_line_t *l = flag_of(ch, slot, o->root);
-        char *buf = PATH_INLINE == o->path ? (char *) l->data : cell_of(ch, slot, o->root);
+        hc_line_t *l = flag_of(ch, s, o->root);
+        char *buf = PATH_INLINE == o->path ? (char *) l->data : cell_of(ch, s, o->root);
         if (root) {
-            if (!slot_free(ch, s)) {
+            if (!slot_free(ch, s, PATH_INLINE != o->path)) {
                 return false;
             }
             bcast_get(o, off, len, buf);
@@ -1071,7 +1083,42 @@ static bool run_bcast(hc_shm_op_t *o)
 
 /* Fold [e0, e1) elements of every rank's published chunk in MPI rank
  * order into `acc`: acc = x[n-1]; acc = x[i] op acc for i = n-2..0. */
-static void fold_ranks(hc_shm_op_t *o, int slot, int first, int count, int stride, size_t e0,
+/* acc = x op acc for MPI_SUM of the commonest types, short vectors: Open
+ * MPI's op modules cost tens of nanoseconds a call there (IEEE addition is
+ * commutative, so the bits are those of the op module's). */
+#define HC_SUM_LOOP(T)                                                                             \
+    do {                                                                                           \
+        const T *a = (const T *) x;                                                                \
+        T *b = (T *) acc;                                                                          \
+        for (size_t i = 0; i < cnt; ++i) {                                                         \
+            b[i] = a[i] + b[i];                                                                    \
+        }                                                                                          \
+    } while (0)
+
+static inline void reduce_into(const hc_shm_op_t *o, const char *x, char *acc, size_t cnt)
+{
+    if (cnt <= 16 && &ompi_mpi_op_sum.op == o->op) {
+        if (&ompi_mpi_double.dt == o->dt) {
+            HC_SUM_LOOP(double);
+            return;
+        }
+        if (&ompi_mpi_float.dt == o->dt) {
+            HC_SUM_LOOP(float);
+            return;
+        }
+        if (&ompi_mpi_int.dt == o->dt) {
+            HC_SUM_LOOP(int);
+            return;
+        }
+        if (&ompi_mpi_long.dt == o->dt) {
+            HC_SUM_LOOP(long);
+            return;
+        }
+    }
+    ompi_op_reduce(o->op, (void *) x, acc, (int) cnt, o->dt);
+}
+
+static void fold_ranks(hc_shm_op_t *o, uint64_t s, int first, int count, int stride, size_t e0,
                        size_t e1, char *acc)
 {
     hc_shm_chan_t *ch = o->ch;
@@ -1081,20 +1128,20 @@ static void fold_ranks(hc_shm_op_t *o, int slot, int first, int count, int strid
     }
     for (int i = count - 1; i >= 0; --i) {
         int r = first + i * stride;
-        const char *x = (PATH_INLINE == o->path ? (const char *) flag_of(ch, slot, r)->data
-                                                 : cell_of(ch, slot, r))
+        const char *x = (PATH_INLINE == o->path ? (const char *) flag_of(ch, s, r)->data
+                                                 : cell_of(ch, s, r))
                         + b0;
         if (i == count - 1) {
             memcpy(acc, x, cnt * o->esize);
         } else {
-            ompi_op_reduce(o->op, (void *) x, acc, (int) cnt, o->dt);
+            reduce_into(o, x, acc, cnt);
         }
     }
 }
 
-static void fold(hc_shm_op_t *o, int slot, size_t e0, size_t e1, char *acc)
+static void fold(hc_shm_op_t *o, uint64_t s, size_t e0, size_t e1, char *acc)
 {
-    fold_ranks(o, slot, 0, o->ch->s->n, 1, e0, e1, acc);
+    fold_ranks(o, s, 0, o->ch->s->n, 1, e0, e1, acc);
 }
 
 /* An inline reduction in groups: every rank publishes; each leader folds
@@ -1106,15 +1153,14 @@ static bool run_fold_grouped(hc_shm_op_t *o)
     hc_shm_chan_t *ch = o->ch;
     hc_shm_t *sh = ch->s;
     uint64_t s = o->s0;
-    int slot = (int) (s % (uint64_t) sh->k);
     int lead, size, ng;
     my_group(o, &lead, &size, &ng);
     bool leader = lead == sh->me, folds = HC_ALLREDUCE == o->coll || sh->me == o->root;
     if (0 == o->ph) {
-        if (!slot_free(ch, s)) {
+        if (!slot_free(ch, s, false)) {
             return false;
         }
-        hc_line_t *l = flag_of(ch, slot, sh->me);
+        hc_line_t *l = flag_of(ch, s, sh->me);
         memcpy(l->data, o->src, o->m);
         publish(l, FV(s, 0));
         o->ph = 1;
@@ -1122,21 +1168,21 @@ static bool run_fold_grouped(hc_shm_op_t *o)
     if (1 == o->ph) {
         if (leader) {
             unsigned char acc[HC_SHM_INLINE];
-            if (!some_flags(o, slot, FV(s, 0), lead, size, 1)) {
+            if (!some_flags(o, s, FV(s, 0), lead, size, 1)) {
                 return false;
             }
-            fold_ranks(o, slot, lead, size, 1, 0, o->count, (char *) acc);
-            hc_line_t *l = flag_of(ch, slot, lead);
+            fold_ranks(o, s, lead, size, 1, 0, o->count, (char *) acc);
+            hc_line_t *l = flag_of(ch, s, lead);
             memcpy(l->data, acc, o->m); /* (nobody reads my own value any more) */
             publish(l, FV(s, 1));
         }
         o->ph = 2;
     }
     if (folds) {
-        if (!some_flags(o, slot, FV(s, 1), 0, ng, o->grp)) {
+        if (!some_flags(o, s, FV(s, 1), 0, ng, o->grp)) {
             return false;
         }
-        fold_ranks(o, slot, 0, ng, o->grp, 0, o->count, o->dst);
+        fold_ranks(o, s, 0, ng, o->grp, 0, o->count, o->dst);
         if (s - 1 > ch->done_min) {
             ch->done_min = s - 1;
         }
@@ -1149,7 +1195,6 @@ static bool run_fold_grouped(hc_shm_op_t *o)
  * element and element count. */
 typedef struct {
     uint64_t s;
-    int slot;
     size_t e0, cnt;
 } hc_chunk_t;
 
@@ -1158,7 +1203,6 @@ static hc_chunk_t chunk_of(const hc_shm_op_t *o)
     size_t per = o->chunk / o->esize;
     hc_chunk_t k;
     k.s = o->s0 + (uint64_t) o->j;
-    k.slot = (int) (k.s % (uint64_t) o->ch->s->k);
     k.e0 = (size_t) o->j * per;
     k.cnt = o->count - k.e0 < per ? o->count - k.e0 : per;
     return k;
@@ -1173,11 +1217,11 @@ static bool publish_chunk(hc_shm_op_t *o, const hc_chunk_t *k)
     }
     hc_shm_chan_t *ch = o->ch;
     int me = ch->s->me;
-    if (!slot_free(ch, k->s)) {
+    if (!slot_free(ch, k->s, PATH_INLINE != o->path)) {
         return false;
     }
-    hc_line_t *l = flag_of(ch, k->slot, me);
-    memcpy(PATH_INLINE == o->path ? (char *) l->data : cell_of(ch, k->slot, me),
+    hc_line_t *l = flag_of(ch, k->s, me);
+    memcpy(PATH_INLINE == o->path ? (char *) l->data : cell_of(ch, k->s, me),
            o->src + k->e0 * o->esize, k->cnt * o->esize);
     publish(l, FV(k->s, 0));
     o->ph = 1;
@@ -1197,10 +1241,10 @@ static bool run_fold(hc_shm_op_t *o)
             return false;
         }
         if (folds) {
-            if (!all_flags(o, k.slot, FV(k.s, 0))) {
+            if (!all_flags(o, k.s, FV(k.s, 0))) {
                 return false;
             }
-            fold(o, k.slot, 0, k.cnt, o->dst + k.e0 * o->esize);
+            fold(o, k.s, 0, k.cnt, o->dst + k.e0 * o->esize);
         }
         finish_reading(ch, k.s);
     }
@@ -1237,12 +1281,11 @@ static bool run_red_cma(hc_shm_op_t *o)
     hc_shm_t *sh = ch->s;
     int me = sh->me, n = sh->n;
     uint64_t s = o->s0;
-    int slot = (int) (s % (uint64_t) sh->k);
     bool all = HC_ALLREDUCE == o->coll, root = me == o->root;
     size_t lo, hi;
     red_slice(o, me, &lo, &hi);
     if (0 == o->ph) {
-        if (!slot_free(ch, s)) {
+        if (!slot_free(ch, s, false)) {
             return false;
         }
         /* my slice's result: in my output, or (a reduce's non-root) a buffer */
@@ -1251,18 +1294,18 @@ static bool run_red_cma(hc_shm_op_t *o)
             res = o->tmp = malloc((hi - lo) * o->esize);
         }
         o->scratch = malloc(2 * HC_SHM_PIECE);
-        hc_line_t *l = flag_of(ch, slot, me);
+        hc_line_t *l = flag_of(ch, s, me);
         uint64_t where[2] = {(uintptr_t) o->src, (uintptr_t) res};
         memcpy(l->data, where, sizeof(where));
         publish(l, FV(s, 0));
         o->ph = 1;
     }
     if (1 == o->ph) {
-        if (!all_flags(o, slot, FV(s, 0))) {
+        if (!all_flags(o, s, FV(s, 0))) {
             return false;
         }
         uint64_t where[2];
-        memcpy(where, flag_of(ch, slot, me)->data, sizeof(where));
+        memcpy(where, flag_of(ch, s, me)->data, sizeof(where));
         char *res = (char *) (uintptr_t) where[1];
         size_t per = HC_SHM_PIECE / o->esize;
         for (size_t a = lo; a < hi && NULL != o->scratch && NULL != res; a += per) {
@@ -1272,7 +1315,7 @@ static bool run_red_cma(hc_shm_op_t *o)
             for (int r = n - 1; r >= 0; --r) {
                 const char *x = mine;
                 if (r != me) {
-                    memcpy(where, flag_of(ch, slot, r)->data, sizeof(where));
+                    memcpy(where, flag_of(ch, s, r)->data, sizeof(where));
                     int err = cma_read(sh->pids[r], o->scratch, where[0] + a * o->esize, len);
                     if (0 != err) {
                         o->error = OMPI_ERROR;
@@ -1289,12 +1332,12 @@ static bool run_red_cma(hc_shm_op_t *o)
         if (NULL == o->scratch || (NULL == res && hi > lo)) {
             o->error = OMPI_ERR_OUT_OF_RESOURCE;
         }
-        publish(flag_of(ch, slot, me), FV(s, 1));
+        publish(flag_of(ch, s, me), FV(s, 1));
         o->ph = 2;
     }
     if (2 == o->ph) {
         if (all || root) {
-            if (!all_flags(o, slot, FV(s, 1))) {
+            if (!all_flags(o, s, FV(s, 1))) {
                 return false;
             }
             for (int r = 0; r < n; ++r) {
@@ -1304,7 +1347,7 @@ static bool run_red_cma(hc_shm_op_t *o)
                     continue;
                 }
                 uint64_t where[2];
-                memcpy(where, flag_of(ch, slot, r)->data, sizeof(where));
+                memcpy(where, flag_of(ch, s, r)->data, sizeof(where));
                 if (0 != cma_read(sh->pids[r], o->dst + rlo * o->esize, where[1],
                                   (rhi - rlo) * o->esize)) {
                     o->error = OMPI_ERROR;
@@ -1341,23 +1384,23 @@ static bool run_slice(hc_shm_op_t *o)
             return false;
         }
         if (1 == o->ph) {
-            if (!all_flags(o, k.slot, FV(k.s, 0))) {
+            if (!all_flags(o, k.s, FV(k.s, 0))) {
                 return false;
             }
             size_t lo, hi;
             slice_of(k.cnt, o->esize, sh->n, sh->me, &lo, &hi);
-            fold(o, k.slot, lo, hi, res_of(ch, k.slot) + lo * o->esize);
-            publish(flag_of(ch, k.slot, sh->me), FV(k.s, 1));
+            fold(o, k.s, lo, hi, res_of(ch, k.s) + lo * o->esize);
+            publish(flag_of(ch, k.s, sh->me), FV(k.s, 1));
             o->ph = 2;
         }
         if (HC_REDUCE == o->coll && sh->me != o->root) {
             finish_reading(ch, k.s);
             continue;
         }
-        if (!all_flags(o, k.slot, FV(k.s, 1))) {
+        if (!all_flags(o, k.s, FV(k.s, 1))) {
             return false;
         }
-        memcpy(o->dst + k.e0 * o->esize, res_of(ch, k.slot), k.cnt * o->esize);
+        memcpy(o->dst + k.e0 * o->esize, res_of(ch, k.s), k.cnt * o->esize);
         finish_reading(ch, k.s);
     }
     return true;
@@ -1492,13 +1535,12 @@ static bool run_move(hc_shm_op_t *o)
     bool root = rooted && me == c->root;
     for (; o->j < o->nchunks; ++o->j, o->ph = 0) {
         uint64_t s = o->s0 + (uint64_t) o->j;
-        int slot = (int) (s % (uint64_t) sh->k);
         size_t off = (size_t) o->j * o->chunk;
         if (0 == o->ph) {
             if (0 == o->j) {
                 own_block(o);
             }
-            if (!slot_free(ch, s)) {
+            if (!slot_free(ch, s, true)) {
                 return false;
             }
             if (HC_SCATTER == c->coll) {
@@ -1507,7 +1549,7 @@ static bool run_move(hc_shm_op_t *o)
                         if (q != me) {
                             hc_blk_t b = block_of(c, q);
                             dt_stream(b.base, b.dt, b.count, off,
-                                      clip(block_bytes(c, q), off, o->chunk), cell_of(ch, slot, q),
+                                      clip(block_bytes(c, q), off, o->chunk), cell_of(ch, s, q),
                                       true);
                         }
                     }
@@ -1516,32 +1558,32 @@ static bool run_move(hc_shm_op_t *o)
                 size_t len = clip(block_bytes(c, me), off, o->chunk);
                 if (c->in_place) { /* allgather(v): my block is in place */
                     hc_blk_t b = block_of(c, me);
-                    dt_stream(b.base, b.dt, b.count, off, len, cell_of(ch, slot, me), true);
+                    dt_stream(b.base, b.dt, b.count, off, len, cell_of(ch, s, me), true);
                 } else {
                     dt_stream(c->sbuf, c->stype, (size_t) c->scount, off, len,
-                              cell_of(ch, slot, me), true);
+                              cell_of(ch, s, me), true);
                 }
             }
-            publish(flag_of(ch, slot, me), FV(s, 0));
+            publish(flag_of(ch, s, me), FV(s, 0));
             o->ph = 1;
         }
         if (HC_SCATTER == c->coll) {
             if (!root) {
-                if (!one_flag(o, flag_of(ch, slot, c->root), FV(s, 0))) {
+                if (!one_flag(o, flag_of(ch, s, c->root), FV(s, 0))) {
                     return false;
                 }
                 dt_stream(c->rbuf, c->rtype, (size_t) c->rcount, off,
-                          clip(block_bytes(c, me), off, o->chunk), cell_of(ch, slot, me), false);
+                          clip(block_bytes(c, me), off, o->chunk), cell_of(ch, s, me), false);
             }
         } else if (!rooted || root) {
-            if (!all_flags(o, slot, FV(s, 0))) {
+            if (!all_flags(o, s, FV(s, 0))) {
                 return false;
             }
             for (int q = 0; q < n; ++q) {
                 if (q != me) {
                     hc_blk_t b = block_of(c, q);
                     dt_stream(b.base, b.dt, b.count, off, clip(block_bytes(c, q), off, o->chunk),
-                              cell_of(ch, slot, q), false);
+                              cell_of(ch, s, q), false);
                 }
             }
         }
@@ -1558,13 +1600,13 @@ static bool run_rscat(hc_shm_op_t *o)
     hc_shm_chan_t *ch = o->ch;
     for (; o->j < o->nchunks; ++o->j, o->ph = 0) {
         hc_chunk_t k = chunk_of(o);
-        if (!publish_chunk(o, &k) || !all_flags(o, k.slot, FV(k.s, 0))) {
+        if (!publish_chunk(o, &k) || !all_flags(o, k.s, FV(k.s, 0))) {
             return false;
         }
         size_t lo = k.e0 > o->mine0 ? k.e0 : o->mine0;
         size_t hi = k.e0 + k.cnt < o->mine1 ? k.e0 + k.cnt : o->mine1;
         if (lo < hi) {
-            fold(o, k.slot, lo - k.e0, hi - k.e0, o->dst + (lo - o->mine0) * o->esize);
+            fold(o, k.s, lo - k.e0, hi - k.e0, o->dst + (lo - o->mine0) * o->esize);
         }
         finish_reading(ch, k.s);
     }
@@ -1605,6 +1647,9 @@ static bool contiguous(ompi_datatype_t *dt, size_t count)
 
 static char *base_of(const void *buf, ompi_datatype_t *dt)
 {
+    if (ompi_datatype_is_predefined(dt)) {
+        return (char *) buf;
+    }
     ptrdiff_t lb, ext;
     ompi_datatype_get_true_extent(dt, &lb, &ext);
     return (char *) buf + lb;
@@ -1834,6 +1879,8 @@ static void wait_once(hc_shm_t *sh, hc_wait_t *w, const hc_shm_op_t *o)
     /* oversubscribed, the rank we wait for may need this core: spin less */
     uint32_t spin = sh->yield ? (uint32_t) c->shm_spin / 32 + 1 : (uint32_t) c->shm_spin;
     if (++w->polls < spin) {
+        /* (polling without `pause` was slower here: the poller's reads
+         * delay the writer's taking the line) */
         cpu_relax();
         return;
     }
