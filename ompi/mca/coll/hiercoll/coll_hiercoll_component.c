@@ -438,11 +438,11 @@ static int hiercoll_register(void)
                "root (reduce); longer ones slice-parallel",
                OPAL_INFO_LVL_6, HC_NUM_SIZE, &c->shm_fold_max, 4096, 0, 1 << 20);
     reg_number("shm_cma_min",
-               "Shared-memory node level: bcasts of at least this many bytes are copied by the "
-               "readers straight from the root's memory (process_vm_readv, one copy instead of "
-               "two), where every rank may read every other (probed with a real read at set-up "
-               "and agreed); 0: never",
-               OPAL_INFO_LVL_6, HC_NUM_SIZE, &c->shm_cma_min, 256 << 10, 0, 1LL << 40);
+               "Shared-memory node level: bcasts, allreduces and reduces of at least this many "
+               "bytes copy straight from the other processes' memory (process_vm_readv, one "
+               "copy instead of two, no per-chunk synchronization), where every rank may read "
+               "every other (probed with a real read at set-up and agreed); 0: never",
+               OPAL_INFO_LVL_6, HC_NUM_SIZE, &c->shm_cma_min, 16 << 10, 0, 1LL << 40);
     reg_number("shm_group_size",
                "Shared-memory node level: on communicators of more processes than this, barrier "
                "and reductions of at most 112 bytes go in two levels, through groups of this "
