@@ -147,7 +147,7 @@ static void parse_algorithms(void)
 static int hiercoll_register(void)
 {
     mca_coll_hiercoll_params_t *c = &mca_coll_hiercoll_params;
-    static char descs[HC_NCOLL][1536];
+    static char descs[HC_NCOLL][4096];
     static char names[HC_NCOLL][64];
 
     mca_coll_hiercoll_site_load(self());
@@ -185,7 +185,7 @@ static int hiercoll_register(void)
 
     for (int k = 0; k < HC_NCOLL; ++k) {
         const hc_coll_desc_t *d = &mca_coll_hiercoll_colls[k];
-        char list[1024] = "";
+        char list[3072] = "";
         for (const hc_algo_t *a = d->algos; a && a->name; ++a) {
             snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s\"%s\" (%s)",
                      list[0] ? ", " : "", a->name, a->summary);
