@@ -677,14 +677,13 @@ typedef struct mca_coll_hiercoll_request_t {
 } mca_coll_hiercoll_request_t;
 
 static int request_free(ompi_request_t **ompi_req);
-static int request_cancel(ompi_request_t *req, int complete);
 static int request_start(size_t count, ompi_request_t **requests);
 
 static void request_construct(mca_coll_hiercoll_request_t *req)
 {
     req->super.super.req_type = OMPI_REQUEST_COLL;
     req->super.super.req_free = request_free;
-    req->super.super.req_cancel = request_cancel;
+    req->super.super.req_cancel = mca_coll_hiercoll_req_cancel;
     req->super.super.req_start = request_start;
     req->module = NULL;
     req->comm = NULL;
@@ -727,7 +726,7 @@ static int request_free(ompi_request_t **ompi_req)
     return OMPI_SUCCESS;
 }
 
-static int request_cancel(ompi_request_t *req, int complete)
+int mca_coll_hiercoll_req_cancel(ompi_request_t *req, int complete)
 {
     (void) req;
     (void) complete;

@@ -57,6 +57,9 @@ int mca_coll_hiercoll_blocking_tag(hc_coll_t coll);
  * wait for none), or for every one when `all`. */
 void mca_coll_hiercoll_sc_sweep(ompi_communicator_t *comm, bool all);
 
+/* A collective request's req_cancel: collectives cannot be cancelled. */
+int mca_coll_hiercoll_req_cancel(ompi_request_t *req, int complete);
+
 END_C_DECLS
 
 #endif /* MCA_COLL_HIERCOLL_EXEC_H */

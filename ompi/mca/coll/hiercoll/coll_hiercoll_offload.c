@@ -27,6 +27,7 @@
 #include "opal/util/output.h"
 
 #include "coll_hiercoll.h"
+#include "coll_hiercoll_exec.h"
 #include "coll_hiercoll_caps.h"
 #include "coll_hiercoll_offload.h"
 #include "coll_hiercoll_trig_bcast.h"
@@ -902,13 +903,6 @@ static int req_free(ompi_request_t **rp)
     return OMPI_SUCCESS;
 }
 
-static int req_cancel(ompi_request_t *req, int complete)
-{
-    (void) req;
-    (void) complete;
-    return MPI_ERR_REQUEST;
-}
-
 static int req_begin(hc_ol_req_t *r, uint16_t seq)
 {
     r->super.req_state = OMPI_REQUEST_ACTIVE;
@@ -973,7 +967,7 @@ int mca_coll_hiercoll_offload_start(hc_call_t *c, ompi_request_t **request,
     OMPI_REQUEST_INIT(&r->super, persistent);
     r->super.req_type = OMPI_REQUEST_COLL;
     r->super.req_free = req_free;
-    r->super.req_cancel = req_cancel;
+    r->super.req_cancel = mca_coll_hiercoll_req_cancel;
     r->super.req_start = req_start;
     r->super.req_mpi_object.comm = c->comm;
     r->ol = o;

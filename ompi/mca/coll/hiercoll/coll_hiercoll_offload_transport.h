@@ -126,6 +126,13 @@ typedef struct hc_ol_transport {
  * -fvisibility=hidden, and so are the plugins). */
 #define HC_OL_EXPORT __attribute__((visibility("default")))
 
+/* A plugin's init: the component's services, when their version and size
+ * are the ones the plugin was built for; else NULL (it refuses to load). */
+static inline const hc_ol_services_t *hc_ol_services_check(const hc_ol_services_t *svc)
+{
+    return HC_OL_TRANSPORT_ABI == svc->abi && sizeof(hc_ol_services_t) == svc->size ? svc : NULL;
+}
+
 END_C_DECLS
 
 #endif /* MCA_COLL_HIERCOLL_OFFLOAD_TRANSPORT_H */

@@ -193,11 +193,8 @@ static void ofi_fini(void)
 
 static int ofi_init(const hc_ol_services_t *svc)
 {
-    if (HC_OL_TRANSPORT_ABI != svc->abi || sizeof(hc_ol_services_t) != svc->size) {
-        return -1;
-    }
-    S = svc;
-    return 0;
+    S = hc_ol_services_check(svc);
+    return NULL != S ? 0 : -1;
 }
 
 HC_OL_EXPORT const hc_ol_transport_t hiercoll_offload_transport = {

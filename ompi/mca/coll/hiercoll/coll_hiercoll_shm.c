@@ -90,6 +90,7 @@
 #include "opal/runtime/opal_progress.h"
 
 #include "coll_hiercoll.h"
+#include "coll_hiercoll_exec.h"
 #include "coll_hiercoll_shm.h"
 
 #define HC_SHM_LINE 128
@@ -2056,13 +2057,6 @@ static int req_free(ompi_request_t **rp)
     return OMPI_SUCCESS;
 }
 
-static int req_cancel(ompi_request_t *req, int complete)
-{
-    (void) req;
-    (void) complete;
-    return MPI_ERR_REQUEST; /* collectives cannot be cancelled */
-}
-
 static void req_begin(hc_shm_req_t *r)
 {
     hc_shm_t *sh = r->m->shm;
@@ -2169,7 +2163,7 @@ int mca_coll_hiercoll_shm_start(hc_call_t *c, ompi_request_t **request, struct o
     OMPI_REQUEST_INIT(&r->super.super, persistent);
     r->super.super.req_type = OMPI_REQUEST_COLL;
     r->super.super.req_free = req_free;
-    r->super.super.req_cancel = req_cancel;
+    r->super.super.req_cancel = mca_coll_hiercoll_req_cancel;
     r->super.super.req_start = req_start;
     r->super.super.req_mpi_object.comm = c->comm;
     r->m = m;
