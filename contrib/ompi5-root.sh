@@ -104,12 +104,13 @@ copy_source() {
 # (compat/ompi5), or, once 'src' has unpacked the source package of the
 # same version, given in the same command (... src build), that tree
 # (--with-ompi-source).  A build directory configured the other way is
-# configured again and cleaned.
+# configured again and cleaned; a configure older than configure.ac (a root
+# that built an earlier tree) is generated again.
 WITH_SOURCE=
 build() {
     copy_source
     say "building hiercoll in $ROOT/src/hiercoll/_build${WITH_SOURCE:+ (--with-ompi-source)}"
-    in_root 'cd /src/hiercoll && { [ -x configure ] || ./autogen.sh >/dev/null; } && mkdir -p _build && cd _build &&
+    in_root 'cd /src/hiercoll && { { [ -x configure ] && [ configure -nt configure.ac ]; } || ./autogen.sh >/dev/null; } && mkdir -p _build && cd _build &&
         args=; [ -z "'"$WITH_SOURCE"'" ] || args="--with-ompi-source=$(ls -d /usr/src/ompi/openmpi-5*/ | head -1)"
         { { [ -f Makefile ] && [ "$(cat .hc-configure-args 2>/dev/null)" = "x$args" ]; } || {
             ../configure $args && { [ ! -f .hc-configure-args ] || make clean >/dev/null; } &&
