@@ -795,6 +795,14 @@ for g in 2 3; do
     run "shm-groups$g-t_shm-np8" 600 "${MPI[@]}" -np 8 --mca coll hiercoll,basic,libnbc \
         --mca coll_hiercoll_shm_group_size $g "${SHM[@]}" "$shm" --cycles 20 --any-order
 done
+# persistent requests on shm (a channel each, in init order) started in
+# different orders on different ranks and restarted (t_persist)
+for np in 3 5; do
+    EXPECT=("t_persist: np $np: [0-9]+ checks, 0 failed" "_init = shm \(persistent")
+    run "shm-persist-np$np" 300 "${MPI[@]}" -np $np --mca coll hiercoll,basic,libnbc \
+        --mca coll_hiercoll_verbose 2 --mca coll_hiercoll_shm_persistent 16 "${SHM[@]}" \
+        "$testdir/mpi/t_persist"
+done
 # a failure on one rank: every rank falls back (no region is ever set up:
 # rank 0's line after the agreement never appears), no hang
 SHM_SET_UP='shm: [0-9]+ processes, region of'
