@@ -149,7 +149,6 @@ static struct {
     int npend, cappend;
     hc_map_t *maps;
     int nmaps, capmaps;
-    uint64_t counter;
     /* progress: channels with queued operations */
     struct hc_shm_chan **busy;
     int nbusy, capbusy;
@@ -1098,24 +1097,18 @@ static bool run_bcast(hc_shm_op_t *o)
 
 static inline void reduce_into(const hc_shm_op_t *o, const char *x, char *acc, size_t cnt)
 {
-    if (cnt <= 16 && &ompi_mpi_op_sum.op == o->op) {
-        if (&ompi_mpi_double.dt == o->dt) {
-            HC_SUM_LOOP(double);
-            return;
-        }
-        if (&ompi_mpi_float.dt == o->dt) {
-            HC_SUM_LOOP(float);
-            return;
-        }
-        if (&ompi_mpi_int.dt == o->dt) {
-            HC_SUM_LOOP(int);
-            return;
-        }
-        if (&ompi_mpi_long.dt == o->dt) {
-            HC_SUM_LOOP(long);
-            return;
-        }
+#define HC_SUM_CASE(T, DT)                                                                         \
+    if (&DT.dt == o->dt) {                                                                         \
+        HC_SUM_LOOP(T);                                                                            \
+        return;                                                                                    \
     }
+    if (cnt <= 16 && &ompi_mpi_op_sum.op == o->op) {
+        HC_SUM_CASE(double, ompi_mpi_double)
+        HC_SUM_CASE(float, ompi_mpi_float)
+        HC_SUM_CASE(int, ompi_mpi_int)
+        HC_SUM_CASE(long, ompi_mpi_long)
+    }
+#undef HC_SUM_CASE
     ompi_op_reduce(o->op, (void *) x, acc, (int) cnt, o->dt);
 }
 
@@ -1839,8 +1832,6 @@ static void chan_pop(hc_shm_chan_t *ch)
     }
 }
 
-/* Advance a channel's operations in order; returns how many finished. */
-static int chan_advance(hc_shm_chan_t *ch);
 
 /* How a blocking wait waits: poll, then progress, then yield. */
 typedef struct {
@@ -2241,16 +2232,4 @@ int mca_coll_hiercoll_shm_fast(mca_coll_hiercoll_module_t *m, hc_fast_t *f, hc_c
         return OMPI_SUCCESS;
     }
     return run_blocking_op(&o, &c);
-}
-
-void mca_coll_hiercoll_shm_describe(const mca_coll_hiercoll_module_t *m, hc_coll_t k, char *buf,
-                                    size_t len)
-{
-    if (len > 0) {
-        buf[0] = '\0';
-    }
-    if (mca_coll_hiercoll_shm_claims(m, k)) {
-        snprintf(buf, len, "=shm<=%zuB(after %d calls),", mca_coll_hiercoll_params.shm_auto_max,
-                 mca_coll_hiercoll_params.shm_min_calls);
-    }
 }

@@ -45,10 +45,6 @@ int mca_coll_hiercoll_shm_fast(mca_coll_hiercoll_module_t *m, hc_fast_t *f, hc_c
 void mca_coll_hiercoll_shm_enable(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm);
 void mca_coll_hiercoll_shm_free(mca_coll_hiercoll_module_t *m);
 void mca_coll_hiercoll_shm_fini(void);
-/* Verbose: what shm does on this communicator ("shm(" ... ")") or "". */
-void mca_coll_hiercoll_shm_describe(const mca_coll_hiercoll_module_t *m, hc_coll_t k,
-                                    char *buf, size_t len);
-
 END_C_DECLS
 
 #endif
