@@ -51,8 +51,16 @@ const hcp_decomp_t *mca_coll_hiercoll_decomp_layout(const hc_call_t *c);
  * ("node", "block:4"...), or NULL when it surely stays whole. */
 const char *mca_coll_hiercoll_decomp_criterion(const mca_coll_hiercoll_module_t *m, char *buf,
                                                size_t len);
-/* Run a blocking call decomposed (the "decomp" algorithms' run). */
+/* Run a call decomposed, in any mode (the "decomp" algorithms' start):
+ * blocking runs it; nonblocking returns a request whose pieces progress
+ * in Open MPI's progress; persistent creates the pieces once (persistent
+ * collectives of the parts and the bridge) and starts them at each
+ * MPI_Start. */
 int mca_coll_hiercoll_decomp_run(hc_call_t *c);
+int mca_coll_hiercoll_decomp_start(hc_call_t *c, ompi_request_t **request,
+                                   struct ompi_info_t *info);
+/* At the component's close: off the progress loop. */
+void mca_coll_hiercoll_decomp_fini(void);
 
 /* Intercommunicators (coll_hiercoll_inter.c) */
 

@@ -477,6 +477,7 @@ static int hiercoll_open(void)
     mca_coll_hiercoll_rules_open();
     /* the hooks through which lower layers reach up (coll_hiercoll_hooks.h) */
     mca_coll_hiercoll_hooks.scratch_moved = mca_coll_hiercoll_fast_forget;
+    mca_coll_hiercoll_hooks.module_class = OBJ_CLASS(mca_coll_hiercoll_module_t);
     OBJ_CONSTRUCT(&c->active, opal_list_t);
     OBJ_CONSTRUCT(&c->lock, opal_mutex_t);
     c->nactive = 0;
@@ -493,6 +494,7 @@ static int hiercoll_close(void)
     mca_coll_hiercoll_params_t *c = &mca_coll_hiercoll_params;
     mca_coll_hiercoll_exec_fini();
     mca_coll_hiercoll_offload_fini();
+    mca_coll_hiercoll_decomp_fini();
     mca_coll_hiercoll_shm_fini();
     OBJ_DESTRUCT(&c->active);
     OBJ_DESTRUCT(&c->lock);

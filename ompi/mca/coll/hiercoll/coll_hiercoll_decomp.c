@@ -44,12 +44,16 @@
 #include <string.h>
 
 #include "ompi/group/group.h"
+#include "ompi/info/info.h"
 #include "ompi/mca/pml/pml.h"
+#include "opal/runtime/opal_progress.h"
 #include "opal/util/info.h"
 
 #include "coll_hiercoll.h"
 #include "coll_hiercoll_caps.h"
 #include "coll_hiercoll_below.h"
+#include "coll_hiercoll_exec.h"
+#include "coll_hiercoll_shm.h"
 
 struct hc_decomp {
     bool ready; /* parts and bridge exist: decomposition serves calls */
@@ -58,6 +62,9 @@ struct hc_decomp {
     ompi_communicator_t *bridge; /* the leaders; NULL on the others */
     int p, np;                   /* my part and its size */
     uint64_t calls[HC_NCOLL];    /* decomposed calls (statistics) */
+    /* nonblocking calls that may still start pieces, in start order (the
+     * issue queue: see "A decomposed call" below) */
+    struct hc_dx *qhead, *qtail;
 };
 typedef struct hc_decomp hc_decomp_t;
 
@@ -268,6 +275,10 @@ static void create(mca_coll_hiercoll_module_t *m)
     }
     /* both are in rank order, as the layout */
     assert(ompi_comm_rank(d->part) == d->lay.index[rank] && ompi_comm_size(d->part) == d->np);
+    /* the part's shared-memory region now, while every rank is here: a
+     * nonblocking call's pieces start inside progress, where no set-up
+     * may run */
+    mca_coll_hiercoll_shm_prepare(d->part);
     d->ready = true;
     describe_parts(d, comm, name);
 done:
@@ -302,11 +313,15 @@ void mca_coll_hiercoll_decomp_free(mca_coll_hiercoll_module_t *m)
     m->decomp = NULL;
 }
 
-/* The decomposition of the call's communicator, created at the first call
- * that asks; NULL when it does not apply, or while it is being built. */
+/* The decomposition of the call's communicator, created at the first
+ * blocking call that asks; NULL when it does not apply, or while it is
+ * being built.  A nonblocking call or a persistent init is local (it must
+ * not wait for other ranks to arrive), so it never creates one: it
+ * decomposes where a blocking call made the parts (the same calls came
+ * first on every rank, so the answer is the same everywhere). */
 static hc_decomp_t *decomp_of(const hc_call_t *c)
 {
-    if (NULL == c->module->decomp) {
+    if (NULL == c->module->decomp && HC_BLOCKING == c->mode) {
         create(c->module);
     }
     hc_decomp_t *d = c->module->decomp;
@@ -368,6 +383,14 @@ bool mca_coll_hiercoll_decomp_usable(const hc_call_t *c)
     if (ordered_reduction(c->coll) && !ompi_op_is_commute(c->op) && !d->lay.contiguous) {
         return false;
     }
+    /* a persistent call makes its pieces at init, where it may not
+     * communicate: the v forms whose leaders must first learn their
+     * members' counts stay whole */
+    if (HC_PERSISTENT == c->mode
+        && (HC_GATHERV == c->coll || HC_SCATTERV == c->coll || HC_ALLTOALLV == c->coll
+            || HC_ALLTOALLW == c->coll)) {
+        return false;
+    }
     return fits_int(c, d);
 }
 
@@ -378,8 +401,48 @@ const hcp_decomp_t *mca_coll_hiercoll_decomp_layout(const hc_call_t *c)
 }
 
 /* ------------------------------------------------------------------ */
-/* Pieces                                                               */
+/* A decomposed call: one program per collective, three ways to run it  */
 /* ------------------------------------------------------------------ */
+
+/*
+ * Each collective's PROGRAM (run_* below) is a sequence of pieces: a
+ * collective of a sub-communicator (DX_SUB: the part's or the bridge's),
+ * a message inside the part (dx_p2p), local work (packing, folding).
+ * The same program serves every mode; how a piece runs is the call's KIND:
+ *
+ *   DX_BLOCK  blocking: each piece is the sub-communicator's blocking
+ *             collective, in order (DX_WAIT never waits);
+ *   DX_NB     nonblocking: each piece is started as the sub-communicator's
+ *             nonblocking collective, and DX_WAIT returns to the progress
+ *             engine until the pieces started so far are done: the
+ *             program resumes there (a stackless coroutine: every value
+ *             kept across a DX_WAIT lives in hc_dx_t);
+ *   DX_INIT   a persistent call's init: the program runs once moving no
+ *             data (DX_DATA is false), creating each piece as the
+ *             sub-communicator's PERSISTENT collective (and persistent
+ *             messages), with the buffers and layouts it keeps;
+ *   DX_START  each MPI_Start: the program runs as DX_NB, starting the
+ *             pieces created at init in the same order.
+ *
+ * Matching.  The pieces of a sub-communicator must start in the same
+ * order on all its ranks.  Persistent pieces are matched by their
+ * sub-communicator in creation order, and creation happens in the
+ * parent's init order.  Nonblocking calls start their pieces while they
+ * progress, so each decomposition keeps an ISSUE QUEUE: calls in the
+ * order they started on the parent (the same on every rank), and only
+ * the oldest call still issuing may start pieces (it leaves the queue
+ * after its last one, dx_issued).  A blocking call or a persistent init
+ * on the parent first lets the queue drain (its pieces, or the tags and
+ * channels their creation reserves, would otherwise overtake those of
+ * earlier calls on some ranks).  Messages inside a part use the
+ * collective's fixed tag (nonblocking: ordered by the queue) or, for a
+ * persistent call, a tag it reserved at init.
+ *
+ * No piece is set up inside progress: the parts and the bridge, and the
+ * part's shared-memory region, are made at the decomposition's creation
+ * (a blocking call's selection); everything a piece starts is the
+ * nonblocking start of a sub-communicator collective.
+ */
 
 /* A collective of the components below hiercoll, on a sub-communicator. */
 #define SUB(comm, coll, ...)                                                                       \
@@ -387,9 +450,221 @@ const hcp_decomp_t *mca_coll_hiercoll_decomp_layout(const hc_call_t *c)
 
 #define PACKED (&ompi_mpi_packed.dt)
 
+enum { DX_BLOCK, DX_NB, DX_INIT, DX_START };
+#define DX_NSUB 4   /* pieces in flight at once */
+#define DX_NPERS 12 /* a persistent call's pieces */
+#define DX_NMEM 6
+#define DX_NINTS 4
+
+/* What the leader of an all-to-all knows of the pairs' bytes: its
+ * members' counts, each member's row (bytes to every rank) then column
+ * (bytes from every rank); NULL for alltoall, where every pair moves
+ * `block`. */
+typedef struct a2a_ctx {
+    const hc_decomp_t *d;
+    const int *counts; /* [part size][2 n] */
+    int n;
+    int64_t block;
+} a2a_ctx_t;
+
+typedef struct hc_dx hc_dx_t;
+struct hc_dx {
+    hc_call_t c;
+    hc_decomp_t *d;
+    int kind, pc, rc, ptag;
+    bool queued;
+    hc_dx_t *qnext;                /* the decomposition's issue queue */
+    ompi_request_t *sub[DX_NSUB];  /* pieces in flight */
+    int nsub;
+    ompi_request_t *ps[DX_NPERS];  /* a persistent call's pieces */
+    int nps, ips;
+    /* the program's state across its waits */
+    char *mem[DX_NMEM], *at[DX_NMEM];
+    int *iv[DX_NINTS], *counts, one;
+    int64_t *off;
+    ompi_datatype_t **types;
+    char *x, *y, *acc, *all, *o, *in, *g, *s, *r, *lo;
+    int64_t xbytes, ybytes, total, obytes, ibytes, base;
+    bool direct, laid;
+    char token;
+    hcp_a2a_t a;
+    a2a_ctx_t ctx;
+};
+
+/* A nonblocking or persistent call: the user's request. */
+typedef struct hc_dreq {
+    ompi_coll_base_nbc_request_t super;
+    hc_dx_t x;
+    mca_coll_hiercoll_module_t *m;
+    ompi_communicator_t *comm;
+    struct hc_dreq *anext; /* calls in flight (progress) */
+    bool active;
+} hc_dreq_t;
+
+#define DX_DATA(x) (OMPI_SUCCESS == (x)->rc && DX_INIT != (x)->kind)
+#define DX_BEGIN(x)                                                                                \
+    switch ((x)->pc) {                                                                             \
+    case 0:;
+#define DX_END(x)                                                                                  \
+    }                                                                                              \
+    dx_issued(x);                                                                                  \
+    (x)->pc = 0;                                                                                   \
+    return true
+/* Resume here once the pieces started so far are done. */
+#define DX_WAIT(x)                                                                                 \
+    do {                                                                                           \
+        (x)->pc = __LINE__;                                                                        \
+        __attribute__((fallthrough));                                                              \
+    case __LINE__:                                                                                 \
+        if (!dx_done(x)) {                                                                         \
+            return false;                                                                          \
+        }                                                                                          \
+    } while (0)
+
+/* One piece: sub-communicator comm's collective `coll`, in the call's kind. */
+#define DX_SUB(x, comm, coll, ...)                                                                 \
+    do {                                                                                           \
+        if (OMPI_SUCCESS != (x)->rc) {                                                             \
+        } else if (DX_BLOCK == (x)->kind) {                                                        \
+            (x)->rc = (comm)->c_coll->coll_##coll(__VA_ARGS__, (comm),                             \
+                                                  (comm)->c_coll->coll_##coll##_module);           \
+        } else if (DX_NB == (x)->kind) {                                                           \
+            (x)->rc = (comm)->c_coll->coll_i##coll(__VA_ARGS__, (comm), &(x)->sub[(x)->nsub],      \
+                                                   (comm)->c_coll->coll_i##coll##_module);         \
+            (x)->nsub += OMPI_SUCCESS == (x)->rc;                                                  \
+        } else if (DX_INIT == (x)->kind && dx_room(x)) {                                           \
+            (x)->rc = (comm)->c_coll->coll_##coll##_init(__VA_ARGS__, (comm), DX_INFO,             \
+                                                         &(x)->ps[(x)->nps],                       \
+                                                         (comm)->c_coll->coll_##coll##_init_module); \
+            (x)->nps += OMPI_SUCCESS == (x)->rc;                                                   \
+        } else if (DX_START == (x)->kind) {                                                        \
+            dx_start(x);                                                                           \
+        }                                                                                          \
+    } while (0)
+#define DX_BARRIER(x, comm)                                                                        \
+    do {                                                                                           \
+        if (OMPI_SUCCESS != (x)->rc) {                                                             \
+        } else if (DX_BLOCK == (x)->kind) {                                                        \
+            (x)->rc = (comm)->c_coll->coll_barrier((comm), (comm)->c_coll->coll_barrier_module);   \
+        } else if (DX_NB == (x)->kind) {                                                           \
+            (x)->rc = (comm)->c_coll->coll_ibarrier((comm), &(x)->sub[(x)->nsub],                  \
+                                                    (comm)->c_coll->coll_ibarrier_module);         \
+            (x)->nsub += OMPI_SUCCESS == (x)->rc;                                                  \
+        } else if (DX_INIT == (x)->kind && dx_room(x)) {                                           \
+            (x)->rc = (comm)->c_coll->coll_barrier_init((comm), DX_INFO, &(x)->ps[(x)->nps],       \
+                                                        (comm)->c_coll->coll_barrier_init_module); \
+            (x)->nps += OMPI_SUCCESS == (x)->rc;                                                   \
+        } else if (DX_START == (x)->kind) {                                                        \
+            dx_start(x);                                                                           \
+        }                                                                                          \
+    } while (0)
+#define DX_INFO (&ompi_mpi_info_null.info)
+
+static bool dx_room(hc_dx_t *x)
+{
+    if (x->nps < DX_NPERS) {
+        return true;
+    }
+    x->rc = OMPI_ERR_OUT_OF_RESOURCE;
+    return false;
+}
+
+/* Start the next of a persistent call's pieces. */
+static void dx_start(hc_dx_t *x)
+{
+    ompi_request_t *req = x->ps[x->ips++];
+    if (OMPI_REQUEST_NOOP == req->req_type) { /* as MPI_Start: nothing to move */
+        req->req_state = OMPI_REQUEST_ACTIVE;
+        return;
+    }
+    x->rc = req->req_start(1, &req);
+    if (OMPI_SUCCESS == x->rc) {
+        x->sub[x->nsub++] = req;
+    }
+}
+
+/* Are the pieces started so far done?  (Then the nonblocking ones are
+ * freed; a persistent call's stay for the next start.) */
+static bool dx_done(hc_dx_t *x)
+{
+    for (int i = 0; i < x->nsub; ++i) {
+        if (!REQUEST_COMPLETE(x->sub[i])) {
+            return false;
+        }
+    }
+    for (int i = 0; i < x->nsub; ++i) {
+        if (OMPI_SUCCESS == x->rc) {
+            x->rc = x->sub[i]->req_status.MPI_ERROR;
+        }
+        if (DX_NB == x->kind) {
+            ompi_request_free(&x->sub[i]);
+        }
+    }
+    x->nsub = 0;
+    return true;
+}
+
+/* The call started its last piece: the next call in the queue may start
+ * its own. */
+static void dx_issued(hc_dx_t *x)
+{
+    if (x->queued) {
+        assert(x->d->qhead == x);
+        x->d->qhead = x->qnext;
+        if (NULL == x->d->qhead) {
+            x->d->qtail = NULL;
+        }
+        x->queued = false;
+    }
+}
+
+/* Let the nonblocking calls started earlier start all their pieces. */
+static void dx_drain(hc_decomp_t *d)
+{
+    while (NULL != d->qhead) {
+        opal_progress();
+    }
+}
+
 static bool leads(const hc_decomp_t *d)
 {
     return NULL != d->bridge;
+}
+
+/* A message inside the part (to or from part rank peer). */
+static void dx_p2p(hc_dx_t *x, bool send, int peer, void *buf, int64_t count,
+                   ompi_datatype_t *type, int tag)
+{
+    ompi_communicator_t *comm = x->d->part;
+    const mca_pml_base_send_mode_t std = MCA_PML_BASE_SEND_STANDARD;
+    if (OMPI_SUCCESS != x->rc) {
+        return;
+    }
+    switch (x->kind) {
+    case DX_BLOCK:
+        x->rc = send ? MCA_PML_CALL(send(buf, (size_t) count, type, peer, tag, std, comm))
+                     : MCA_PML_CALL(recv(buf, (size_t) count, type, peer, tag, comm,
+                                         MPI_STATUS_IGNORE));
+        break;
+    case DX_NB:
+        x->rc = send ? MCA_PML_CALL(isend(buf, (size_t) count, type, peer, tag, std, comm,
+                                          &x->sub[x->nsub]))
+                     : MCA_PML_CALL(irecv(buf, (size_t) count, type, peer, tag, comm,
+                                          &x->sub[x->nsub]));
+        x->nsub += OMPI_SUCCESS == x->rc;
+        break;
+    case DX_INIT:
+        if (dx_room(x)) {
+            x->rc = send ? MCA_PML_CALL(isend_init(buf, (size_t) count, type, peer, x->ptag, std,
+                                                   comm, &x->ps[x->nps]))
+                         : MCA_PML_CALL(irecv_init(buf, (size_t) count, type, peer, x->ptag,
+                                                   comm, &x->ps[x->nps]));
+            x->nps += OMPI_SUCCESS == x->rc;
+        }
+        break;
+    default:
+        dx_start(x);
+    }
 }
 
 /* Rank r's index in its part. */
@@ -419,16 +694,61 @@ static int *ints(int n)
     return malloc(sizeof(int) * (size_t) (n > 0 ? n : 1));
 }
 
-static int part_send(const hc_decomp_t *d, int to, const void *buf, size_t count,
-                     ompi_datatype_t *type, int tag)
+/* The call's scratch number `slot` (a persistent call's is made once, at
+ * init, and kept); NULL sets the call's error. */
+static char *dx_scratch(hc_dx_t *x, int slot, ompi_datatype_t *type, int64_t count)
 {
-    return mca_pml.pml_send(buf, count, type, to, tag, MCA_PML_BASE_SEND_STANDARD, d->part);
+    if (NULL == x->mem[slot]) {
+        x->at[slot] = scratch(type, count, &x->mem[slot]);
+    }
+    if (NULL == x->mem[slot] && OMPI_SUCCESS == x->rc) {
+        x->rc = OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    return x->at[slot];
 }
 
-static int part_recv(const hc_decomp_t *d, int from, void *buf, size_t count,
-                     ompi_datatype_t *type, int tag)
+static int *dx_ints(hc_dx_t *x, int slot, int n)
 {
-    return mca_pml.pml_recv(buf, count, type, from, tag, d->part, MPI_STATUS_IGNORE);
+    if (NULL == x->iv[slot]) {
+        x->iv[slot] = ints(n);
+    }
+    if (NULL == x->iv[slot] && OMPI_SUCCESS == x->rc) {
+        x->rc = OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    return x->iv[slot];
+}
+
+static int64_t *dx_offsets(hc_dx_t *x, int n)
+{
+    if (NULL == x->off) {
+        x->off = malloc(sizeof(int64_t) * (size_t) (n > 0 ? n : 1));
+    }
+    if (NULL == x->off && OMPI_SUCCESS == x->rc) {
+        x->rc = OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    return x->off;
+}
+
+static void dx_free_mem(hc_dx_t *x)
+{
+    for (int i = 0; i < DX_NMEM; ++i) {
+        free(x->mem[i]);
+        x->mem[i] = x->at[i] = NULL;
+    }
+    for (int i = 0; i < DX_NINTS; ++i) {
+        free(x->iv[i]);
+        x->iv[i] = NULL;
+    }
+    free(x->off);
+    free(x->counts);
+    free(x->types);
+    x->off = NULL;
+    x->counts = NULL;
+    x->types = NULL;
+    if (x->laid) {
+        hcp_a2a_fini(&x->a);
+        x->laid = false;
+    }
 }
 
 /* The per-rank blocks of a user buffer: rank r's block is counts[r]
@@ -527,384 +847,398 @@ static bool packed_view(const hc_decomp_t *d, const blocks_t *b)
 }
 
 /* A leader's view of its members' packed blocks: counts and
- * displacements (mc[part size] each), and the total.  Regular blocks are
- * `mine` bytes everywhere; v forms gather each member's own. */
-static int member_shares(const hc_decomp_t *d, bool v, int64_t mine, int *mc, int64_t *total)
+ * displacements (mc[part size] each), and the total (x->ybytes).
+ * Regular blocks are `mine` bytes everywhere; v forms gather each
+ * member's own (member_shares, DX_WAIT, member_total). */
+static void member_shares(hc_dx_t *x, bool v, int64_t mine, int *mc)
 {
-    int b = (int) mine, rc = OMPI_SUCCESS;
+    const hc_decomp_t *d = x->d;
+    x->one = (int) mine;
     for (int k = 0; k < d->np && !v; ++k) {
-        mc[k] = b;
+        mc[k] = x->one;
     }
     if (v) {
-        rc = SUB(d->part, gather, &b, 1, MPI_INT, mc, 1, MPI_INT, 0);
+        DX_SUB(x, d->part, gather, &x->one, 1, MPI_INT, mc, 1, MPI_INT, 0);
     }
-    if (OMPI_SUCCESS == rc && leads(d) && (*total = hcp_prefix(d->np, mc, mc + d->np)) < 0) {
-        rc = OMPI_ERR_VALUE_OUT_OF_BOUNDS;
+}
+
+static void member_total(hc_dx_t *x, const int *mc)
+{
+    const hc_decomp_t *d = x->d;
+    if (OMPI_SUCCESS == x->rc && leads(d)
+        && (x->ybytes = hcp_prefix(d->np, mc, (int *) mc + d->np)) < 0) {
+        x->rc = OMPI_ERR_VALUE_OUT_OF_BOUNDS;
     }
-    return rc;
 }
 
 /* Rooted collectives: what each part moves over the bridge (pc[nparts]
  * bytes, then displacements; the root's part moves nothing), at the root
  * and at its leader.  The root knows its blocks; a leader computes
  * regular blocks of `mine` bytes itself, and hears v forms' shares from
- * a root that does not lead.  `direct`: the displacements are the blocks'
- * own in the root's buffer.  *total: the packed bytes, when not direct. */
-static int bridge_shares(const hc_call_t *c, const hc_decomp_t *d, const blocks_t *b,
-                         size_t unit, bool v, bool direct, int64_t mine, int *pc, int64_t *total)
+ * a root that does not lead (bridge_shares, DX_WAIT, bridge_total).
+ * x->direct: the displacements are the blocks' own in the root's
+ * buffer.  x->xbytes: the packed bytes, when not direct. */
+static void bridge_shares(hc_dx_t *x, const blocks_t *b, size_t unit, bool v, int64_t mine,
+                          int *pc)
 {
+    const hc_call_t *c = &x->c;
+    const hc_decomp_t *d = x->d;
     const int rp = d->lay.part[c->root], rk = local(d, c->root), nq = d->lay.nparts;
-    int rc = OMPI_SUCCESS;
+    if (OMPI_SUCCESS != x->rc) {
+        return;
+    }
     if (c->rank == c->root) {
-        *total = hcp_pack_layout(&d->lay, b->counts, b->count, unit, direct ? -1 : rp, NULL, pc,
-                                 pc + nq);
+        x->xbytes = hcp_pack_layout(&d->lay, b->counts, b->count, unit, x->direct ? -1 : rp, NULL,
+                                    pc, pc + nq);
         pc[rp] = 0;
         if (v && 0 != rk) {
-            rc = part_send(d, 0, pc, (size_t) 2 * nq, MPI_INT, MCA_COLL_BASE_TAG_GATHERV);
+            dx_p2p(x, true, 0, pc, 2 * nq, MPI_INT, MCA_COLL_BASE_TAG_GATHERV);
         }
     } else if (d->p == rp && leads(d)) {
         if (v) {
-            rc = part_recv(d, rk, pc, (size_t) 2 * nq, MPI_INT, MCA_COLL_BASE_TAG_GATHERV);
+            dx_p2p(x, false, rk, pc, 2 * nq, MPI_INT, MCA_COLL_BASE_TAG_GATHERV);
         } else {
             hcp_pack_layout(&d->lay, NULL, 1, (size_t) mine, rp, NULL, pc, pc + nq);
         }
-        *total = (int64_t) pc[nq - 1] + pc[2 * nq - 1];
     }
-    return rc;
+}
+
+static void bridge_total(hc_dx_t *x, const int *pc)
+{
+    const hc_decomp_t *d = x->d;
+    const int rp = d->lay.part[x->c.root], nq = d->lay.nparts;
+    if (x->c.rank != x->c.root && d->p == rp && leads(d)) {
+        x->xbytes = (int64_t) pc[nq - 1] + pc[2 * nq - 1];
+    }
 }
 
 /* ------------------------------------------------------------------ */
 /* One to all                                                           */
 /* ------------------------------------------------------------------ */
 
-static int run_bcast(hc_call_t *c, hc_decomp_t *d)
+static bool run_bcast(hc_dx_t *x)
 {
+    hc_call_t *c = &x->c;
+    hc_decomp_t *d = x->d;
     const int rp = d->lay.part[c->root], rk = local(d, c->root), tag = MCA_COLL_BASE_TAG_BCAST;
-    int rc = OMPI_SUCCESS;
+    DX_BEGIN(x);
     /* a root that does not lead its part hands the data to its leader */
     if (d->p == rp && 0 != rk && c->rank == c->root) {
-        rc = part_send(d, 0, c->rbuf, (size_t) c->rcount, c->rtype, tag);
+        dx_p2p(x, true, 0, c->rbuf, c->rcount, c->rtype, tag);
     } else if (d->p == rp && 0 != rk && leads(d)) {
-        rc = part_recv(d, rk, c->rbuf, (size_t) c->rcount, c->rtype, tag);
+        dx_p2p(x, false, rk, c->rbuf, c->rcount, c->rtype, tag);
     }
-    if (OMPI_SUCCESS == rc && leads(d)) {
-        rc = SUB(d->bridge, bcast, c->rbuf, c->rcount, c->rtype, rp);
+    DX_WAIT(x);
+    if (leads(d)) {
+        DX_SUB(x, d->bridge, bcast, c->rbuf, c->rcount, c->rtype, rp);
     }
-    if (OMPI_SUCCESS == rc) {
-        rc = SUB(d->part, bcast, c->rbuf, c->rcount, c->rtype, d->p == rp ? rk : 0);
-    }
-    return rc;
+    DX_WAIT(x);
+    DX_SUB(x, d->part, bcast, c->rbuf, c->rcount, c->rtype, d->p == rp ? rk : 0);
+    dx_issued(x);
+    DX_WAIT(x);
+    DX_END(x);
 }
 
 /* scatter, scatterv: the root packs the blocks of the other parts and its
  * leader scatters them over the bridge; every part then scatters from its
  * leader, the root's part from the root's own buffer. */
-static int run_scatter(hc_call_t *c, hc_decomp_t *d)
+static bool run_scatter(hc_dx_t *x)
 {
+    hc_call_t *c = &x->c;
+    hc_decomp_t *d = x->d;
     const bool v = HC_SCATTERV == c->coll, root = c->rank == c->root;
     const int rp = d->lay.part[c->root], rk = local(d, c->root), nq = d->lay.nparts;
     const int tag = MCA_COLL_BASE_TAG_GATHERV;
     const blocks_t sblocks = {(char *) c->sbuf, v ? c->scounts : NULL, v ? c->sdispls : NULL,
                               c->scount, c->stype, NULL};
-    /* a leading root scatters over the bridge straight from its buffer */
-    const bool direct = root && 0 == rk && packed_view(d, &sblocks);
     void *mine = c->in_place ? MPI_IN_PLACE : c->rbuf;
-    int *pc = ints(2 * nq), *mc = ints(2 * d->np), rc = OMPI_ERR_OUT_OF_RESOURCE;
-    char *xmem = NULL, *ymem = NULL, *x = direct ? (char *) c->sbuf : NULL, *y = NULL;
-    int64_t xbytes = 0, ybytes = 0;
-    if (NULL == pc || NULL == mc) {
-        goto out;
+    int *pc = x->iv[0], *mc = x->iv[1];
+    DX_BEGIN(x);
+    /* a leading root scatters over the bridge straight from its buffer */
+    x->direct = root && 0 == rk && packed_view(d, &sblocks);
+    x->x = x->direct ? (char *) c->sbuf : NULL;
+    pc = dx_ints(x, 0, 2 * nq);
+    mc = dx_ints(x, 1, 2 * d->np);
+    bridge_shares(x, &sblocks, c->ssize, v, (int64_t) c->rcount * c->rsize, pc);
+    DX_WAIT(x);
+    bridge_total(x, pc);
+    if (d->p != rp) {
+        member_shares(x, v, (int64_t) c->rcount * c->rsize, mc);
     }
-    rc = bridge_shares(c, d, &sblocks, c->ssize, v, direct, (int64_t) c->rcount * c->rsize, pc,
-                       &xbytes);
-    if (OMPI_SUCCESS == rc && d->p != rp) {
-        rc = member_shares(d, v, (int64_t) c->rcount * c->rsize, mc, &ybytes);
+    DX_WAIT(x);
+    if (d->p != rp) {
+        member_total(x, mc);
     }
     /* the root packs the other parts' blocks, for its leader when it does
      * not lead */
-    if (OMPI_SUCCESS == rc && !direct && (root || (d->p == rp && leads(d)))) {
-        x = scratch(PACKED, xbytes, &xmem);
-        rc = NULL == x ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
+    if (!x->direct && (root || (d->p == rp && leads(d)))) {
+        x->x = dx_scratch(x, 0, PACKED, x->xbytes);
     }
-    if (OMPI_SUCCESS == rc && root && !direct) {
-        rc = pack_blocks(d, &sblocks, rp, -1, x, false);
+    if (DX_DATA(x) && root && !x->direct) {
+        x->rc = pack_blocks(d, &sblocks, rp, -1, x->x, false);
     }
-    if (OMPI_SUCCESS == rc && 0 != rk && root) {
-        rc = part_send(d, 0, x, (size_t) xbytes, PACKED, tag);
-    } else if (OMPI_SUCCESS == rc && 0 != rk && d->p == rp && leads(d)) {
-        rc = part_recv(d, rk, x, (size_t) xbytes, PACKED, tag);
+    if (0 != rk && root) {
+        dx_p2p(x, true, 0, x->x, x->xbytes, PACKED, tag);
+    } else if (0 != rk && d->p == rp && leads(d)) {
+        dx_p2p(x, false, rk, x->x, x->xbytes, PACKED, tag);
     }
-    if (OMPI_SUCCESS == rc && leads(d)) {
-        y = scratch(PACKED, ybytes, &ymem);
-        rc = NULL == y ? OMPI_ERR_OUT_OF_RESOURCE
-                       : SUB(d->bridge, scatterv, x, pc, pc + nq, PACKED, y, (int) ybytes, PACKED,
-                             rp);
+    DX_WAIT(x);
+    if (leads(d)) {
+        x->y = dx_scratch(x, 1, PACKED, x->ybytes);
+        DX_SUB(x, d->bridge, scatterv, x->x, pc, pc + nq, PACKED, x->y, (int) x->ybytes, PACKED,
+               rp);
     }
-    if (OMPI_SUCCESS != rc) {
-        goto out;
-    }
+    DX_WAIT(x);
     if (d->p != rp) {
-        rc = SUB(d->part, scatterv, y, mc, mc + d->np, PACKED, mine, c->rcount, c->rtype, 0);
+        DX_SUB(x, d->part, scatterv, x->y, mc, mc + d->np, PACKED, mine, c->rcount, c->rtype, 0);
     } else {
         if (root) {
             member_blocks(d, &sblocks, mc, mc + d->np);
         }
-        rc = SUB(d->part, scatterv, c->sbuf, mc, mc + d->np, c->stype, mine, c->rcount, c->rtype,
-                 rk);
+        DX_SUB(x, d->part, scatterv, c->sbuf, mc, mc + d->np, c->stype, mine, c->rcount, c->rtype,
+               rk);
     }
-out:
-    free(pc);
-    free(mc);
-    free(xmem);
-    free(ymem);
-    return rc;
+    dx_issued(x);
+    DX_WAIT(x);
+    DX_END(x);
 }
 
 /* ------------------------------------------------------------------ */
 /* All to one                                                           */
 /* ------------------------------------------------------------------ */
 
-static int run_reduce(hc_call_t *c, hc_decomp_t *d)
+static bool run_reduce(hc_dx_t *x)
 {
+    hc_call_t *c = &x->c;
+    hc_decomp_t *d = x->d;
     const bool root = c->rank == c->root;
     const int rp = d->lay.part[c->root], rk = local(d, c->root), tag = MCA_COLL_BASE_TAG_REDUCE;
-    const void *in = c->in_place ? c->rbuf : c->sbuf;
-    int rc;
+    DX_BEGIN(x);
     if (!leads(d)) {
-        rc = SUB(d->part, reduce, in, NULL, c->rcount, c->rtype, c->op, 0);
-        if (OMPI_SUCCESS == rc && root) {
-            rc = part_recv(d, 0, c->rbuf, (size_t) c->rcount, c->rtype, tag);
+        DX_SUB(x, d->part, reduce, c->in_place ? c->rbuf : c->sbuf, NULL, c->rcount, c->rtype,
+               c->op, 0);
+        DX_WAIT(x);
+        if (root) {
+            dx_p2p(x, false, 0, c->rbuf, c->rcount, c->rtype, tag);
         }
-        return rc;
+    } else {
+        /* the part's result: at the root when it leads, else in scratch */
+        x->acc = root ? c->rbuf : dx_scratch(x, 0, c->rtype, c->rcount);
+        DX_SUB(x, d->part, reduce, c->in_place ? MPI_IN_PLACE : c->sbuf, x->acc, c->rcount,
+               c->rtype, c->op, 0);
+        DX_WAIT(x);
+        DX_SUB(x, d->bridge, reduce, d->p == rp ? MPI_IN_PLACE : x->acc,
+               d->p == rp ? x->acc : NULL, c->rcount, c->rtype, c->op, rp);
+        DX_WAIT(x);
+        if (d->p == rp && !root) {
+            dx_p2p(x, true, rk, x->acc, c->rcount, c->rtype, tag);
+        }
     }
-    /* the part's result: at the root when it leads, else in scratch */
-    char *mem = NULL, *acc = root ? c->rbuf : scratch(c->rtype, c->rcount, &mem);
-    if (NULL == acc) {
-        return OMPI_ERR_OUT_OF_RESOURCE;
-    }
-    rc = SUB(d->part, reduce, c->in_place ? MPI_IN_PLACE : c->sbuf, acc, c->rcount, c->rtype,
-             c->op, 0);
-    if (OMPI_SUCCESS == rc) {
-        rc = SUB(d->bridge, reduce, d->p == rp ? MPI_IN_PLACE : acc, d->p == rp ? acc : NULL,
-                 c->rcount, c->rtype, c->op, rp);
-    }
-    if (OMPI_SUCCESS == rc && d->p == rp && !root) {
-        rc = part_send(d, rk, acc, (size_t) c->rcount, c->rtype, tag);
-    }
-    free(mem);
-    return rc;
+    dx_issued(x);
+    DX_WAIT(x);
+    DX_END(x);
 }
 
 /* gather, gatherv: the root's part gathers straight into the root's
  * buffer; the others pack at their leaders, whose bridge gatherv brings
  * everything to the root's leader, which hands it to the root. */
-static int run_gather(hc_call_t *c, hc_decomp_t *d)
+static bool run_gather(hc_dx_t *x)
 {
+    hc_call_t *c = &x->c;
+    hc_decomp_t *d = x->d;
     const bool v = HC_GATHERV == c->coll, root = c->rank == c->root;
     const int rp = d->lay.part[c->root], rk = local(d, c->root), nq = d->lay.nparts;
     const int tag = MCA_COLL_BASE_TAG_GATHERV;
     const blocks_t rblocks = {c->rbuf, v ? c->rcounts : NULL, v ? c->rdispls : NULL, c->rcount,
                               c->rtype, NULL};
-    /* a leading root takes the bridge's blocks straight into its buffer */
-    const bool direct = root && 0 == rk && packed_view(d, &rblocks);
     const void *mine = c->in_place ? MPI_IN_PLACE : c->sbuf;
     const int64_t my_bytes = (int64_t) c->scount * (int64_t) c->ssize;
-    int *pc = ints(2 * nq), *mc = ints(2 * d->np), rc = OMPI_ERR_OUT_OF_RESOURCE;
-    char *xmem = NULL, *ymem = NULL, *x = direct ? c->rbuf : NULL, *y = NULL;
-    int64_t xbytes = 0, ybytes = 0;
-    if (NULL == pc || NULL == mc) {
-        goto out;
-    }
-    rc = bridge_shares(c, d, &rblocks, c->rsize, v, direct, my_bytes, pc, &xbytes);
-    if (OMPI_SUCCESS == rc && d->p == rp) {
+    int *pc = x->iv[0], *mc = x->iv[1];
+    DX_BEGIN(x);
+    /* a leading root takes the bridge's blocks straight into its buffer */
+    x->direct = root && 0 == rk && packed_view(d, &rblocks);
+    x->x = x->direct ? c->rbuf : NULL;
+    pc = dx_ints(x, 0, 2 * nq);
+    mc = dx_ints(x, 1, 2 * d->np);
+    bridge_shares(x, &rblocks, c->rsize, v, my_bytes, pc);
+    DX_WAIT(x);
+    bridge_total(x, pc);
+    if (d->p == rp) {
         if (root) {
             member_blocks(d, &rblocks, mc, mc + d->np);
         }
-        rc = SUB(d->part, gatherv, mine, c->scount, c->stype, c->rbuf, mc, mc + d->np, c->rtype,
-                 rk);
-    } else if (OMPI_SUCCESS == rc) {
-        rc = member_shares(d, v, my_bytes, mc, &ybytes);
-        if (OMPI_SUCCESS == rc) {
-            y = scratch(PACKED, ybytes, &ymem);
-            rc = NULL == y ? OMPI_ERR_OUT_OF_RESOURCE
-                           : SUB(d->part, gatherv, mine, c->scount, c->stype, y, mc, mc + d->np,
-                                 PACKED, 0);
-        }
+        DX_SUB(x, d->part, gatherv, mine, c->scount, c->stype, c->rbuf, mc, mc + d->np, c->rtype,
+               rk);
+    } else {
+        member_shares(x, v, my_bytes, mc);
+        DX_WAIT(x);
+        member_total(x, mc);
+        x->y = dx_scratch(x, 1, PACKED, x->ybytes);
+        DX_SUB(x, d->part, gatherv, mine, c->scount, c->stype, x->y, mc, mc + d->np, PACKED, 0);
     }
-    if (OMPI_SUCCESS == rc && NULL == x && (leads(d) || root)) {
-        x = scratch(PACKED, xbytes, &xmem);
-        rc = NULL == x ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
+    DX_WAIT(x);
+    if (NULL == x->x && (leads(d) || root)) {
+        x->x = dx_scratch(x, 0, PACKED, x->xbytes);
     }
-    if (OMPI_SUCCESS == rc && leads(d)) {
-        rc = SUB(d->bridge, gatherv, d->p == rp ? x : y, d->p == rp ? 0 : (int) ybytes, PACKED, x,
-                 pc, pc + nq, PACKED, rp);
+    if (leads(d)) {
+        DX_SUB(x, d->bridge, gatherv, d->p == rp ? x->x : x->y, d->p == rp ? 0 : (int) x->ybytes,
+               PACKED, x->x, pc, pc + nq, PACKED, rp);
     }
+    DX_WAIT(x);
     /* the root's leader hands the other parts' blocks to the root */
-    if (OMPI_SUCCESS == rc && 0 != rk && d->p == rp && leads(d)) {
-        rc = part_send(d, rk, x, (size_t) xbytes, PACKED, tag);
-    } else if (OMPI_SUCCESS == rc && 0 != rk && root) {
-        rc = part_recv(d, 0, x, (size_t) xbytes, PACKED, tag);
+    if (0 != rk && d->p == rp && leads(d)) {
+        dx_p2p(x, true, rk, x->x, x->xbytes, PACKED, tag);
+    } else if (0 != rk && root) {
+        dx_p2p(x, false, 0, x->x, x->xbytes, PACKED, tag);
     }
-    if (OMPI_SUCCESS == rc && root && !direct) {
-        rc = pack_blocks(d, &rblocks, rp, -1, x, true);
+    dx_issued(x);
+    DX_WAIT(x);
+    if (DX_DATA(x) && root && !x->direct) {
+        x->rc = pack_blocks(d, &rblocks, rp, -1, x->x, true);
     }
-out:
-    free(pc);
-    free(mc);
-    free(xmem);
-    free(ymem);
-    return rc;
+    DX_END(x);
 }
 
 /* ------------------------------------------------------------------ */
 /* All to all: compositions                                             */
 /* ------------------------------------------------------------------ */
 
-static int run_allreduce(hc_call_t *c, hc_decomp_t *d)
+static bool run_allreduce(hc_dx_t *x)
 {
-    int rc;
+    hc_call_t *c = &x->c;
+    hc_decomp_t *d = x->d;
+    DX_BEGIN(x);
     if (leads(d)) {
-        rc = SUB(d->part, reduce, c->in_place ? MPI_IN_PLACE : c->sbuf, c->rbuf, c->rcount,
-                 c->rtype, c->op, 0);
-        if (OMPI_SUCCESS == rc) {
-            rc = SUB(d->bridge, allreduce, MPI_IN_PLACE, c->rbuf, c->rcount, c->rtype, c->op);
-        }
+        DX_SUB(x, d->part, reduce, c->in_place ? MPI_IN_PLACE : c->sbuf, c->rbuf, c->rcount,
+               c->rtype, c->op, 0);
+        DX_WAIT(x);
+        DX_SUB(x, d->bridge, allreduce, MPI_IN_PLACE, c->rbuf, c->rcount, c->rtype, c->op);
     } else {
-        rc = SUB(d->part, reduce, c->in_place ? c->rbuf : c->sbuf, NULL, c->rcount, c->rtype,
-                 c->op, 0);
+        DX_SUB(x, d->part, reduce, c->in_place ? c->rbuf : c->sbuf, NULL, c->rcount, c->rtype,
+               c->op, 0);
     }
-    if (OMPI_SUCCESS == rc) {
-        rc = SUB(d->part, bcast, c->rbuf, c->rcount, c->rtype, 0);
-    }
-    return rc;
+    DX_WAIT(x);
+    DX_SUB(x, d->part, bcast, c->rbuf, c->rcount, c->rtype, 0);
+    dx_issued(x);
+    DX_WAIT(x);
+    DX_END(x);
 }
 
 /* reduce_scatter(_block): the parts reduce the whole vector to their
  * leaders; the leaders reduce-scatter it by parts when parts are runs of
  * ranks (each part's blocks are then one run of the vector), else
  * allreduce it; each leader scatters its members' blocks. */
-static int run_reduce_scatter(hc_call_t *c, hc_decomp_t *d)
+static bool run_reduce_scatter(hc_dx_t *x)
 {
+    hc_call_t *c = &x->c;
+    hc_decomp_t *d = x->d;
     const bool block = HC_REDUCE_SCATTER_BLOCK == c->coll;
     const int nq = d->lay.nparts, mine = block ? c->rcount : c->rcounts[c->rank];
     const void *in = c->in_place ? c->rbuf : c->sbuf;
     const int64_t total = sum_counts(c);
-    ptrdiff_t lb, ext;
-    ompi_datatype_get_extent(c->rtype, &lb, &ext);
+    int *pc = x->iv[0], *mc = x->iv[1];
+    int64_t *off = x->off;
+    DX_BEGIN(x);
     if (!leads(d)) {
-        int rc = SUB(d->part, reduce, in, NULL, (int) total, c->rtype, c->op, 0);
-        return OMPI_SUCCESS != rc ? rc
-                                  : SUB(d->part, scatterv, NULL, NULL, NULL, c->rtype, c->rbuf,
-                                        mine, c->rtype, 0);
-    }
-    int *pc = ints(nq), *mc = ints(2 * d->np), rc = OMPI_SUCCESS;
-    int64_t *off = malloc(sizeof(int64_t) * (size_t) c->size);
-    char *mem = NULL, *acc = scratch(c->rtype, total, &mem);
-    if (NULL == pc || NULL == mc || NULL == off || NULL == acc) {
-        rc = OMPI_ERR_OUT_OF_RESOURCE;
-        goto out;
-    }
-    /* where each rank's block sits in the vector (rank order) */
-    for (int r = 0, at = 0; r < c->size; ++r) {
-        off[r] = at;
-        at += block ? c->rcount : c->rcounts[r];
-    }
-    rc = SUB(d->part, reduce, in, acc, (int) total, c->rtype, c->op, 0);
-    int64_t base = 0;
-    if (OMPI_SUCCESS == rc && d->lay.contiguous) {
-        for (int q = 0; q < nq; ++q) {
-            int last = hcp_leader(&d->lay, q) + hcp_part_size(&d->lay, q);
-            pc[q] = (int) ((last < c->size ? off[last] : total) - off[hcp_leader(&d->lay, q)]);
+        DX_SUB(x, d->part, reduce, in, NULL, (int) total, c->rtype, c->op, 0);
+        DX_WAIT(x);
+        DX_SUB(x, d->part, scatterv, NULL, NULL, NULL, c->rtype, c->rbuf, mine, c->rtype, 0);
+    } else {
+        pc = dx_ints(x, 0, nq);
+        mc = dx_ints(x, 1, 2 * d->np);
+        off = dx_offsets(x, c->size);
+        x->acc = dx_scratch(x, 0, c->rtype, total);
+        if (OMPI_SUCCESS == x->rc) {
+            /* where each rank's block sits in the vector (rank order) */
+            for (int r = 0, at = 0; r < c->size; ++r) {
+                off[r] = at;
+                at += block ? c->rcount : c->rcounts[r];
+            }
         }
-        base = off[member(d, 0)];
-        rc = SUB(d->bridge, reduce_scatter, MPI_IN_PLACE, acc, pc, c->rtype, c->op);
-    } else if (OMPI_SUCCESS == rc) {
-        rc = SUB(d->bridge, allreduce, MPI_IN_PLACE, acc, (int) total, c->rtype, c->op);
+        DX_SUB(x, d->part, reduce, in, x->acc, (int) total, c->rtype, c->op, 0);
+        DX_WAIT(x);
+        x->base = 0;
+        if (d->lay.contiguous && OMPI_SUCCESS == x->rc) {
+            for (int q = 0; q < nq; ++q) {
+                int last = hcp_leader(&d->lay, q) + hcp_part_size(&d->lay, q);
+                pc[q] = (int) ((last < c->size ? off[last] : total) - off[hcp_leader(&d->lay, q)]);
+            }
+            x->base = off[member(d, 0)];
+            DX_SUB(x, d->bridge, reduce_scatter, MPI_IN_PLACE, x->acc, pc, c->rtype, c->op);
+        } else {
+            DX_SUB(x, d->bridge, allreduce, MPI_IN_PLACE, x->acc, (int) total, c->rtype, c->op);
+        }
+        DX_WAIT(x);
+        for (int k = 0; k < d->np && OMPI_SUCCESS == x->rc; ++k) {
+            mc[k] = block ? c->rcount : c->rcounts[member(d, k)];
+            mc[d->np + k] = (int) (off[member(d, k)] - x->base);
+        }
+        DX_SUB(x, d->part, scatterv, x->acc, mc, mc + d->np, c->rtype, c->rbuf, mine, c->rtype, 0);
     }
-    for (int k = 0; k < d->np; ++k) {
-        mc[k] = block ? c->rcount : c->rcounts[member(d, k)];
-        mc[d->np + k] = (int) (off[member(d, k)] - base);
-    }
-    if (OMPI_SUCCESS == rc) {
-        rc = SUB(d->part, scatterv, acc, mc, mc + d->np, c->rtype, c->rbuf, mine, c->rtype, 0);
-    }
-out:
-    free(pc);
-    free(mc);
-    free(off);
-    free(mem);
-    return rc;
+    dx_issued(x);
+    DX_WAIT(x);
+    DX_END(x);
 }
 
 /* allgather(v): every part gathers its blocks, packed, at its leader; the
  * leaders allgatherv them; every part broadcasts the whole, and every
  * rank unpacks it into its own buffer. */
-static int run_allgather(hc_call_t *c, hc_decomp_t *d)
+static bool run_allgather(hc_dx_t *x)
 {
+    hc_call_t *c = &x->c;
+    hc_decomp_t *d = x->d;
     const bool v = HC_ALLGATHERV == c->coll;
     const int nq = d->lay.nparts;
     const blocks_t rblocks = {c->rbuf, v ? c->rcounts : NULL, v ? c->rdispls : NULL, c->rcount,
                               c->rtype, NULL};
-    int *pc = ints(2 * nq), *mc = ints(2 * d->np), rc = OMPI_SUCCESS;
-    int64_t *off = malloc(sizeof(int64_t) * (size_t) c->size);
-    char *mem = NULL, *all = NULL;
-    if (NULL == pc || NULL == mc || NULL == off) {
-        rc = OMPI_ERR_OUT_OF_RESOURCE;
-        goto out;
+    int *pc = x->iv[0], *mc = x->iv[1];
+    int64_t *off = x->off;
+    DX_BEGIN(x);
+    pc = dx_ints(x, 0, 2 * nq);
+    mc = dx_ints(x, 1, 2 * d->np);
+    off = dx_offsets(x, c->size);
+    if (OMPI_SUCCESS == x->rc) {
+        x->total = hcp_pack_layout(&d->lay, rblocks.counts, c->rcount, c->rsize, -1, off, pc,
+                                   pc + nq);
+        /* the receive buffer is the packed result itself when it can be */
+        x->direct = packed_view(d, &rblocks);
+        x->all = x->direct ? c->rbuf : dx_scratch(x, 0, PACKED, x->total);
     }
-    const int64_t total = hcp_pack_layout(&d->lay, rblocks.counts, c->rcount, c->rsize, -1, off,
-                                          pc, pc + nq);
-    /* the receive buffer is the packed result itself when it can be */
-    const bool direct = packed_view(d, &rblocks);
-    if (NULL == (all = direct ? c->rbuf : scratch(PACKED, total, &mem))) {
-        rc = OMPI_ERR_OUT_OF_RESOURCE;
-        goto out;
+    if (OMPI_SUCCESS == x->rc) {
+        /* my block: in my receive buffer when in place (where a leader's
+         * already is in a direct result) */
+        char *at = (char *) c->sbuf;
+        int count = c->scount;
+        ompi_datatype_t *type = c->stype;
+        if (c->in_place && x->direct && leads(d)) {
+            at = MPI_IN_PLACE;
+        } else if (c->in_place) {
+            block_of(&rblocks, c->rank, &at, &count, &type);
+        }
+        for (int k = 0; k < d->np; ++k) {
+            mc[k] = (int) block_bytes(&rblocks, member(d, k));
+            mc[d->np + k] = (int) (off[member(d, k)] - off[member(d, 0)]);
+        }
+        DX_SUB(x, d->part, gatherv, at, count, type, x->all + pc[nq + d->p], mc, mc + d->np,
+               PACKED, 0);
     }
-    /* my block: in my receive buffer when in place (where a leader's
-     * already is in a direct result) */
-    char *at = (char *) c->sbuf;
-    int count = c->scount;
-    ompi_datatype_t *type = c->stype;
-    if (c->in_place && direct && leads(d)) {
-        at = MPI_IN_PLACE;
-    } else if (c->in_place) {
-        block_of(&rblocks, c->rank, &at, &count, &type);
+    DX_WAIT(x);
+    if (leads(d)) {
+        DX_SUB(x, d->bridge, allgatherv, MPI_IN_PLACE, 0, PACKED, x->all, pc, pc + nq, PACKED);
     }
-    for (int k = 0; k < d->np; ++k) {
-        mc[k] = (int) block_bytes(&rblocks, member(d, k));
-        mc[d->np + k] = (int) (off[member(d, k)] - off[member(d, 0)]);
+    DX_WAIT(x);
+    DX_SUB(x, d->part, bcast, x->all, (int) x->total, PACKED, 0);
+    dx_issued(x);
+    DX_WAIT(x);
+    if (DX_DATA(x) && !x->direct) {
+        x->rc = pack_blocks(d, &rblocks, -1, c->in_place ? c->rank : -1, x->all, true);
     }
-    rc = SUB(d->part, gatherv, at, count, type, all + pc[nq + d->p], mc, mc + d->np, PACKED, 0);
-    if (OMPI_SUCCESS == rc && leads(d)) {
-        rc = SUB(d->bridge, allgatherv, MPI_IN_PLACE, 0, PACKED, all, pc, pc + nq, PACKED);
-    }
-    if (OMPI_SUCCESS == rc) {
-        rc = SUB(d->part, bcast, all, (int) total, PACKED, 0);
-    }
-    if (OMPI_SUCCESS == rc && !direct) {
-        rc = pack_blocks(d, &rblocks, -1, c->in_place ? c->rank : -1, all, true);
-    }
-out:
-    free(pc);
-    free(mc);
-    free(off);
-    free(mem);
-    return rc;
+    DX_END(x);
 }
 
 /* ------------------------------------------------------------------ */
 /* All to all: four steps                                               */
 /* ------------------------------------------------------------------ */
-
-/* What the leader knows of the pairs' bytes: its members' counts, each
- * member's row (bytes to every rank) then column (bytes from every rank);
- * NULL for alltoall, where every pair moves `block`. */
-typedef struct a2a_ctx {
-    const hc_decomp_t *d;
-    const int *counts; /* [part size][2 n] */
-    int n;
-    int64_t block;
-} a2a_ctx_t;
 
 static int64_t pair_bytes(int i, int j, void *arg)
 {
@@ -925,80 +1259,63 @@ static void apply(char *dst, const char *src, const hcp_copy_t *copies, int n)
     }
 }
 
-/* The leader's steps: gather its members' outgoing blocks (G), regroup
- * them by destination part (S), exchange with the other leaders (R),
- * regroup what arrived by member (O); returns O for the scatter. */
-static int leader_exchange(const hc_decomp_t *d, hcp_a2a_t *a, const char *out, int out_bytes,
-                           char **omem)
-{
-    char *gmem = NULL, *smem = NULL, *rmem = NULL;
-    char *g = scratch(PACKED, a->gbytes, &gmem), *s = scratch(PACKED, a->sbytes, &smem);
-    char *r = scratch(PACKED, a->rbytes, &rmem), *o = scratch(PACKED, a->obytes, omem);
-    int rc = OMPI_ERR_OUT_OF_RESOURCE;
-    if (NULL != g && NULL != s && NULL != r && NULL != o) {
-        rc = SUB(d->part, gatherv, out, out_bytes, PACKED, g, a->gcount, a->gdispl, PACKED, 0);
-    }
-    if (OMPI_SUCCESS == rc) {
-        apply(s, g, a->out, a->nout);
-        rc = SUB(d->bridge, alltoallv, s, a->scount, a->sdispl, PACKED, r, a->rcount, a->rdispl,
-                 PACKED);
-    }
-    if (OMPI_SUCCESS == rc) {
-        apply(o, r, a->in, a->nin);
-    }
-    free(gmem);
-    free(smem);
-    free(rmem);
-    return rc;
-}
-
 /* The members exchange the blocks that stay in the part.  A part of one
  * process only moves its own block, here: the layer below on a
  * one-process communicator is coll/self in Open MPI's default stack, and
  * its alltoallw (4.1.4 and 5.0.7) scales alltoallw's BYTE displacements
  * by the datatype's extent, reading and writing past the buffers
  * whenever the own block is not at displacement 0. */
-static int exchange_inside(hc_call_t *c, const hc_decomp_t *d, const blocks_t *sb,
-                           const blocks_t *rb)
+static void exchange_inside(hc_dx_t *x, const blocks_t *sb, const blocks_t *rb)
 {
+    const hc_call_t *c = &x->c;
+    const hc_decomp_t *d = x->d;
     const int np = d->np;
     if (1 == np) {
         char *from, *to;
         int scount, rcount;
         ompi_datatype_t *stype, *rtype;
-        if (c->in_place) { /* the block is where it belongs */
-            return OMPI_SUCCESS;
+        if (!c->in_place && DX_DATA(x)) { /* (in place: the block is where it belongs) */
+            block_of(sb, c->rank, &from, &scount, &stype);
+            block_of(rb, c->rank, &to, &rcount, &rtype);
+            x->rc = ompi_datatype_sndrcv(from, scount, stype, to, rcount, rtype);
         }
-        block_of(sb, c->rank, &from, &scount, &stype);
-        block_of(rb, c->rank, &to, &rcount, &rtype);
-        return ompi_datatype_sndrcv(from, scount, stype, to, rcount, rtype);
+        return;
     }
-    int *sc = ints(4 * np), rc = OMPI_ERR_OUT_OF_RESOURCE;
-    ompi_datatype_t **types = NULL != rb->types ? malloc(sizeof(*types) * 2 * (size_t) np) : NULL;
-    if (NULL == sc || (NULL != rb->types && NULL == types)) {
-        goto out;
+    int *sc = dx_ints(x, 3, 4 * np);
+    if (NULL != rb->types && NULL == x->types
+        && NULL == (x->types = malloc(sizeof(*x->types) * 2 * (size_t) np))) {
+        x->rc = OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    if (OMPI_SUCCESS != x->rc) {
+        return;
     }
     int *sd = sc + np, *rcn = sc + 2 * np, *rd = sc + 3 * np;
     member_blocks(d, sb, sc, sd);
     member_blocks(d, rb, rcn, rd);
     const void *sbuf = c->in_place ? MPI_IN_PLACE : c->sbuf;
-    if (NULL == types) {
-        rc = SUB(d->part, alltoallv, sbuf, sc, sd, sb->type, c->rbuf, rcn, rd, rb->type);
+    if (NULL == rb->types) {
+        DX_SUB(x, d->part, alltoallv, sbuf, sc, sd, sb->type, c->rbuf, rcn, rd, rb->type);
     } else {
         for (int k = 0; k < np; ++k) {
-            types[k] = c->in_place ? rb->types[member(d, k)] : sb->types[member(d, k)];
-            types[np + k] = rb->types[member(d, k)];
+            x->types[k] = c->in_place ? rb->types[member(d, k)] : sb->types[member(d, k)];
+            x->types[np + k] = rb->types[member(d, k)];
         }
-        rc = SUB(d->part, alltoallw, sbuf, sc, sd, types, c->rbuf, rcn, rd, types + np);
+        DX_SUB(x, d->part, alltoallw, sbuf, sc, sd, x->types, c->rbuf, rcn, rd, x->types + np);
     }
-out:
-    free(sc);
-    free(types);
-    return rc;
 }
 
-static int run_alltoall(hc_call_t *c, hc_decomp_t *d)
+/* alltoall(v,w):
+ *   1. every member packs, in decomposition order, its blocks for the
+ *      ranks outside its part, and its leader gathers them (G), regroups
+ *      them by destination part (S) and exchanges them with the other
+ *      leaders (R), then regroups what arrived by member (lo);
+ *   2. the members exchange the blocks that stay in the part;
+ *   3. every leader scatters what arrived for its members, who unpack it.
+ * (v, w: first the leader learns its members' rows and columns.) */
+static bool run_alltoall(hc_dx_t *x)
 {
+    hc_call_t *c = &x->c;
+    hc_decomp_t *d = x->d;
     const bool w = HC_ALLTOALLW == c->coll, v = HC_ALLTOALLV == c->coll || w;
     const int n = c->size, np = d->np;
     const blocks_t rb = {c->rbuf, v ? c->rcounts : NULL, v ? c->rdispls : NULL, c->rcount,
@@ -1008,148 +1325,155 @@ static int run_alltoall(hc_call_t *c, hc_decomp_t *d)
     if (c->in_place) { /* the receive buffer holds what is sent */
         sb = rb;
     }
-    a2a_ctx_t ctx = {d, NULL, n, (int64_t) c->rcount * (int64_t) c->rsize};
-    hcp_a2a_t a = {0};
-    int *counts = NULL, rc = OMPI_SUCCESS;
-    int64_t out_bytes = 0, in_bytes = 0;
-    char *omem = NULL, *imem = NULL, *lmem = NULL, *o, *in;
-
-    /* (v, w) the leader learns its members' rows and columns */
+    hcp_a2a_t *a = &x->a;
+    DX_BEGIN(x);
+    x->ctx = (a2a_ctx_t){d, NULL, n, (int64_t) c->rcount * (int64_t) c->rsize};
     if (v) {
-        int *mine = ints(2 * n);
-        counts = leads(d) ? malloc(sizeof(int) * 2 * (size_t) n * (size_t) np) : NULL;
-        if (NULL == mine || (leads(d) && NULL == counts)) {
-            free(mine);
-            rc = OMPI_ERR_OUT_OF_RESOURCE;
-            goto out;
+        int *mine = dx_ints(x, 2, 2 * n);
+        if (leads(d) && NULL == (x->counts = malloc(sizeof(int) * 2 * (size_t) n * (size_t) np))) {
+            x->rc = OMPI_ERR_OUT_OF_RESOURCE;
         }
-        for (int r = 0; r < n; ++r) {
+        for (int r = 0; r < n && OMPI_SUCCESS == x->rc; ++r) {
             mine[r] = (int) block_bytes(&sb, r);
             mine[n + r] = (int) block_bytes(&rb, r);
         }
-        rc = SUB(d->part, gather, mine, 2 * n, MPI_INT, counts, 2 * n, MPI_INT, 0);
-        free(mine);
-        ctx.counts = counts;
+        DX_SUB(x, d->part, gather, mine, 2 * n, MPI_INT, x->counts, 2 * n, MPI_INT, 0);
+        x->ctx.counts = x->counts;
     }
+    DX_WAIT(x);
     /* 1. pack what leaves the part, before anything lands in place */
+    x->obytes = x->ibytes = 0;
     for (int r = 0; r < n; ++r) {
         if (d->lay.part[r] != d->p) {
-            out_bytes += block_bytes(&sb, r);
-            in_bytes += block_bytes(&rb, r);
+            x->obytes += block_bytes(&sb, r);
+            x->ibytes += block_bytes(&rb, r);
         }
     }
-    o = scratch(PACKED, out_bytes, &omem);
-    in = scratch(PACKED, in_bytes, &imem);
-    if (OMPI_SUCCESS == rc && (NULL == o || NULL == in)) {
-        rc = OMPI_ERR_OUT_OF_RESOURCE;
+    x->o = dx_scratch(x, 0, PACKED, x->obytes);
+    x->in = dx_scratch(x, 1, PACKED, x->ibytes);
+    if (DX_DATA(x)) {
+        x->rc = pack_blocks(d, &sb, d->p, -1, x->o, false);
     }
-    if (OMPI_SUCCESS == rc) {
-        rc = pack_blocks(d, &sb, d->p, -1, o, false);
+    if (leads(d) && !x->laid && OMPI_SUCCESS == x->rc) {
+        x->laid = true;
+        if (0 != hcp_a2a_layout(a, &d->lay, d->p, pair_bytes, &x->ctx)) {
+            x->rc = OMPI_ERR_OUT_OF_RESOURCE;
+        }
     }
-    /* 1 and 3 at the leader, the gather's other side at the members */
-    if (OMPI_SUCCESS == rc && leads(d)) {
-        rc = 0 == hcp_a2a_layout(&a, &d->lay, d->p, pair_bytes, &ctx) ? OMPI_SUCCESS
-                                                                       : OMPI_ERR_OUT_OF_RESOURCE;
+    if (leads(d) && OMPI_SUCCESS == x->rc) {
+        x->g = dx_scratch(x, 2, PACKED, a->gbytes);
+        x->s = dx_scratch(x, 3, PACKED, a->sbytes);
+        x->r = dx_scratch(x, 4, PACKED, a->rbytes);
+        x->lo = dx_scratch(x, 5, PACKED, a->obytes);
     }
-    if (OMPI_SUCCESS == rc && leads(d)) {
-        rc = leader_exchange(d, &a, o, (int) out_bytes, &lmem);
-    } else if (OMPI_SUCCESS == rc) {
-        rc = SUB(d->part, gatherv, o, (int) out_bytes, PACKED, NULL, NULL, NULL, PACKED, 0);
+    if (leads(d)) {
+        DX_SUB(x, d->part, gatherv, x->o, (int) x->obytes, PACKED, x->g, a->gcount, a->gdispl,
+               PACKED, 0);
+        DX_WAIT(x);
+        if (DX_DATA(x)) {
+            apply(x->s, x->g, a->out, a->nout);
+        }
+        DX_SUB(x, d->bridge, alltoallv, x->s, a->scount, a->sdispl, PACKED, x->r, a->rcount,
+               a->rdispl, PACKED);
+        DX_WAIT(x);
+        if (DX_DATA(x)) {
+            apply(x->lo, x->r, a->in, a->nin);
+        }
+    } else {
+        DX_SUB(x, d->part, gatherv, x->o, (int) x->obytes, PACKED, NULL, NULL, NULL, PACKED, 0);
+        DX_WAIT(x);
     }
     /* 2. the blocks that stay */
-    if (OMPI_SUCCESS == rc) {
-        rc = exchange_inside(c, d, &sb, &rb);
+    exchange_inside(x, &sb, &rb);
+    DX_WAIT(x);
+    /* 3. every leader scatters what arrived for its members */
+    DX_SUB(x, d->part, scatterv, x->lo, a->ocount, a->odispl, PACKED, x->in, (int) x->ibytes,
+           PACKED, 0);
+    dx_issued(x);
+    DX_WAIT(x);
+    if (DX_DATA(x)) {
+        x->rc = pack_blocks(d, &rb, d->p, -1, x->in, true);
     }
-    /* 4. every leader scatters what arrived for its members */
-    if (OMPI_SUCCESS == rc) {
-        rc = SUB(d->part, scatterv, lmem, a.ocount, a.odispl, PACKED, in, (int) in_bytes, PACKED,
-                 0);
-    }
-    if (OMPI_SUCCESS == rc) {
-        rc = pack_blocks(d, &rb, d->p, -1, in, true);
-    }
-out:
-    hcp_a2a_fini(&a);
-    free(counts);
-    free(omem);
-    free(imem);
-    free(lmem);
-    return rc;
+    DX_END(x);
 }
 
 /* ------------------------------------------------------------------ */
 /* Barrier, partial reductions                                          */
 /* ------------------------------------------------------------------ */
 
-static int run_barrier(hc_call_t *c, hc_decomp_t *d)
+static bool run_barrier(hc_dx_t *x)
 {
-    (void) c;
-    char token = 0;
-    int rc = d->part->c_coll->coll_barrier(d->part, d->part->c_coll->coll_barrier_module);
-    if (OMPI_SUCCESS == rc && leads(d)) {
-        rc = d->bridge->c_coll->coll_barrier(d->bridge, d->bridge->c_coll->coll_barrier_module);
+    hc_decomp_t *d = x->d;
+    DX_BEGIN(x);
+    DX_BARRIER(x, d->part);
+    DX_WAIT(x);
+    if (leads(d)) {
+        DX_BARRIER(x, d->bridge);
     }
+    DX_WAIT(x);
     /* released only once every part has arrived */
-    return OMPI_SUCCESS != rc ? rc : SUB(d->part, bcast, &token, 1, MPI_BYTE, 0);
+    x->token = 0;
+    DX_SUB(x, d->part, bcast, &x->token, 1, MPI_BYTE, 0);
+    dx_issued(x);
+    DX_WAIT(x);
+    DX_END(x);
 }
 
 /* scan, exscan: every leader gets every input, in decomposition order,
  * folds them in rank order in place (input r becomes the reduction of
  * inputs 0..r) as far as its part needs, and scatters its members'
  * results. */
-static int run_scan(hc_call_t *c, hc_decomp_t *d)
+static bool run_scan(hc_dx_t *x)
 {
+    hc_call_t *c = &x->c;
+    hc_decomp_t *d = x->d;
     const bool ex = HC_EXSCAN == c->coll;
     const int count = c->rcount, mine = ex && 0 == c->rank ? 0 : count, nq = d->lay.nparts;
     const void *in = c->in_place ? c->rbuf : c->sbuf;
-    if (!leads(d)) {
-        int rc = SUB(d->part, gather, in, count, c->rtype, NULL, 0, c->rtype, 0);
-        return OMPI_SUCCESS != rc ? rc
-                                  : SUB(d->part, scatterv, NULL, NULL, NULL, c->rtype, c->rbuf,
-                                        mine, c->rtype, 0);
-    }
     ptrdiff_t lb, ext;
     ompi_datatype_get_extent(c->rtype, &lb, &ext);
     const ptrdiff_t stride = ext * count;
-    int *pc = ints(2 * nq), *mc = ints(2 * d->np), rc = OMPI_ERR_OUT_OF_RESOURCE;
-    char *mem = NULL, *all = scratch(c->rtype, (int64_t) c->size * count, &mem);
-    if (NULL == pc || NULL == mc || NULL == all) {
-        goto out;
+    int *pc = x->iv[0], *mc = x->iv[1];
+    DX_BEGIN(x);
+    if (!leads(d)) {
+        DX_SUB(x, d->part, gather, in, count, c->rtype, NULL, 0, c->rtype, 0);
+        DX_WAIT(x);
+        DX_SUB(x, d->part, scatterv, NULL, NULL, NULL, c->rtype, c->rbuf, mine, c->rtype, 0);
+    } else {
+        pc = dx_ints(x, 0, 2 * nq);
+        mc = dx_ints(x, 1, 2 * d->np);
+        x->all = dx_scratch(x, 0, c->rtype, (int64_t) c->size * count);
+        for (int q = 0; q < nq && OMPI_SUCCESS == x->rc; ++q) {
+            pc[q] = hcp_part_size(&d->lay, q) * count;
+            pc[nq + q] = d->lay.start[q] * count;
+        }
+        DX_SUB(x, d->part, gather, in, count, c->rtype, x->all + pc[nq + d->p] * ext, count,
+               c->rtype, 0);
+        DX_WAIT(x);
+        DX_SUB(x, d->bridge, allgatherv, MPI_IN_PLACE, 0, c->rtype, x->all, pc, pc + nq, c->rtype);
+        DX_WAIT(x);
+        for (int r = 1; DX_DATA(x) && r <= member(d, d->np - 1); ++r) {
+            ompi_op_reduce(c->op, x->all + hcp_pos(&d->lay, r - 1) * stride,
+                           x->all + hcp_pos(&d->lay, r) * stride, (size_t) count, c->rtype);
+        }
+        for (int k = 0; k < d->np && OMPI_SUCCESS == x->rc; ++k) {
+            int r = member(d, k), from = ex ? r - 1 : r;
+            mc[k] = from < 0 ? 0 : count;
+            mc[d->np + k] = from < 0 ? 0 : hcp_pos(&d->lay, from) * count;
+        }
+        DX_SUB(x, d->part, scatterv, x->all, mc, mc + d->np, c->rtype, c->rbuf, mine, c->rtype, 0);
     }
-    for (int q = 0; q < nq; ++q) {
-        pc[q] = hcp_part_size(&d->lay, q) * count;
-        pc[nq + q] = d->lay.start[q] * count;
-    }
-    rc = SUB(d->part, gather, in, count, c->rtype, all + pc[nq + d->p] * ext, count, c->rtype, 0);
-    if (OMPI_SUCCESS == rc) {
-        rc = SUB(d->bridge, allgatherv, MPI_IN_PLACE, 0, c->rtype, all, pc, pc + nq, c->rtype);
-    }
-    if (OMPI_SUCCESS != rc) {
-        goto out;
-    }
-    for (int r = 1; r <= member(d, d->np - 1); ++r) {
-        ompi_op_reduce(c->op, all + hcp_pos(&d->lay, r - 1) * stride,
-                       all + hcp_pos(&d->lay, r) * stride, (size_t) count, c->rtype);
-    }
-    for (int k = 0; k < d->np; ++k) {
-        int r = member(d, k), from = ex ? r - 1 : r;
-        mc[k] = from < 0 ? 0 : count;
-        mc[d->np + k] = from < 0 ? 0 : hcp_pos(&d->lay, from) * count;
-    }
-    rc = SUB(d->part, scatterv, all, mc, mc + d->np, c->rtype, c->rbuf, mine, c->rtype, 0);
-out:
-    free(pc);
-    free(mc);
-    free(mem);
-    return rc;
+    dx_issued(x);
+    DX_WAIT(x);
+    DX_END(x);
 }
 
 /* ------------------------------------------------------------------ */
-/* Entry                                                                */
+/* Entry: blocking calls, requests, progress                            */
 /* ------------------------------------------------------------------ */
 
-/* The pieces of every collective (v forms and their regular twins share). */
-static int (*const runs[HC_NCOLL])(hc_call_t *c, hc_decomp_t *d) = {
+/* The program of every collective (v forms and their regular twins share). */
+static bool (*const programs[HC_NCOLL])(hc_dx_t *x) = {
     [HC_BCAST] = run_bcast,
     [HC_SCATTER] = run_scatter,
     [HC_SCATTERV] = run_scatter,
@@ -1169,9 +1493,192 @@ static int (*const runs[HC_NCOLL])(hc_call_t *c, hc_decomp_t *d) = {
     [HC_EXSCAN] = run_scan,
 };
 
+/* Run the call's program as far as it goes (a nonblocking call not at
+ * the head of its issue queue waits for its turn); true when finished. */
+static bool dx_advance(hc_dx_t *x)
+{
+    if (x->queued && x->d->qhead != x) {
+        return false;
+    }
+    return programs[x->c.coll](x);
+}
+
 int mca_coll_hiercoll_decomp_run(hc_call_t *c)
 {
     hc_decomp_t *d = c->module->decomp; /* made by usable() */
+    hc_dx_t x;
+    memset(&x, 0, sizeof(x));
+    x.c = *c;
+    x.d = d;
+    x.kind = DX_BLOCK;
     d->calls[c->coll]++;
-    return runs[c->coll](c, d);
+    dx_drain(d);
+    programs[c->coll](&x);
+    dx_free_mem(&x);
+    return x.rc;
+}
+
+/* The calls in flight, in start order, and the progress callback. */
+static struct {
+    hc_dreq_t *head;
+    bool registered, in_progress;
+    unsigned idle;
+} dxg;
+
+static int dx_progress(void)
+{
+    if (dxg.in_progress) {
+        return 0;
+    }
+    if (NULL == dxg.head) {
+        /* nothing in flight for a while: leave Open MPI's progress loop */
+        if (dxg.registered && ++dxg.idle > 4096) {
+            dxg.registered = false;
+            opal_progress_unregister(dx_progress);
+        }
+        return 0;
+    }
+    int done = 0;
+    dxg.in_progress = true;
+    for (hc_dreq_t **pp = &dxg.head; NULL != *pp;) {
+        hc_dreq_t *r = *pp;
+        if (!dx_advance(&r->x)) {
+            pp = &r->anext;
+            continue;
+        }
+        *pp = r->anext;
+        r->active = false;
+        if (DX_NB == r->x.kind) {
+            dx_free_mem(&r->x); /* a persistent call keeps its scratch */
+        }
+        r->super.super.req_status.MPI_ERROR = r->x.rc;
+        ompi_request_complete(&r->super.super, true);
+        ++done;
+    }
+    dxg.in_progress = false;
+    return done;
+}
+
+static void dx_begin(hc_dreq_t *r)
+{
+    hc_dx_t *x = &r->x;
+    hc_decomp_t *d = x->d;
+    r->super.super.req_state = OMPI_REQUEST_ACTIVE;
+    r->super.super.req_complete = REQUEST_PENDING;
+    r->super.super.req_status.MPI_ERROR = OMPI_SUCCESS;
+    x->rc = OMPI_SUCCESS;
+    x->pc = 0;
+    x->ips = 0;
+    d->calls[x->c.coll]++;
+    if (DX_NB == x->kind) { /* its turn in the issue queue */
+        x->qnext = NULL;
+        x->queued = true;
+        if (NULL == d->qtail) {
+            d->qhead = x;
+        } else {
+            d->qtail->qnext = x;
+        }
+        d->qtail = x;
+    }
+    r->active = true;
+    r->anext = NULL;
+    hc_dreq_t **pp = &dxg.head;
+    while (NULL != *pp) {
+        pp = &(*pp)->anext;
+    }
+    *pp = r;
+    dxg.idle = 0;
+    if (!dxg.registered) {
+        dxg.registered = true;
+        opal_progress_register(dx_progress);
+    }
+    dx_progress(); /* as far as it goes now */
+}
+
+static int dx_req_start(size_t count, ompi_request_t **reqs)
+{
+    for (size_t i = 0; i < count; ++i) {
+        hc_dreq_t *r = (hc_dreq_t *) reqs[i];
+        if (r->active) {
+            return MPI_ERR_REQUEST;
+        }
+        dx_begin(r);
+    }
+    return OMPI_SUCCESS;
+}
+
+static int dx_req_free(ompi_request_t **rp)
+{
+    hc_dreq_t *r = (hc_dreq_t *) *rp;
+    if (r->active) {
+        return MPI_ERR_REQUEST;
+    }
+    for (int i = 0; i < r->x.nps; ++i) {
+        ompi_request_free(&r->x.ps[i]);
+    }
+    dx_free_mem(&r->x);
+    OBJ_RELEASE(r->m);
+    OBJ_RELEASE(r->comm);
+    OMPI_REQUEST_FINI(&r->super.super);
+    OBJ_DESTRUCT(&r->super);
+    free(r);
+    *rp = MPI_REQUEST_NULL;
+    return OMPI_SUCCESS;
+}
+
+int mca_coll_hiercoll_decomp_start(hc_call_t *c, ompi_request_t **request, struct ompi_info_t *info)
+{
+    (void) info;
+    if (HC_BLOCKING == c->mode) {
+        return mca_coll_hiercoll_decomp_run(c);
+    }
+    hc_decomp_t *d = c->module->decomp; /* made by usable() */
+    const bool persistent = HC_PERSISTENT == c->mode;
+    hc_dreq_t *r = calloc(1, sizeof(*r));
+    if (NULL == r) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    OBJ_CONSTRUCT(&r->super, ompi_coll_base_nbc_request_t);
+    OMPI_REQUEST_INIT(&r->super.super, persistent);
+    r->super.super.req_type = OMPI_REQUEST_COLL;
+    r->super.super.req_free = dx_req_free;
+    r->super.super.req_cancel = mca_coll_hiercoll_req_cancel;
+    r->super.super.req_start = dx_req_start;
+    r->super.super.req_mpi_object.comm = c->comm;
+    r->m = c->module;
+    r->comm = c->comm;
+    OBJ_RETAIN(r->m);
+    OBJ_RETAIN(r->comm);
+    r->x.c = *c;
+    r->x.d = d;
+    *request = &r->super.super;
+    if (!persistent) {
+        r->x.kind = DX_NB;
+        dx_begin(r);
+        return OMPI_SUCCESS;
+    }
+    /* create the pieces now, in the parent's init order: after the
+     * nonblocking calls started earlier have created theirs */
+    dx_drain(d);
+    r->x.kind = DX_INIT;
+    r->x.ptag = ompi_coll_base_nbc_reserve_tags(d->part, 1);
+    programs[c->coll](&r->x);
+    r->x.kind = DX_START;
+    if (OMPI_SUCCESS != r->x.rc) {
+        int rc = r->x.rc;
+        dx_req_free(request);
+        *request = MPI_REQUEST_NULL;
+        return rc;
+    }
+    r->super.super.req_state = OMPI_REQUEST_INACTIVE;
+    r->super.super.req_complete = REQUEST_COMPLETED;
+    return OMPI_SUCCESS;
+}
+
+void mca_coll_hiercoll_decomp_fini(void)
+{
+    if (dxg.registered) {
+        dxg.registered = false;
+        opal_progress_unregister(dx_progress);
+    }
 }

@@ -21,6 +21,10 @@ typedef struct hc_hooks {
      * needed more); the fast path's remembered bindings point into the old
      * one and must be forgotten (mca_coll_hiercoll_fast_forget). */
     void (*scratch_moved)(mca_coll_hiercoll_module_t *m);
+    /* capabilities -> module: hiercoll's module class, to tell a
+     * communicator's hiercoll module among its slots' modules (the
+     * shared-memory level preparing a decomposition's part). */
+    opal_class_t *module_class;
 } hc_hooks_t;
 
 extern hc_hooks_t mca_coll_hiercoll_hooks;

@@ -91,6 +91,7 @@
 
 #include "coll_hiercoll.h"
 #include "coll_hiercoll_exec.h"
+#include "coll_hiercoll_hooks.h"
 #include "coll_hiercoll_shm.h"
 
 #define HC_SHM_LINE 128
@@ -2173,6 +2174,28 @@ int mca_coll_hiercoll_shm_start(hc_call_t *c, ompi_request_t **request, struct o
     r->chan = 0;
     req_begin(r);
     return OMPI_SUCCESS;
+}
+
+/* Set up the region of comm (a decomposition's part) now, if hiercoll
+ * serves comm with the shared-memory level: collective over comm, called
+ * by all its ranks alike (set-up must not wait for a call that may come
+ * from inside progress). */
+void mca_coll_hiercoll_shm_prepare(ompi_communicator_t *comm)
+{
+    mca_coll_base_module_t *const slots[] = {
+        comm->c_coll->coll_ibarrier_module, comm->c_coll->coll_iallreduce_module,
+        comm->c_coll->coll_barrier_module, comm->c_coll->coll_allreduce_module};
+    for (size_t i = 0; i < sizeof(slots) / sizeof(slots[0]); ++i) {
+        mca_coll_hiercoll_module_t *m = (mca_coll_hiercoll_module_t *) slots[i];
+        if (NULL == m || NULL == mca_coll_hiercoll_hooks.module_class
+            || mca_coll_hiercoll_hooks.module_class != m->super.super.obj_class) {
+            continue;
+        }
+        if (NULL != m->shm && HC_SHM_UNSET == m->shm->state) {
+            (void) setup(m);
+        }
+        return;
+    }
 }
 
 /* What auto runs on it: the collectives measured against the layer below

@@ -41,6 +41,8 @@ bool mca_coll_hiercoll_shm_claims(const mca_coll_hiercoll_module_t *m, hc_coll_t
  * fast path's hit). */
 int mca_coll_hiercoll_shm_fast(mca_coll_hiercoll_module_t *m, hc_fast_t *f, hc_coll_t k,
                                const void *sbuf, void *rbuf);
+/* Set up the region of a decomposition's part at once (collective). */
+void mca_coll_hiercoll_shm_prepare(ompi_communicator_t *comm);
 /* Module set-up / tear-down, component close. */
 void mca_coll_hiercoll_shm_enable(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm);
 void mca_coll_hiercoll_shm_free(mca_coll_hiercoll_module_t *m);
