@@ -46,6 +46,7 @@
 #include "ompi/group/group.h"
 #include "ompi/info/info.h"
 #include "ompi/mca/pml/pml.h"
+#include "ompi/runtime/mpiruntime.h"
 #include "opal/runtime/opal_progress.h"
 #include "opal/util/info.h"
 
@@ -381,6 +382,12 @@ bool mca_coll_hiercoll_decomp_usable(const hc_call_t *c)
     /* parts that interleave ranks would reorder a non-commutative op
      * (scan and exscan fold every input in rank order themselves) */
     if (ordered_reduction(c->coll) && !ompi_op_is_commute(c->op) && !d->lay.contiguous) {
+        return false;
+    }
+    /* the calls in flight and the issue queues are per process, without
+     * locks: under MPI_THREAD_MULTIPLE (asked alike on every rank) only
+     * blocking calls decompose */
+    if (HC_BLOCKING != c->mode && ompi_mpi_thread_multiple) {
         return false;
     }
     /* a persistent call makes its pieces at init, where it may not
