@@ -623,6 +623,21 @@ for st in - hiercoll,tuned,libnbc,basic; do
     dnb_decomp "dnb-$sn-block3-np7" 7 "$st" block:3 3,3,1 - "${MPI[@]}"
     dnb_decomp "dnb-$sn-list-np5" 5 "$st" list:0+2,1+3+4 2,3 - "${MPI[@]}" # interleaved
 done
+# Messages between the parts per call, blocking and nonblocking side by
+# side (contrib/hc_traffic.sh -F, pml monitoring, every collective forced
+# to decomp, 8 bytes, parts 3,3); with -e (once hiercoll decomposes the
+# nonblocking forms) a nonblocking call that crosses more often fails.
+traffic=$(dirname "$(readlink -f "$0")")/../contrib/hc_traffic.sh
+if [ -x "$top_builddir/contrib/hc_bench" ] || [ "$list" = yes ]; then
+    EXPECT=()
+    for c in $ALL_COLLS; do
+        EXPECT+=("^$c +hiercoll +[0-9.]+ +[0-9.]+ ")
+    done
+    run "traffic-dnb-block3-np6" 600 "$traffic" -n 6 -l "$mpirun" -b "$top_builddir/contrib/hc_bench" \
+        -F -P block:3 -C "$(echo $ALL_COLLS | tr ' ' ,)" \
+        -m "--mca btl self,$SM_BTL --mca mpi_yield_when_idle 1 ${decomp[*]} --mca coll_hiercoll_decomp_criterion block:3" \
+        -- --min 8
+fi
 # hiercoll's own plans (coll/basic below: nothing to decompose) keep a
 # freed communicator alive for their requests
 EXPECT=("$DNB_OK")
