@@ -1179,6 +1179,15 @@ if [ -x "$hcb" ] || [ "$list" = yes ]; then
     run "hc-bench-options" 900 "$(dirname "$(readlink -f "$0")")/hc-bench-options.sh" "$hcb" \
         "$logdir/hc-bench-options" "${MPI[@]}"
 fi
+# contrib/hc_overlap.sh (hc_bench --overlap, decomposed iallreduce against
+# libnbc's), briefly: one line per size with both overlaps
+if [ -x "$hcb" ] || [ "$list" = yes ]; then
+    num="-?[0-9.]+"
+    EXPECT=("^ +8 \| +$num +$num +$num \| +$num +$num +$num$" "^ +1024 \| +$num")
+    run "hc-overlap-block2-np4" 300 "$(dirname "$(readlink -f "$0")")/../contrib/hc_overlap.sh" \
+        -n 4 -c block:2 -s 8,1K -t 1 -i 20 -b "$hcb" -l "$mpirun" \
+        -m "--mca btl self,$SM_BTL --mca mpi_yield_when_idle 1"
+fi
 EXPECT=("parameter \"coll_hiercoll_offload_ofi_max_triggered\""
         "informational \"coll_hiercoll_offload_ofi_built\" \(current value: \"(yes|no)\"")
 run "ompi-info-ofi-built" 60 "$ompi_info" --param coll hiercoll --level 9
