@@ -22,6 +22,7 @@
  * Options:
  *   --coll NAME        bcast reduce allreduce barrier gather gatherv scatter
  *                      scatterv allgather allgatherv alltoall alltoallv
+ *                      alltoallw (MPI_BYTE for every peer)
  *                      reduce_scatter reduce_scatter_block scan exscan
  *                      neighbor_allgather neighbor_alltoall (on a periodic
  *                      ring: every contender's communicator duplicates one
@@ -114,6 +115,7 @@ typedef struct bench {
     /* buffers */
     char *sbuf, *rbuf, *check;
     int *counts, *displs;
+    MPI_Datatype *types; /* alltoallw: MPI_BYTE for every peer */
     size_t cap;
 } bench_t;
 
@@ -188,7 +190,7 @@ static void call(bench_t *b, MPI_Comm comm, long bytes)
         GO(MPI_Neighbor_alltoall(s, n, MPI_BYTE, r, n, MPI_BYTE, comm),
            MPI_Ineighbor_alltoall(s, n, MPI_BYTE, r, n, MPI_BYTE, comm, q));
     } else if (!strcmp(c, "gatherv") || !strcmp(c, "scatterv") || !strcmp(c, "allgatherv")
-               || !strcmp(c, "alltoallv")) {
+               || !strcmp(c, "alltoallv") || !strcmp(c, "alltoallw")) {
         for (int i = 0; i < p; ++i) {
             b->counts[i] = n;
             b->displs[i] = (b->reversed ? p - 1 - i : i) * n;
@@ -202,6 +204,11 @@ static void call(bench_t *b, MPI_Comm comm, long bytes)
         } else if (!strcmp(c, "allgatherv")) {
             GO(MPI_Allgatherv(s, n, MPI_BYTE, r, b->counts, b->displs, MPI_BYTE, comm),
                MPI_Iallgatherv(s, n, MPI_BYTE, r, b->counts, b->displs, MPI_BYTE, comm, q));
+        } else if (!strcmp(c, "alltoallw")) { /* byte displacements: the same with MPI_BYTE */
+            GO(MPI_Alltoallw(s, b->counts, b->displs, b->types, r, b->counts, b->displs,
+                             b->types, comm),
+               MPI_Ialltoallw(s, b->counts, b->displs, b->types, r, b->counts, b->displs,
+                              b->types, comm, q));
         } else {
             GO(MPI_Alltoallv(s, b->counts, b->displs, MPI_BYTE, r, b->counts, b->displs, MPI_BYTE,
                              comm),
@@ -230,7 +237,8 @@ static size_t result_bytes(const bench_t *b, long bytes)
         return 0;
     }
     if (!strcmp(c, "gather") || !strcmp(c, "gatherv") || !strcmp(c, "allgather")
-        || !strcmp(c, "allgatherv") || !strcmp(c, "alltoall") || !strcmp(c, "alltoallv")) {
+        || !strcmp(c, "allgatherv") || !strcmp(c, "alltoall") || !strcmp(c, "alltoallv")
+        || !strcmp(c, "alltoallw")) {
         return p * n;
     }
     if (!strncmp(c, "neighbor_", 9)) {
@@ -392,8 +400,12 @@ static void alloc_buffers(bench_t *b)
     b->check = malloc(b->cap);
     b->counts = malloc(sizeof(int) * (size_t) b->size);
     b->displs = malloc(sizeof(int) * (size_t) b->size);
-    if (!b->sbuf || !b->rbuf || !b->check || !b->counts || !b->displs) {
+    b->types = malloc(sizeof(MPI_Datatype) * (size_t) b->size);
+    if (!b->sbuf || !b->rbuf || !b->check || !b->counts || !b->displs || !b->types) {
         die("out of memory");
+    }
+    for (int i = 0; i < b->size; ++i) {
+        b->types[i] = MPI_BYTE;
     }
 }
 
@@ -1007,6 +1019,7 @@ int main(int argc, char **argv)
     free(b.check);
     free(b.counts);
     free(b.displs);
+    free(b.types);
     MPI_Finalize();
     return all_ok ? 0 : 1;
 }

@@ -65,7 +65,7 @@ bad() {
 }
 
 COLLS="bcast reduce allreduce barrier gather gatherv scatter scatterv allgather allgatherv
-       alltoall alltoallv reduce_scatter reduce_scatter_block scan exscan neighbor_allgather
+       alltoall alltoallv alltoallw reduce_scatter reduce_scatter_block scan exscan neighbor_allgather
        neighbor_alltoall"
 # every collective: a --sizes list (0, odd, 2 MiB beyond the default --max)
 for c in $COLLS; do

@@ -586,6 +586,63 @@ every_algorithm every-algorithm-default-block1-np3 3 - block:1 - # (every part o
 every_algorithm every-algorithm-libnbc-block3-np7 7 hiercoll,basic,libnbc block:3 -
 every_algorithm every-algorithm-tuned-list-np5 5 hiercoll,tuned,basic,libnbc list:0+1,2,3+4 -
 every_algorithm every-algorithm-tuned-block3-np4 4 hiercoll,tuned,basic,libnbc block:3 -
+
+# The nonblocking and persistent forms decomposed (issue 19): t_dnb, every
+# collective forced to decomp, 50 calls in flight completed in reverse, on
+# two communicators, persistent requests started in different orders and
+# restarted, against serial references, on the default stack and the short
+# one.  With --expect-decomp (once hiercoll decomposes these forms) the
+# freed-in-flight cases run too, and verbose 2 must show every
+# nonblocking form, and every persistent one but the four whose layout
+# needs counts an init cannot learn, decomposed, over parts of these sizes.
+# (args: name np stack|- criterion|node sizes -|--expect-decomp launcher...)
+dnb=$testdir/mpi/t_dnb
+DNB_OK='t_dnb: np [0-9]+: [0-9]+ checks, 0 failed'
+DNB_PERSISTENT_FLAT="gatherv|scatterv|alltoallv|alltoallw"
+dnb_decomp() {
+    local name=$1 np=$2 stack=$3 crit=$4 sizes=$5 expect=$6 args=() more=() c
+    shift 6
+    [ "$stack" != - ] && args+=(--mca coll "$stack")
+    [ "$crit" != node ] && args+=(--mca coll_hiercoll_decomp_criterion "$crit")
+    EXPECT=("$DNB_OK")
+    if [ "$expect" = --expect-decomp ]; then
+        more=(--expect-decomp)
+        EXPECT+=("MPI_COMM_WORLD: decomposition by ${crit%%:*}[^ ]*: [0-9]+ parts \(sizes $sizes;")
+        for c in $ALL_COLLS; do
+            EXPECT+=(": i$c = decomp \(nonblocking")
+            [[ $c =~ ^($DNB_PERSISTENT_FLAT)$ ]] || EXPECT+=(": ${c}_init = decomp \(persistent")
+        done
+    fi
+    run "$name" 300 "$@" -np "$np" "${args[@]}" "${decomp[@]}" --mca coll_hiercoll_verbose 2 \
+        "$dnb" "${more[@]}"
+}
+for st in - hiercoll,tuned,libnbc,basic; do
+    sn=default
+    [ "$st" != - ] && sn=tuned
+    dnb_decomp "dnb-$sn-block3-np6" 6 "$st" block:3 3,3 - "${MPI[@]}"
+    dnb_decomp "dnb-$sn-block3-np7" 7 "$st" block:3 3,3,1 - "${MPI[@]}"
+    dnb_decomp "dnb-$sn-list-np5" 5 "$st" list:0+2,1+3+4 2,3 - "${MPI[@]}" # interleaved
+done
+# Messages between the parts per call, blocking and nonblocking side by
+# side (contrib/hc_traffic.sh -F, pml monitoring, every collective forced
+# to decomp, 8 bytes, parts 3,3); with -e (once hiercoll decomposes the
+# nonblocking forms) a nonblocking call that crosses more often fails.
+traffic=$(dirname "$(readlink -f "$0")")/../contrib/hc_traffic.sh
+if [ -x "$top_builddir/contrib/hc_bench" ] || [ "$list" = yes ]; then
+    EXPECT=()
+    for c in $ALL_COLLS; do
+        EXPECT+=("^$c +hiercoll +[0-9.]+ +[0-9.]+ ")
+    done
+    run "traffic-dnb-block3-np6" 600 "$traffic" -n 6 -l "$mpirun" -b "$top_builddir/contrib/hc_bench" \
+        -F -P block:3 -C "$(echo $ALL_COLLS | tr ' ' ,)" \
+        -m "--mca btl self,$SM_BTL --mca mpi_yield_when_idle 1 ${decomp[*]} --mca coll_hiercoll_decomp_criterion block:3" \
+        -- --min 8
+fi
+# hiercoll's own plans (coll/basic below: nothing to decompose) keep a
+# freed communicator alive for their requests
+EXPECT=("$DNB_OK")
+run "dnb-basic-free-in-flight-np5" 300 "${MPI[@]}" -np 5 --mca coll hiercoll,basic "$dnb" \
+    --free-in-flight
 # Separate nodes: Open MPI daemons under fake host names (fake-nodes.sh),
 # TCP between them, shared memory inside; by slot and round-robin.
 fake=("$(dirname "$(readlink -f "$0")")/fake-nodes.sh" --mpirun "$mpirun")
@@ -643,6 +700,10 @@ else
         --mca coll_hiercoll_verbose 1 --mca coll_hiercoll_stats 1 "$colls" --quick \
         --info ompi_comm_coll_preference=^hiercoll \
         --only "$(echo $ALL_COLLS | tr ' ' '\n' | grep -vxE "$DEFAULT_STACK_BROKEN" | paste -sd,)"
+    # t_dnb (above) on three nodes of 3, 3, 2 processes, the node criterion
+    dnb_decomp dnb-default-fakenodes-np8 8 - node 3,3,2 - "${fake[@]}" --slots 3,3,2 "${FAKE[@]}"
+    dnb_decomp dnb-tuned-fakenodes-np8 8 hiercoll,tuned,libnbc,basic node 3,3,2 - \
+        "${fake[@]}" --slots 3,3,2 "${FAKE[@]}"
 fi
 
 # ---------------------------------------------------------------------------
@@ -1117,6 +1178,15 @@ if [ -x "$hcb" ] || [ "$list" = yes ]; then
     EXPECT=("hc-bench-options: [0-9]+ runs, 0 failed")
     run "hc-bench-options" 900 "$(dirname "$(readlink -f "$0")")/hc-bench-options.sh" "$hcb" \
         "$logdir/hc-bench-options" "${MPI[@]}"
+fi
+# contrib/hc_overlap.sh (hc_bench --overlap, decomposed iallreduce against
+# libnbc's), briefly: one line per size with both overlaps
+if [ -x "$hcb" ] || [ "$list" = yes ]; then
+    num="-?[0-9.]+"
+    EXPECT=("^ +8 \| +$num +$num +$num \| +$num +$num +$num$" "^ +1024 \| +$num")
+    run "hc-overlap-block2-np4" 300 "$(dirname "$(readlink -f "$0")")/../contrib/hc_overlap.sh" \
+        -n 4 -c block:2 -s 8,1K -t 1 -i 20 -b "$hcb" -l "$mpirun" \
+        -m "--mca btl self,$SM_BTL --mca mpi_yield_when_idle 1"
 fi
 EXPECT=("parameter \"coll_hiercoll_offload_ofi_max_triggered\""
         "informational \"coll_hiercoll_offload_ofi_built\" \(current value: \"(yes|no)\"")

@@ -31,31 +31,6 @@
 static int rank, np;
 static int any_order; /* --any-order: another component may have folded */
 
-/* ---------------------------------------------------------------- */
-/* 2x2 matrix product (non-commutative), mod 2^31 - 1                */
-/* ---------------------------------------------------------------- */
-
-static void matmul(void *in, void *inout, int *len, MPI_Datatype *dt)
-{
-    (void) dt;
-    const int64_t *a = in;
-    int64_t *b = inout;
-    const int64_t P = 2147483647;
-    for (int i = 0; i < *len; ++i, a += 4, b += 4) {
-        int64_t c0 = (a[0] * b[0] + a[1] * b[2]) % P, c1 = (a[0] * b[1] + a[1] * b[3]) % P;
-        int64_t c2 = (a[2] * b[0] + a[3] * b[2]) % P, c3 = (a[2] * b[1] + a[3] * b[3]) % P;
-        b[0] = c0, b[1] = c1, b[2] = c2, b[3] = c3;
-    }
-}
-
-static void mat_of(int r, int i, int salt, int64_t *m)
-{
-    m[0] = 1 + (r * 7 + i * 3 + salt) % 11;
-    m[1] = (r * 5 + i + salt) % 13;
-    m[2] = (r + i * 11 + salt) % 7;
-    m[3] = 1 + (r * 3 + i * 5 + salt) % 17;
-}
-
 static void test_matrix(MPI_Comm comm)
 {
     MPI_Datatype mat;
