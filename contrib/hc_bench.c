@@ -387,6 +387,10 @@ static MPI_Comm contender_comm(const char *pref, char **infos, int ninfo)
     }
     MPI_Comm_dup_with_info(base_comm, info, &c);
     MPI_Info_free(&info);
+    /* one blocking call before any timing: hiercoll makes a communicator's
+     * parts (decomposition) and its shared-memory region at a blocking
+     * call, never in a nonblocking one or a persistent init */
+    MPI_Barrier(c);
     return c;
 }
 

@@ -591,7 +591,7 @@ every_algorithm every-algorithm-tuned-block3-np4 4 hiercoll,tuned,basic,libnbc b
 # collective forced to decomp, 50 calls in flight completed in reverse, on
 # two communicators, persistent requests started in different orders and
 # restarted, against serial references, on the default stack and the short
-# one.  With --expect-decomp (once hiercoll decomposes these forms) the
+# one.  With --expect-decomp (hiercoll decomposes these forms) the
 # freed-in-flight cases run too, and verbose 2 must show every
 # nonblocking form, and every persistent one but the four whose layout
 # needs counts an init cannot learn, decomposed, over parts of these sizes.
@@ -619,14 +619,14 @@ dnb_decomp() {
 for st in - hiercoll,tuned,libnbc,basic; do
     sn=default
     [ "$st" != - ] && sn=tuned
-    dnb_decomp "dnb-$sn-block3-np6" 6 "$st" block:3 3,3 - "${MPI[@]}"
-    dnb_decomp "dnb-$sn-block3-np7" 7 "$st" block:3 3,3,1 - "${MPI[@]}"
-    dnb_decomp "dnb-$sn-list-np5" 5 "$st" list:0+2,1+3+4 2,3 - "${MPI[@]}" # interleaved
+    dnb_decomp "dnb-$sn-block3-np6" 6 "$st" block:3 3,3 --expect-decomp "${MPI[@]}"
+    dnb_decomp "dnb-$sn-block3-np7" 7 "$st" block:3 3,3,1 --expect-decomp "${MPI[@]}"
+    dnb_decomp "dnb-$sn-list-np5" 5 "$st" list:0+2,1+3+4 2,3 --expect-decomp "${MPI[@]}" # interleaved
 done
 # Messages between the parts per call, blocking and nonblocking side by
 # side (contrib/hc_traffic.sh -F, pml monitoring, every collective forced
-# to decomp, 8 bytes, parts 3,3); with -e (once hiercoll decomposes the
-# nonblocking forms) a nonblocking call that crosses more often fails.
+# to decomp, 8 bytes, parts 3,3); with -e a nonblocking call that
+# crosses more often than its blocking form fails.
 traffic=$(dirname "$(readlink -f "$0")")/../contrib/hc_traffic.sh
 if [ -x "$top_builddir/contrib/hc_bench" ] || [ "$list" = yes ]; then
     EXPECT=()
@@ -634,7 +634,7 @@ if [ -x "$top_builddir/contrib/hc_bench" ] || [ "$list" = yes ]; then
         EXPECT+=("^$c +hiercoll +[0-9.]+ +[0-9.]+ ")
     done
     run "traffic-dnb-block3-np6" 600 "$traffic" -n 6 -l "$mpirun" -b "$top_builddir/contrib/hc_bench" \
-        -F -P block:3 -C "$(echo $ALL_COLLS | tr ' ' ,)" \
+        -F -e -P block:3 -C "$(echo $ALL_COLLS | tr ' ' ,)" \
         -m "--mca btl self,$SM_BTL --mca mpi_yield_when_idle 1 ${decomp[*]} --mca coll_hiercoll_decomp_criterion block:3" \
         -- --min 8
 fi
@@ -701,8 +701,8 @@ else
         --info ompi_comm_coll_preference=^hiercoll \
         --only "$(echo $ALL_COLLS | tr ' ' '\n' | grep -vxE "$DEFAULT_STACK_BROKEN" | paste -sd,)"
     # t_dnb (above) on three nodes of 3, 3, 2 processes, the node criterion
-    dnb_decomp dnb-default-fakenodes-np8 8 - node 3,3,2 - "${fake[@]}" --slots 3,3,2 "${FAKE[@]}"
-    dnb_decomp dnb-tuned-fakenodes-np8 8 hiercoll,tuned,libnbc,basic node 3,3,2 - \
+    dnb_decomp dnb-default-fakenodes-np8 8 - node 3,3,2 --expect-decomp "${fake[@]}" --slots 3,3,2 "${FAKE[@]}"
+    dnb_decomp dnb-tuned-fakenodes-np8 8 hiercoll,tuned,libnbc,basic node 3,3,2 --expect-decomp \
         "${fake[@]}" --slots 3,3,2 "${FAKE[@]}"
 fi
 

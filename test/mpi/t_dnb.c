@@ -544,6 +544,13 @@ static void persist(MPI_Comm comm, int coll, int nreq, int rounds, const char *w
     free(d), free(rq), free(perm), free(order);
 }
 
+/* A dup of comm whose parts exist (see main). */
+static void dup_with_parts(MPI_Comm comm, MPI_Comm *dup)
+{
+    MPI_Comm_dup(comm, dup);
+    MPI_Barrier(*dup);
+}
+
 int main(int argc, char **argv)
 {
     tc_init(&argc, &argv);
@@ -570,6 +577,10 @@ int main(int argc, char **argv)
 
     MPI_Comm world = MPI_COMM_WORLD, dup;
     char what[64];
+    /* hiercoll makes a communicator's parts at its first blocking
+     * collective (a nonblocking call or a persistent init must not wait
+     * for the other ranks): one barrier on every communicator first */
+    MPI_Barrier(world);
     int nwant = 0;
     for (int c = 0; c < C_N; ++c) {
         nwant += want(c);
@@ -579,21 +590,21 @@ int main(int argc, char **argv)
             continue;
         }
         nb_reverse(world, NULL, 0, c, count, "reverse");
-        MPI_Comm_dup(world, &dup);
+        dup_with_parts(world, &dup);
         nb_reverse(world, &dup, 0, c, count, "two communicators");
         nb_reverse(dup, &world, 0, c, count, "two communicators, the dup first");
         if (free_in_flight) {
             commutative_only = 1;
             nb_reverse(world, &dup, 1, c, count, "one freed in flight");
             commutative_only = 0;
-            MPI_Comm_dup(world, &dup);
+            dup_with_parts(world, &dup);
         }
         snprintf(what, sizeof(what), "persistent %s", coll_name[c]);
         persist(dup, c, 4, rounds, what);
         MPI_Comm_free(&dup);
     }
     if (nwant > 0) {
-        MPI_Comm_dup(world, &dup);
+        dup_with_parts(world, &dup);
         commutative_only = free_in_flight;
         nb_reverse(world, &dup, free_in_flight, -1, 3 * count, "mixed");
         commutative_only = 0;
