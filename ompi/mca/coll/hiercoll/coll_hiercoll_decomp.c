@@ -1549,7 +1549,12 @@ static int dx_progress(void)
     dxg.in_progress = true;
     for (hc_dreq_t **pp = &dxg.head; NULL != *pp;) {
         hc_dreq_t *r = *pp;
+        const int pc = r->x.pc;
         if (!dx_advance(&r->x)) {
+            /* a call that moved on to its next pieces counts as an event:
+             * Open MPI's progress yields the processor after a pass
+             * without any (mpi_yield_when_idle) */
+            done += pc != r->x.pc;
             pp = &r->anext;
             continue;
         }
