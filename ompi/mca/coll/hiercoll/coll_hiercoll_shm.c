@@ -2,7 +2,8 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
- * The shared-memory node level: barrier, bcast, reduce and allreduce of a
+ * The shared-memory node level: barrier, bcast, reduce, allreduce,
+ * allgather(v), gather(v), scatter(v) and reduce_scatter(_block) of a
  * communicator whose processes share a node, through shared memory.
  *
  * MEMORY.  Each process that uses the level creates ONE arena: a file in
@@ -28,7 +29,8 @@
  * on one rank at each step (coll_hiercoll_shm_fault).
  *
  * SYNCHRONIZATION.  A region has CHANNELS: channel 0 carries blocking and
- * nonblocking calls, one channel per persistent request (in init order).
+ * nonblocking calls, one channel per persistent request (in init order;
+ * never reused after a free: no rank knows when the others free theirs).
  * A channel numbers its operations with a 64-bit sequence s (every rank
  * counts alike); operation s uses slot s mod K.  Each rank writes only
  * its own lines, 128 bytes apart: flag[slot][rank] {seq, inline data} and
@@ -41,7 +43,9 @@
  *
  * DATA PATHS.  Inline in the flag line (<= HC_SHM_INLINE bytes); cells of
  * C bytes per (slot, rank) plus a result cell per slot; messages longer
- * than a cell are pipelined in chunks, one sequence number per chunk.
+ * than a cell are pipelined in chunks, one sequence number per chunk
+ * (gatherv, scatterv: the root sends the count in its first line, and the
+ * non-roots take the rest of their numbers then, run_vmove).
  * Reductions fold in MPI rank order (acc = x[n-1]; acc = x[i] op acc for
  * i = n-2..0), so non-commutative user ops are exact and every result is
  * bitwise the same on every rank and every run: small vectors are folded
