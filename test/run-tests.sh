@@ -813,6 +813,11 @@ for np in 2 3 5 8; do
         --mca coll_hiercoll_verbose 2 --mca coll_hiercoll_shm_persistent 8 "${SHM[@]}" "$colls" \
         --only gatherv,scatterv
 done
+# ... and their non-roots never read the root's arguments (NULL there)
+EXPECT=("$OK" ": gatherv = shm \(blocking" ": iscatterv = shm \(nonblocking")
+run "shm-v-root-only-args-np3" 300 "${MPI[@]}" -np 3 --mca coll hiercoll,basic,libnbc \
+    --mca coll_hiercoll_verbose 2 "${SHM[@]}" "$colls" --only gather,gatherv,scatter,scatterv \
+    --root-only-args
 # a failure on one rank: every rank falls back (no region is ever set up:
 # rank 0's line after the agreement never appears), no hang
 SHM_SET_UP='shm: [0-9]+ processes, region of'
