@@ -744,7 +744,7 @@ run "params-bad-values" 120 "${MPI[@]}" -np 3 --mca coll hiercoll,basic,libnbc \
 # value (three runs): one error line each, the default kept (registered
 # through reg_number(); a new numeric parameter belongs in this list)
 # ---------------------------------------------------------------------------
-# Shared-memory node level (issue 17): barrier, bcast, reduce, allreduce
+# Shared-memory node level (issue 17): the collectives of SHM_COLLS
 # forced to "shm"; t_colls checks every mode, count, root, in place,
 # datatype and op against serial references (what shm declines, e.g. a
 # reduction on a non-contiguous type, goes to the next algorithm), on the
