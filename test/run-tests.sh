@@ -805,7 +805,7 @@ run "params-bad-values" 120 "${MPI[@]}" -np 3 --mca coll hiercoll,basic,libnbc \
 # value (three runs): one error line each, the default kept (registered
 # through reg_number(); a new numeric parameter belongs in this list)
 # ---------------------------------------------------------------------------
-# Shared-memory node level (issue 17): barrier, bcast, reduce, allreduce
+# Shared-memory node level (issue 17): the collectives of SHM_COLLS
 # forced to "shm"; t_colls checks every mode, count, root, in place,
 # datatype and op against serial references (what shm declines, e.g. a
 # reduction on a non-contiguous type, goes to the next algorithm), on the
@@ -820,8 +820,8 @@ run "params-bad-values" 120 "${MPI[@]}" -np 3 --mca coll hiercoll,basic,libnbc \
 shm=$testdir/mpi/t_shm
 SHM_OK='t_shm: np [0-9]+: [0-9]+ checks, 0 failed'
 SHM=()
-SHM_COLLS="allreduce reduce bcast barrier allgather allgatherv gather scatter reduce_scatter_block
-           reduce_scatter"
+SHM_COLLS="allreduce reduce bcast barrier allgather allgatherv gather gatherv scatter scatterv
+           reduce_scatter_block reduce_scatter"
 SHM_ONLY=$(echo $SHM_COLLS | tr ' ' ,)
 for c in $SHM_COLLS; do
     SHM+=(--mca coll_hiercoll_${c}_algorithm shm)
@@ -864,6 +864,21 @@ for np in 3 5; do
         --mca coll_hiercoll_verbose 2 --mca coll_hiercoll_shm_persistent 16 "${SHM[@]}" \
         "$testdir/mpi/t_persist"
 done
+# persistent gatherv and scatterv on shm (t_colls: every root, in place,
+# zero counts; the first coll_hiercoll_shm_persistent inits of each
+# communicator take channels): the non-roots learn the chunk count from the
+# root at every start
+for np in 2 3 5 8; do
+    EXPECT=("$OK" ": gatherv_init = shm \(persistent" ": scatterv_init = shm \(persistent")
+    run "shm-v-persistent-np$np" 300 "${MPI[@]}" -np $np --mca coll hiercoll,basic,libnbc \
+        --mca coll_hiercoll_verbose 2 --mca coll_hiercoll_shm_persistent 8 "${SHM[@]}" "$colls" \
+        --only gatherv,scatterv
+done
+# ... and their non-roots never read the root's arguments (NULL there)
+EXPECT=("$OK" ": gatherv = shm \(blocking" ": iscatterv = shm \(nonblocking")
+run "shm-v-root-only-args-np3" 300 "${MPI[@]}" -np 3 --mca coll hiercoll,basic,libnbc \
+    --mca coll_hiercoll_verbose 2 "${SHM[@]}" "$colls" --only gather,gatherv,scatter,scatterv \
+    --root-only-args
 # a failure on one rank: every rank falls back (no region is ever set up:
 # rank 0's line after the agreement never appears), no hang
 SHM_SET_UP='shm: [0-9]+ processes, region of'

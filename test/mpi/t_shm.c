@@ -14,7 +14,12 @@
  *             lines of /proc/self/maps and of our files in the backing
  *             directory must not grow after the first few cycles;
  *   inflight  many nonblocking calls in flight on two communicators, one
- *             freed while its requests run, completed in reverse order.
+ *             freed while its requests run, completed in reverse order;
+ *   vinflight igatherv and iscatterv (every root, irregular counts, zeros,
+ *             blocks over many cells) in flight among other nonblocking
+ *             calls and a blocking one, one rank late: their non-roots
+ *             learn the chunk count from the root after later calls were
+ *             queued behind them.
  * Prints "t_shm: np N: C checks, F failed".
  * Usage: t_shm [--cycles N] [--backing DIR] [--any-order] [--kill RANK]
  *   --any-order: the fold order is not checked (a fallback folded)
@@ -263,6 +268,107 @@ static void test_inflight(MPI_Comm comm)
     MPI_Comm_free(&b);
 }
 
+/* ---------------------------------------------------------------- */
+/* gatherv and scatterv in flight among other calls                   */
+/* ---------------------------------------------------------------- */
+
+static int vcount(int r, int i)
+{
+    static const int base[] = {0, 1, 37, 3000, 5};
+    return (r * 2 + i) % 3 * base[i % 5];
+}
+
+static void test_vinflight(MPI_Comm comm)
+{
+    enum { N = 30 };
+    MPI_Comm a;
+    MPI_Comm_dup(comm, &a);
+    MPI_Request rq[3 * N];
+    int *cnts[N], *dsp[N], *in[N], *out[N], sum[N], one[N], total[N];
+    int ab_in = rank + 1, ab_out = 0;
+    if (rank == np - 1) {
+        usleep(50000); /* the others queue calls behind their first ones */
+    }
+    for (int i = 0; i < N; ++i) {
+        int root = i / 2 % np, v = i % 2; /* gatherv, scatterv */
+        cnts[i] = tc_alloc(np);
+        dsp[i] = tc_alloc(np);
+        total[i] = 0;
+        for (int r = 0; r < np; ++r) {
+            cnts[i][r] = vcount(r, i);
+            dsp[i][r] = total[i] + (r + i) % 2; /* gaps */
+            total[i] = dsp[i][r] + cnts[i][r];
+        }
+        int mine = cnts[i][rank], big = total[i] > 0 ? total[i] : 1;
+        in[i] = tc_alloc(v && rank == root ? big : (mine > 0 ? mine : 1));
+        out[i] = tc_alloc(!v && rank == root ? big : (mine > 0 ? mine : 1));
+        if (v) { /* scatterv: the root's blocks */
+            for (int r = 0; rank == root && r < np; ++r) {
+                for (int k = 0; k < cnts[i][r]; ++k) {
+                    in[i][dsp[i][r] + k] = tc_val(r, k, i);
+                }
+            }
+            for (int k = 0; k < mine; ++k) {
+                out[i][k] = SENTINEL;
+            }
+            MPI_Iscatterv(in[i], cnts[i], dsp[i], MPI_INT, out[i], mine, MPI_INT, root, a,
+                          &rq[3 * i]);
+        } else {
+            for (int k = 0; k < mine; ++k) {
+                in[i][k] = tc_val(rank, k, i);
+            }
+            for (int k = 0; rank == root && k < total[i]; ++k) {
+                out[i][k] = SENTINEL;
+            }
+            MPI_Igatherv(in[i], mine, MPI_INT, out[i], cnts[i], dsp[i], MPI_INT, root, a,
+                         &rq[3 * i]);
+        }
+        one[i] = rank * 11 + i;
+        MPI_Iallreduce(MPI_IN_PLACE, &one[i], 1, MPI_INT, MPI_SUM, a, &rq[3 * i + 1]);
+        sum[i] = i % np == rank ? 5 * i : SENTINEL;
+        MPI_Ibcast(&sum[i], 1, MPI_INT, i % np, a, &rq[3 * i + 2]);
+        if (N / 2 == i) { /* a blocking call behind all of them */
+            MPI_Allreduce(&ab_in, &ab_out, 1, MPI_INT, MPI_SUM, a);
+        }
+    }
+    for (int i = 3 * N - 1; i >= 0; --i) {
+        MPI_Wait(&rq[i], MPI_STATUS_IGNORE);
+    }
+    int ab_want = np * (np + 1) / 2;
+    tc_at("vinflight allreduce");
+    tc_expect_ints(&ab_out, &ab_want, 1, "allreduce");
+    for (int i = 0; i < N; ++i) {
+        int root = i / 2 % np, v = i % 2, mine = cnts[i][rank];
+        int *want = tc_alloc(total[i] > mine ? total[i] : (mine > 0 ? mine : 1));
+        tc_at("vinflight %s %d root %d", v ? "iscatterv" : "igatherv", i, root);
+        if (v) {
+            for (int k = 0; k < mine; ++k) {
+                want[k] = tc_val(rank, k, i);
+            }
+            tc_expect_ints(out[i], want, mine, "recvbuf");
+        } else if (rank == root) {
+            for (int k = 0; k < total[i]; ++k) {
+                want[k] = SENTINEL;
+            }
+            for (int r = 0; r < np; ++r) {
+                for (int k = 0; k < cnts[i][r]; ++k) {
+                    want[dsp[i][r] + k] = tc_val(r, k, i);
+                }
+            }
+            tc_expect_ints(out[i], want, total[i], "recvbuf");
+        }
+        int s1 = 11 * np * (np - 1) / 2 + np * i, b = 5 * i;
+        tc_expect_ints(&one[i], &s1, 1, "iallreduce");
+        tc_expect_ints(&sum[i], &b, 1, "ibcast");
+        free(want);
+        free(cnts[i]);
+        free(dsp[i]);
+        free(in[i]);
+        free(out[i]);
+    }
+    MPI_Comm_free(&a);
+}
+
 int main(int argc, char **argv)
 {
     int cycles = 200, kill_rank = -1, stall = 0;
@@ -305,6 +411,7 @@ int main(int argc, char **argv)
     test_matrix(MPI_COMM_WORLD);
     test_determinism(MPI_COMM_WORLD);
     test_inflight(MPI_COMM_WORLD);
+    test_vinflight(MPI_COMM_WORLD);
     test_cycles(MPI_COMM_WORLD, cycles, backing);
     long c = tc_checks, f = tc_failures, ct = 0, ft = 0;
     MPI_Reduce(&c, &ct, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);

@@ -547,6 +547,8 @@ static const hc_algo_t gatherv_algos[] = {
     {.name = "linear", .summary = "the root receives from every rank", .plan = gatherv_linear},
     VTREE_ALGO("the root receives from log2(n) ranks"),
     DECOMP("every part to its leader, then the leaders to the root over the bridge"),
+    SHM("every block through its owner's cells, the root copies them out (it sends the chunk "
+        "count inline); any datatypes"),
     {.name = NULL},
 };
 static const hc_algo_t scatter_algos[] = {
@@ -559,6 +561,8 @@ static const hc_algo_t scatterv_algos[] = {
     {.name = "linear", .summary = "the root sends to every rank", .plan = scatterv_linear},
     VTREE_ALGO("the root sends to log2(n) ranks"),
     DECOMP("root to the leaders over the bridge, then every part from its leader"),
+    SHM("the root writes every block into its reader's cell (and the chunk count inline); any "
+        "datatypes"),
     {.name = NULL},
 };
 

@@ -2,7 +2,8 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
- * The shared-memory node level: barrier, bcast, reduce and allreduce of a
+ * The shared-memory node level: barrier, bcast, reduce, allreduce,
+ * allgather(v), gather(v), scatter(v) and reduce_scatter(_block) of a
  * communicator whose processes share a node, through shared memory.
  *
  * MEMORY.  Each process that uses the level creates ONE arena: a file in
@@ -28,7 +29,8 @@
  * on one rank at each step (coll_hiercoll_shm_fault).
  *
  * SYNCHRONIZATION.  A region has CHANNELS: channel 0 carries blocking and
- * nonblocking calls, one channel per persistent request (in init order).
+ * nonblocking calls, one channel per persistent request (in init order;
+ * never reused after a free: no rank knows when the others free theirs).
  * A channel numbers its operations with a 64-bit sequence s (every rank
  * counts alike); operation s uses slot s mod K.  Each rank writes only
  * its own lines, 128 bytes apart: flag[slot][rank] {seq, inline data} and
@@ -41,7 +43,9 @@
  *
  * DATA PATHS.  Inline in the flag line (<= HC_SHM_INLINE bytes); cells of
  * C bytes per (slot, rank) plus a result cell per slot; messages longer
- * than a cell are pipelined in chunks, one sequence number per chunk.
+ * than a cell are pipelined in chunks, one sequence number per chunk
+ * (gatherv, scatterv: the root sends the count in its first line, and the
+ * non-roots take the rest of their numbers then, run_vmove).
  * Reductions fold in MPI rank order (acc = x[n-1]; acc = x[i] op acc for
  * i = n-2..0), so non-commutative user ops are exact and every result is
  * bitwise the same on every rank and every run: small vectors are folded
@@ -1462,10 +1466,19 @@ static hc_blk_t block_of(const hc_call_t *c, int q)
         b.count = (size_t) c->rcounts[q];
         b.base = (char *) c->rbuf + (ptrdiff_t) c->rdispls[q] * extent_of(c->rtype);
         break;
+    case HC_GATHERV: /* the root's receive blocks */
+        b.count = (size_t) c->rcounts[q];
+        b.base = (char *) c->rbuf + (ptrdiff_t) c->rdispls[q] * extent_of(c->rtype);
+        break;
     case HC_SCATTER: /* the root's send blocks */
         b.dt = c->stype;
         b.count = (size_t) c->scount;
         b.base = (char *) c->sbuf + (ptrdiff_t) q * (ptrdiff_t) c->scount * extent_of(c->stype);
+        break;
+    case HC_SCATTERV:
+        b.dt = c->stype;
+        b.count = (size_t) c->scounts[q];
+        b.base = (char *) c->sbuf + (ptrdiff_t) c->sdispls[q] * extent_of(c->stype);
         break;
     default: /* allgather, gather (the root's receive blocks) */
         b.base = (char *) c->rbuf + (ptrdiff_t) q * (ptrdiff_t) c->rcount * extent_of(c->rtype);
@@ -1483,6 +1496,10 @@ static size_t block_bytes(const hc_call_t *c, int q)
         return (size_t) c->scount * c->ssize; /* (an in-place root's scount is its rcount) */
     case HC_SCATTER:
         return (size_t) c->rcount * c->rsize; /* (an in-place root's rcount is its scount) */
+    case HC_GATHERV: /* the root knows every block, a non-root its own */
+        return q == c->rank ? (size_t) c->scount * c->ssize : (size_t) c->rcounts[q] * c->rsize;
+    case HC_SCATTERV:
+        return q == c->rank ? (size_t) c->rcount * c->rsize : (size_t) c->scounts[q] * c->ssize;
     default:
         return (size_t) c->rcount * c->rsize;
     }
@@ -1494,8 +1511,8 @@ static inline size_t clip(size_t total, size_t off, size_t chunk)
 }
 
 /* This rank's own block where it needs no shared memory: allgather(v)
- * and gather copy their input into their block, scatter's root its block
- * into its output (nothing in place). */
+ * and gather(v) copy their input into their block, scatter(v)'s root its
+ * block into its output (nothing in place). */
 static void own_block(hc_shm_op_t *o)
 {
     const hc_call_t *c = o->c;
@@ -1503,7 +1520,7 @@ static void own_block(hc_shm_op_t *o)
     if (c->in_place) {
         return;
     }
-    if (HC_SCATTER == c->coll) {
+    if (HC_SCATTER == c->coll || HC_SCATTERV == c->coll) {
         if (me == c->root) {
             hc_blk_t b = block_of(c, me);
             (void) ompi_datatype_sndrcv(b.base, (int32_t) b.count, b.dt, c->rbuf, c->rcount,
@@ -1511,7 +1528,7 @@ static void own_block(hc_shm_op_t *o)
         }
         return;
     }
-    if (HC_GATHER == c->coll && me != c->root) {
+    if ((HC_GATHER == c->coll || HC_GATHERV == c->coll) && me != c->root) {
         return;
     }
     hc_blk_t b = block_of(c, me);
@@ -1587,6 +1604,120 @@ static bool run_move(hc_shm_op_t *o)
     return true;
 }
 
+static int chunks_of(size_t bytes, size_t chunk)
+{
+    return (int) ((bytes + chunk - 1) / chunk);
+}
+
+/* A non-root of gatherv or scatterv learnt the operation's chunk count
+ * from the root: it took one sequence number at begin and takes the rest
+ * now, moving along those of the operations queued behind it (none of
+ * which has begun: a channel runs its head only). */
+static void take_chunks(hc_shm_op_t *o, int total)
+{
+    if (total <= o->nchunks) {
+        return;
+    }
+    uint64_t d = (uint64_t) (total - o->nchunks);
+    o->nchunks = total;
+    o->ch->seq += d;
+    for (hc_shm_op_t *p = o->next; NULL != p; p = p->next) {
+        p->s0 += d;
+    }
+}
+
+/* gatherv, scatterv: as run_move, but only the root knows every block.
+ * The operation takes one sequence number per chunk of the largest
+ * block, at least one: the root knows how many at init and writes the
+ * count in the `aux` of its chunk-0 line, which every non-root reads
+ * before it says it is done with that chunk (so the line cannot be
+ * reused before).  A rank's block takes its first chunks; the root waits
+ * for (gatherv) or fills (scatterv) the cells of the blocks that have
+ * bytes in a chunk, a non-root moves its own chunks, then says it is done
+ * with the last one. */
+static bool run_vmove(hc_shm_op_t *o)
+{
+    hc_shm_chan_t *ch = o->ch;
+    hc_shm_t *sh = ch->s;
+    const hc_call_t *c = o->c;
+    int me = sh->me, n = sh->n, root = c->root;
+    bool gat = HC_GATHERV == c->coll;
+    if (me == root) {
+        for (; o->j < o->nchunks; ++o->j, o->ph = 0) {
+            uint64_t s = o->s0 + (uint64_t) o->j;
+            size_t off = (size_t) o->j * o->chunk;
+            if (0 == o->ph) {
+                if (!slot_free(ch, s, !gat)) { /* (gatherv's root writes its line only) */
+                    return false;
+                }
+                if (0 == o->j) {
+                    own_block(o);
+                }
+                for (int q = 0; !gat && q < n; ++q) {
+                    size_t len = clip(block_bytes(c, q), off, o->chunk);
+                    if (q != me && len > 0) {
+                        hc_blk_t b = block_of(c, q);
+                        dt_stream(b.base, b.dt, b.count, off, len, cell_of(ch, s, q), true);
+                    }
+                }
+                hc_line_t *l = flag_of(ch, s, me);
+                l->aux = (uint64_t) o->nchunks;
+                publish(l, FV(s, 0));
+                o->ph = 1;
+            }
+            for (; gat && o->i < n; ++o->i) {
+                size_t len = clip(block_bytes(c, o->i), off, o->chunk);
+                if (o->i == me || 0 == len) {
+                    continue;
+                }
+                if (!one_flag(o, flag_of(ch, s, o->i), FV(s, 0))) {
+                    return false;
+                }
+                hc_blk_t b = block_of(c, o->i);
+                dt_stream(b.base, b.dt, b.count, off, len, cell_of(ch, s, o->i), false);
+            }
+            o->i = 0;
+            finish_reading(ch, s);
+        }
+        return true;
+    }
+    size_t mine = block_bytes(c, me);
+    int last = chunks_of(mine, o->chunk);
+    last = last > 1 ? last : 1; /* chunk 0 has the root's count */
+    for (; o->j < last; ++o->j, o->ph = 0) {
+        uint64_t s = o->s0 + (uint64_t) o->j;
+        size_t off = (size_t) o->j * o->chunk;
+        size_t len = clip(mine, off, o->chunk);
+        if (gat && 0 == o->ph) {
+            if (len > 0) {
+                if (!slot_free(ch, s, true)) {
+                    return false;
+                }
+                dt_stream(c->sbuf, c->stype, (size_t) c->scount, off, len, cell_of(ch, s, me),
+                          true);
+                publish(flag_of(ch, s, me), FV(s, 0));
+            }
+            o->ph = 1;
+        }
+        if (0 == o->j || !gat) {
+            hc_line_t *r = flag_of(ch, s, root);
+            if (!one_flag(o, r, FV(s, 0))) {
+                return false;
+            }
+            if (0 == o->j) {
+                take_chunks(o, (int) r->aux);
+            }
+            if (!gat) {
+                dt_stream(c->rbuf, c->rtype, (size_t) c->rcount, off, len, cell_of(ch, s, me),
+                          false);
+            }
+        }
+        finish_reading(ch, s);
+    }
+    finish_reading(ch, o->s0 + (uint64_t) o->nchunks - 1);
+    return true;
+}
+
 /* reduce_scatter(_block): chunk j of every rank's whole vector through its
  * cell; each rank folds, in rank order, the part of the chunk that lies in
  * its own block straight into its output. */
@@ -1615,6 +1746,9 @@ static bool op_step(hc_shm_op_t *o)
         return run_barrier(o);
     case HC_BCAST:
         return run_bcast(o);
+    case HC_GATHERV:
+    case HC_SCATTERV:
+        return run_vmove(o);
     default:
         switch (o->path) {
         case PATH_MOVE:
@@ -1716,6 +1850,21 @@ static int op_init(hc_shm_op_t *o, hc_shm_chan_t *ch, const hc_call_t *c)
         if (0 == most) {
             return 0;
         }
+        break;
+    }
+    case HC_GATHERV:
+    case HC_SCATTERV: {
+        /* never 0 (a non-root cannot know that every block is empty):
+         * the root's count, a non-root's first (run_vmove takes the rest) */
+        size_t most = 0;
+        for (int q = 0; sh->me == c->root && q < sh->n; ++q) {
+            size_t b = q == c->root ? 0 : block_bytes(c, q);
+            most = b > most ? b : most;
+        }
+        o->c = c;
+        o->path = PATH_MOVE;
+        o->chunk = sh->cell;
+        o->nchunks = most > 0 ? chunks_of(most, o->chunk) : 1;
         break;
     }
     case HC_REDUCE_SCATTER_BLOCK:
@@ -2095,8 +2244,10 @@ static bool served(hc_coll_t k)
     case HC_SCATTER:
     case HC_REDUCE_SCATTER_BLOCK:
     case HC_REDUCE_SCATTER:
+    case HC_GATHERV:
+    case HC_SCATTERV:
         return true;
-    default: /* gatherv, scatterv: only the root knows every size */
+    default:
         return false;
     }
 }
