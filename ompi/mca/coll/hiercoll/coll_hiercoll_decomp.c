@@ -1604,7 +1604,17 @@ static void dx_begin(hc_dreq_t *r)
         dxg.registered = true;
         opal_progress_register(dx_progress);
     }
-    dx_progress(); /* as far as it goes now */
+    /* As far as it goes now: pieces that complete at once (a part of one
+     * process, members whose data is already there) move the call on to
+     * the pieces that cross parts before the application computes, which
+     * then travel without another MPI call.  Stops after two passes of
+     * Open MPI's progress in which the call did not move on. */
+    dx_progress();
+    for (int i = 0, idle = 0; i < 16 && r->active && idle < 2; ++i) {
+        const int pc = x->pc;
+        opal_progress();
+        idle = pc == x->pc ? idle + 1 : 0;
+    }
 }
 
 static int dx_req_start(size_t count, ompi_request_t **reqs)
