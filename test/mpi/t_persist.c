@@ -36,6 +36,10 @@ static void run_comm(MPI_Comm comm, const char *cname, int rounds)
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &n);
     MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    /* a blocking call first: hiercoll sets up what is collective (the
+     * shared-memory region, a decomposition's parts) there, never in an
+     * init, which must not wait for the other ranks */
+    MPI_Barrier(comm);
     const int nb0 = 37, nb1 = 36, nar = 50, nsc = 3;
     const int root0 = 0, root1 = n - 1, gvroot = n / 2, scroot = (n + 1) / 3;
     int *b0 = tc_alloc(nb0), *b1 = tc_alloc(nb1);

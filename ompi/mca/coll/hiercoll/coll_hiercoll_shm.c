@@ -2264,6 +2264,13 @@ bool mca_coll_hiercoll_shm_usable(const hc_call_t *c)
     if (NULL == sh || sh->state < HC_SHM_UNSET || !served(c->coll)) {
         return false;
     }
+    /* set-up is collective: a nonblocking call or a persistent init is
+     * local (it must not wait for the other ranks to arrive), so only a
+     * blocking call sets up; the others use a region that exists (the
+     * same calls came first everywhere: so is the answer) */
+    if (HC_BLOCKING != c->mode && HC_SHM_READY != sh->state) {
+        return false;
+    }
     if (HC_PERSISTENT == c->mode && sh->npers >= mca_coll_hiercoll_params.shm_persistent) {
         return false; /* inits are in the same order everywhere: so is this */
     }
