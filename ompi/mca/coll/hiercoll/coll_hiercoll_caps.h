@@ -56,7 +56,6 @@ const char *mca_coll_hiercoll_decomp_criterion(const mca_coll_hiercoll_module_t 
  * in Open MPI's progress; persistent creates the pieces once (persistent
  * collectives of the parts and the bridge) and starts them at each
  * MPI_Start. */
-int mca_coll_hiercoll_decomp_run(hc_call_t *c);
 int mca_coll_hiercoll_decomp_start(hc_call_t *c, ompi_request_t **request,
                                    struct ompi_info_t *info);
 /* At the component's close: off the progress loop. */

@@ -528,6 +528,15 @@ typedef struct hc_dreq {
         }                                                                                          \
     } while (0)
 
+/* The call has started its last pieces: let the next call in the issue
+ * queue start its own, and resume once these are done. */
+#define DX_LAST(x)                                                                                 \
+    do {                                                                                           \
+        dx_issued(x);                                                                              \
+        DX_WAIT(x);                                                                                \
+    } while (0)
+#define DX_INFO (&ompi_mpi_info_null.info)
+
 /* One piece: sub-communicator comm's collective `coll`, in the call's kind. */
 #define DX_SUB(x, comm, coll, ...)                                                                 \
     do {                                                                                           \
@@ -565,7 +574,6 @@ typedef struct hc_dreq {
             dx_start(x);                                                                           \
         }                                                                                          \
     } while (0)
-#define DX_INFO (&ompi_mpi_info_null.info)
 
 static bool dx_room(hc_dx_t *x)
 {
@@ -869,11 +877,11 @@ static void member_shares(hc_dx_t *x, bool v, int64_t mine, int *mc)
     }
 }
 
-static void member_total(hc_dx_t *x, const int *mc)
+static void member_total(hc_dx_t *x, int *mc)
 {
     const hc_decomp_t *d = x->d;
     if (OMPI_SUCCESS == x->rc && leads(d)
-        && (x->ybytes = hcp_prefix(d->np, mc, (int *) mc + d->np)) < 0) {
+        && (x->ybytes = hcp_prefix(d->np, mc, mc + d->np)) < 0) {
         x->rc = OMPI_ERR_VALUE_OUT_OF_BOUNDS;
     }
 }
@@ -941,8 +949,7 @@ static bool run_bcast(hc_dx_t *x)
     }
     DX_WAIT(x);
     DX_SUB(x, d->part, bcast, c->rbuf, c->rcount, c->rtype, d->p == rp ? rk : 0);
-    dx_issued(x);
-    DX_WAIT(x);
+    DX_LAST(x);
     DX_END(x);
 }
 
@@ -1005,8 +1012,7 @@ static bool run_scatter(hc_dx_t *x)
         DX_SUB(x, d->part, scatterv, c->sbuf, mc, mc + d->np, c->stype, mine, c->rcount, c->rtype,
                rk);
     }
-    dx_issued(x);
-    DX_WAIT(x);
+    DX_LAST(x);
     DX_END(x);
 }
 
@@ -1041,8 +1047,7 @@ static bool run_reduce(hc_dx_t *x)
             dx_p2p(x, true, rk, x->acc, c->rcount, c->rtype, tag);
         }
     }
-    dx_issued(x);
-    DX_WAIT(x);
+    DX_LAST(x);
     DX_END(x);
 }
 
@@ -1098,8 +1103,7 @@ static bool run_gather(hc_dx_t *x)
     } else if (0 != rk && root) {
         dx_p2p(x, false, 0, x->x, x->xbytes, PACKED, tag);
     }
-    dx_issued(x);
-    DX_WAIT(x);
+    DX_LAST(x);
     if (DX_DATA(x) && root && !x->direct) {
         x->rc = pack_blocks(d, &rblocks, rp, -1, x->x, true);
     }
@@ -1126,8 +1130,7 @@ static bool run_allreduce(hc_dx_t *x)
     }
     DX_WAIT(x);
     DX_SUB(x, d->part, bcast, c->rbuf, c->rcount, c->rtype, 0);
-    dx_issued(x);
-    DX_WAIT(x);
+    DX_LAST(x);
     DX_END(x);
 }
 
@@ -1182,8 +1185,7 @@ static bool run_reduce_scatter(hc_dx_t *x)
         }
         DX_SUB(x, d->part, scatterv, x->acc, mc, mc + d->np, c->rtype, c->rbuf, mine, c->rtype, 0);
     }
-    dx_issued(x);
-    DX_WAIT(x);
+    DX_LAST(x);
     DX_END(x);
 }
 
@@ -1235,8 +1237,7 @@ static bool run_allgather(hc_dx_t *x)
     }
     DX_WAIT(x);
     DX_SUB(x, d->part, bcast, x->all, (int) x->total, PACKED, 0);
-    dx_issued(x);
-    DX_WAIT(x);
+    DX_LAST(x);
     if (DX_DATA(x) && !x->direct) {
         x->rc = pack_blocks(d, &rblocks, -1, c->in_place ? c->rank : -1, x->all, true);
     }
@@ -1396,8 +1397,7 @@ static bool run_alltoall(hc_dx_t *x)
     /* 3. every leader scatters what arrived for its members */
     DX_SUB(x, d->part, scatterv, x->lo, a->ocount, a->odispl, PACKED, x->in, (int) x->ibytes,
            PACKED, 0);
-    dx_issued(x);
-    DX_WAIT(x);
+    DX_LAST(x);
     if (DX_DATA(x)) {
         x->rc = pack_blocks(d, &rb, d->p, -1, x->in, true);
     }
@@ -1421,8 +1421,7 @@ static bool run_barrier(hc_dx_t *x)
     /* released only once every part has arrived */
     x->token = 0;
     DX_SUB(x, d->part, bcast, &x->token, 1, MPI_BYTE, 0);
-    dx_issued(x);
-    DX_WAIT(x);
+    DX_LAST(x);
     DX_END(x);
 }
 
@@ -1470,8 +1469,7 @@ static bool run_scan(hc_dx_t *x)
         }
         DX_SUB(x, d->part, scatterv, x->all, mc, mc + d->np, c->rtype, c->rbuf, mine, c->rtype, 0);
     }
-    dx_issued(x);
-    DX_WAIT(x);
+    DX_LAST(x);
     DX_END(x);
 }
 
@@ -1510,7 +1508,8 @@ static bool dx_advance(hc_dx_t *x)
     return programs[x->c.coll](x);
 }
 
-int mca_coll_hiercoll_decomp_run(hc_call_t *c)
+/* A blocking call: the program runs through, each piece blocking. */
+static int run_blocking(hc_call_t *c)
 {
     hc_decomp_t *d = c->module->decomp; /* made by usable() */
     hc_dx_t x;
@@ -1652,7 +1651,7 @@ int mca_coll_hiercoll_decomp_start(hc_call_t *c, ompi_request_t **request, struc
 {
     (void) info;
     if (HC_BLOCKING == c->mode) {
-        return mca_coll_hiercoll_decomp_run(c);
+        return run_blocking(c);
     }
     hc_decomp_t *d = c->module->decomp; /* made by usable() */
     const bool persistent = HC_PERSISTENT == c->mode;
