@@ -434,7 +434,7 @@ typedef struct hc_shm {
     int state;
     int n, me;
     int calls; /* eligible calls before admission (auto) */
-    int k, kf; /* slots of cells, of flag lines */
+    int k, kf; /* slots of cells, of flag lines (kf a power of two) */
     size_t cell;
     int nch, npers;
     char *map;   /* the owner's arena as mapped here */
@@ -452,7 +452,7 @@ typedef struct hc_shm {
  * and its result cell (k slots of cells). */
 static inline hc_line_t *flag_of(hc_shm_chan_t *ch, uint64_t s, int r)
 {
-    return &ch->flag[(size_t) (s % (uint64_t) ch->s->kf) * (size_t) ch->s->n + (size_t) r];
+    return &ch->flag[(size_t) (s & (uint64_t) (ch->s->kf - 1)) * (size_t) ch->s->n + (size_t) r];
 }
 static inline char *cell_of(hc_shm_chan_t *ch, uint64_t s, int r)
 {
@@ -472,12 +472,17 @@ static size_t chan_bytes(int n, int kf, int k, size_t cell)
 
 /* Flag-line slots: as many as small back-to-back calls use to run ahead
  * (a bcast root, a reduce's non-roots) within about 2048 lines a channel,
- * never fewer than the cell slots. */
+ * never fewer than the cell slots; a power of two (a mask, not a
+ * division, finds a line: it is on every poll). */
 static int flag_slots(int n, int k)
 {
     int kf = 2048 / n;
     kf = kf > 64 ? 64 : kf;
-    return kf < k ? k : kf;
+    int p = 1;
+    while (p < k || 2 * p <= kf) {
+        p *= 2;
+    }
+    return p;
 }
 
 static size_t cell_for(int n, int k)
@@ -837,9 +842,32 @@ static bool slot_free(hc_shm_chan_t *ch, uint64_t s, bool cells)
     return mn + (uint64_t) k >= s;
 }
 
+/* A reader that runs behind a writer (a bcast's, a reduce root's): ask
+ * for the writer's next line now, so that its crossing overlaps the
+ * return to the application and the next call. */
+static inline void prefetch_line(const hc_line_t *l)
+{
+    __builtin_prefetch(l, 0, 3);
+    __builtin_prefetch((const char *) l + 64, 0, 3);
+}
+
 static inline void finish_reading(hc_shm_chan_t *ch, uint64_t s)
 {
     st_rel(&ch->done[ch->s->me].seq, s);
+}
+
+/* Rank r's lines of operation s, for a reader of a short message that
+ * runs behind r (a bcast's receiver, a reduce's root): its flag line, and
+ * up to 1 KiB of its cell where the message takes cells. */
+static void prefetch_next(const hc_shm_op_t *o, uint64_t s, int r)
+{
+    if (o->m > 1024) {
+        return;
+    }
+    prefetch_line(flag_of(o->ch, s, r));
+    for (size_t b = 0; PATH_INLINE != o->path && b < o->m; b += HC_SHM_LINE) {
+        prefetch_line((const hc_line_t *) (cell_of(o->ch, s, r) + b));
+    }
 }
 
 /* Wait (without blocking) until every rank's flag of slot reaches v,
@@ -849,7 +877,9 @@ static bool all_flags(hc_shm_op_t *o, uint64_t s, uint64_t v)
     hc_shm_chan_t *ch = o->ch;
     for (; o->i < ch->s->n; ++o->i) {
         hc_line_t *l = flag_of(ch, s, o->i);
-        if (ld_acq(&l->seq) < v) {
+        /* (my own flag: every caller has published phase v already, or, a
+         * reduce's root, has nothing to publish) */
+        if (o->i != ch->s->me && ld_acq(&l->seq) < v) {
             o->wait_on = &l->seq;
             o->wait_val = v;
             return false;
@@ -1081,6 +1111,7 @@ static bool run_bcast(hc_shm_op_t *o)
             }
             bcast_put(o, off, len, buf);
             finish_reading(ch, s);
+            prefetch_next(o, s + 1, o->root);
         }
     }
     return true;
@@ -1117,8 +1148,12 @@ static inline void reduce_into(const hc_shm_op_t *o, const char *x, char *acc, s
     ompi_op_reduce(o->op, (void *) x, acc, (int) cnt, o->dt);
 }
 
+/* `mine`: my own contribution to the chunk (its element 0), or NULL: my
+ * line or cell.  Reading back the line I have just published costs about
+ * one line crossing here (its ownership is still on the way), so a fold
+ * takes my part from my input where it is still intact. */
 static void fold_ranks(hc_shm_op_t *o, uint64_t s, int first, int count, int stride, size_t e0,
-                       size_t e1, char *acc)
+                       size_t e1, char *acc, const char *mine)
 {
     hc_shm_chan_t *ch = o->ch;
     size_t cnt = e1 - e0, b0 = e0 * o->esize;
@@ -1127,9 +1162,15 @@ static void fold_ranks(hc_shm_op_t *o, uint64_t s, int first, int count, int str
     }
     for (int i = count - 1; i >= 0; --i) {
         int r = first + i * stride;
-        const char *x = (PATH_INLINE == o->path ? (const char *) flag_of(ch, s, r)->data
-                                                 : cell_of(ch, s, r))
-                        + b0;
+        const char *x;
+        if (NULL != mine && r == ch->s->me) {
+            x = mine;
+        } else if (PATH_INLINE == o->path) {
+            x = (const char *) flag_of(ch, s, r)->data;
+        } else {
+            x = cell_of(ch, s, r);
+        }
+        x += b0;
         if (i == count - 1) {
             memcpy(acc, x, cnt * o->esize);
         } else {
@@ -1138,9 +1179,9 @@ static void fold_ranks(hc_shm_op_t *o, uint64_t s, int first, int count, int str
     }
 }
 
-static void fold(hc_shm_op_t *o, uint64_t s, size_t e0, size_t e1, char *acc)
+static void fold(hc_shm_op_t *o, uint64_t s, size_t e0, size_t e1, char *acc, const char *mine)
 {
-    fold_ranks(o, s, 0, o->ch->s->n, 1, e0, e1, acc);
+    fold_ranks(o, s, 0, o->ch->s->n, 1, e0, e1, acc, mine);
 }
 
 /* An inline reduction in groups: every rank publishes; each leader folds
@@ -1170,7 +1211,7 @@ static bool run_fold_grouped(hc_shm_op_t *o)
             if (!some_flags(o, s, FV(s, 0), lead, size, 1)) {
                 return false;
             }
-            fold_ranks(o, s, lead, size, 1, 0, o->count, (char *) acc);
+            fold_ranks(o, s, lead, size, 1, 0, o->count, (char *) acc, o->src);
             hc_line_t *l = flag_of(ch, s, lead);
             memcpy(l->data, acc, o->m); /* (nobody reads my own value any more) */
             publish(l, FV(s, 1));
@@ -1181,7 +1222,7 @@ static bool run_fold_grouped(hc_shm_op_t *o)
         if (!some_flags(o, s, FV(s, 1), 0, ng, o->grp)) {
             return false;
         }
-        fold_ranks(o, s, 0, ng, o->grp, 0, o->count, o->dst);
+        fold_ranks(o, s, 0, ng, o->grp, 0, o->count, o->dst, NULL);
         if (s - 1 > ch->done_min) {
             ch->done_min = s - 1;
         }
@@ -1205,6 +1246,22 @@ static hc_chunk_t chunk_of(const hc_shm_op_t *o)
     k.e0 = (size_t) o->j * per;
     k.cnt = o->count - k.e0 < per ? o->count - k.e0 : per;
     return k;
+}
+
+/* My contribution to chunk k where a fold into [acc, acc + the chunk) may
+ * read it: my input, unless the call is in place (the fold overwrites it
+ * first); then a copy in `tmp` for an inline chunk, else NULL (my cell). */
+static const char *mine_of(const hc_shm_op_t *o, const hc_chunk_t *k, void *tmp)
+{
+    const char *x = o->src + k->e0 * o->esize;
+    if (o->src != o->dst) {
+        return x;
+    }
+    if (PATH_INLINE != o->path) {
+        return NULL;
+    }
+    memcpy(tmp, x, k->cnt * o->esize);
+    return tmp;
 }
 
 /* Phase 0 of a reduction's chunk: once its slot is free, my elements of
@@ -1233,19 +1290,35 @@ static bool publish_chunk(hc_shm_op_t *o, const hc_chunk_t *k)
 static bool run_fold(hc_shm_op_t *o)
 {
     hc_shm_chan_t *ch = o->ch;
-    bool folds = HC_ALLREDUCE == o->coll || ch->s->me == o->root;
+    int me = ch->s->me;
+    bool folds = HC_ALLREDUCE == o->coll || me == o->root;
+    /* a reduce's root publishes nothing where it folds from its input:
+     * nobody else reads its chunk */
+    bool silent = HC_REDUCE == o->coll && folds
+                  && (o->src != o->dst || PATH_INLINE == o->path);
     for (; o->j < o->nchunks; ++o->j, o->ph = 0) {
         hc_chunk_t k = chunk_of(o);
-        if (!publish_chunk(o, &k)) {
+        if (!silent && !publish_chunk(o, &k)) {
             return false;
         }
         if (folds) {
             if (!all_flags(o, k.s, FV(k.s, 0))) {
                 return false;
             }
-            fold(o, k.s, 0, k.cnt, o->dst + k.e0 * o->esize);
+            uint64_t tmp[HC_SHM_INLINE / 8 + 1];
+            fold(o, k.s, 0, k.cnt, o->dst + k.e0 * o->esize, mine_of(o, &k, tmp));
         }
         finish_reading(ch, k.s);
+        if (silent) {
+            /* the root runs behind its members: their next lines now (of
+             * a next call like this one) */
+            for (int r = 0; r < ch->s->n && r < 8; ++r) {
+                if (r == me) {
+                    continue;
+                }
+                prefetch_next(o, k.s + 1, r);
+            }
+        }
     }
     return true;
 }
@@ -1388,7 +1461,7 @@ static bool run_slice(hc_shm_op_t *o)
             }
             size_t lo, hi;
             slice_of(k.cnt, o->esize, sh->n, sh->me, &lo, &hi);
-            fold(o, k.s, lo, hi, res_of(ch, k.s) + lo * o->esize);
+            fold(o, k.s, lo, hi, res_of(ch, k.s) + lo * o->esize, o->src + k.e0 * o->esize);
             publish(flag_of(ch, k.s, sh->me), FV(k.s, 1));
             o->ph = 2;
         }
@@ -1732,7 +1805,8 @@ static bool run_rscat(hc_shm_op_t *o)
         size_t lo = k.e0 > o->mine0 ? k.e0 : o->mine0;
         size_t hi = k.e0 + k.cnt < o->mine1 ? k.e0 + k.cnt : o->mine1;
         if (lo < hi) {
-            fold(o, k.s, lo - k.e0, hi - k.e0, o->dst + (lo - o->mine0) * o->esize);
+            fold(o, k.s, lo - k.e0, hi - k.e0, o->dst + (lo - o->mine0) * o->esize,
+                 o->src == o->dst ? NULL : o->src + k.e0 * o->esize);
         }
         finish_reading(ch, k.s);
     }
@@ -1985,10 +2059,20 @@ static void chan_pop(hc_shm_chan_t *ch)
 
 /* How a blocking wait waits: poll, then progress, then yield. */
 typedef struct {
-    uint32_t polls;
+    uint32_t polls, spin;
     double since;
     bool warned;
 } hc_wait_t;
+
+static void wait_init(const hc_shm_t *sh, hc_wait_t *w)
+{
+    uint32_t spin = (uint32_t) mca_coll_hiercoll_params.shm_spin;
+    /* oversubscribed, the rank we wait for may need this core: spin less */
+    w->spin = sh->yield ? spin / 32 + 1 : spin;
+    w->polls = 0;
+    w->since = 0;
+    w->warned = false;
+}
 
 /* The collectives it serves, by name (the watchdog). */
 static const char *coll_name(hc_coll_t k)
@@ -2015,17 +2099,9 @@ static double now(void)
     return (double) ts.tv_sec + 1e-9 * (double) ts.tv_nsec;
 }
 
-static void wait_once(hc_shm_t *sh, hc_wait_t *w, const hc_shm_op_t *o)
+static void wait_slow(hc_shm_t *sh, hc_wait_t *w, const hc_shm_op_t *o)
 {
     mca_coll_hiercoll_params_t *c = &mca_coll_hiercoll_params;
-    /* oversubscribed, the rank we wait for may need this core: spin less */
-    uint32_t spin = sh->yield ? (uint32_t) c->shm_spin / 32 + 1 : (uint32_t) c->shm_spin;
-    if (++w->polls < spin) {
-        /* (polling without `pause` was slower here: the poller's reads
-         * delay the writer's taking the line) */
-        cpu_relax();
-        return;
-    }
     opal_progress();
     if (sh->yield) {
         sched_yield();
@@ -2050,6 +2126,27 @@ static void wait_once(hc_shm_t *sh, hc_wait_t *w, const hc_shm_op_t *o)
                         (unsigned long long) (NULL == o->wait_on ? 0 : ld_acq(o->wait_on)));
         }
     }
+}
+
+/* One poll's wait: `pause` while spinning, then the slow turn. */
+static inline void wait_once(hc_shm_t *sh, hc_wait_t *w, const hc_shm_op_t *o)
+{
+    if (OPAL_LIKELY(++w->polls < w->spin)) {
+        /* (polling without `pause` was slower here: the poller's reads
+         * delay the writer's taking the line) */
+        cpu_relax();
+        return;
+    }
+    wait_slow(sh, w, o);
+}
+
+/* Wait before stepping o again: while spinning, on the very word its step
+ * stopped at (a step recomputes where its lines are; this poll does not). */
+static inline void wait_step(hc_shm_t *sh, hc_wait_t *w, const hc_shm_op_t *o)
+{
+    do {
+        wait_once(sh, w, o);
+    } while (NULL != o->wait_on && w->polls < w->spin && ld_acq(o->wait_on) < o->wait_val);
 }
 
 /* ------------------------------------------------------------------ */
@@ -2166,14 +2263,16 @@ static int run_blocking_op(hc_shm_op_t *o, const hc_call_t *c)
     op_begin(o, c->rbuf, c->rcount);
     if (NULL == ch->head) {
         if (!op_step(o)) {
-            hc_wait_t w = {0, 0, false};
+            hc_wait_t w;
+            wait_init(ch->s, &w);
             do {
-                wait_once(ch->s, &w, o);
+                wait_step(ch->s, &w, o);
             } while (!op_step(o));
         }
     } else {
         chan_push(ch, o);
-        hc_wait_t w = {0, 0, false};
+        hc_wait_t w;
+        wait_init(ch->s, &w);
         while (chan_advance(ch), !o->finished) {
             wait_once(ch->s, &w, o);
         }
