@@ -914,6 +914,15 @@ REJECT=("single copy \(CMA\)")
 run "shm-fault-cma-2-np3" 300 "${MPI[@]}" -np 3 --mca coll hiercoll,basic,libnbc \
     --mca coll_hiercoll_verbose 2 --mca coll_hiercoll_shm_cma_min 8 --mca coll_hiercoll_shm_fault cma:2 \
     "${SHM[@]}" "$colls" --only bcast
+# a long bcast's root writes one n-th into each reader (from 32 KiB, the
+# 40000-int bcasts of t_colls, every type pair); when those writes fail on
+# the root (world rank 0, roots 0 and n - 1), the readers read the parts
+for np in 2 4; do
+    EXPECT=("$OK" ": bcast = shm \(blocking" "cannot write into rank [0-9]+ with process_vm_writev")
+    run "shm-fault-push-0-np$np" 300 "${MPI[@]}" -np $np --mca coll hiercoll,basic,libnbc \
+        --mca coll_hiercoll_verbose 2 --mca coll_hiercoll_shm_fault push:0 "${SHM[@]}" "$colls" \
+        --only bcast
+done
 # no arena on rank 0: another rank owns the regions, shm runs
 EXPECT=("$SHM_OK" "shm: no arena on world rank 0" ": allreduce = shm \(blocking")
 run "shm-fault-create-0-np3" 300 "${MPI[@]}" -np 3 --mca coll hiercoll,basic,libnbc \

@@ -392,7 +392,9 @@ static int hiercoll_register(void)
     reg_string("shm_fault",
                "Shared-memory node level, testing: \"STEP:RANK\" makes world rank RANK fail "
                "STEP of the set-up (create, reserve, alloc, attach; cma: the single-copy probe, "
-               "which only turns single copy off); every rank must then agree",
+               "which only turns single copy off); every rank must then agree.  \"push:RANK\": "
+               "that rank's writes into the readers of a long bcast fail (the readers then read "
+               "those parts themselves)",
                OPAL_INFO_LVL_9, &c->shm_fault);
     reg_number("shm_arena_size",
                "Shared-memory node level: bytes of each process's arena, from which the regions "
