@@ -1444,7 +1444,7 @@ static bool run_fold(hc_shm_op_t *o)
     return true;
 }
 
-#define HC_SHM_PIECE (64 * 1024) /* bytes a CMA reduction folds at a time (stays in L2) */
+#define HC_SHM_PIECE (128 * 1024) /* bytes a CMA reduction folds at a time (stays in L2) */
 
 /* Rank r's slice [lo, hi) of `total` elements of esize bytes split over
  * n ranks: whole elements, 64 bytes apart where the size allows. */
@@ -1503,20 +1503,42 @@ static bool run_red_cma(hc_shm_op_t *o)
         size_t per = HC_SHM_PIECE / o->esize;
         for (size_t a = lo; a < hi && NULL != o->scratch && NULL != res; a += per) {
             size_t cnt = hi - a < per ? hi - a : per, len = cnt * o->esize;
-            char *acc = res + (a - lo) * o->esize, *mine = o->scratch + HC_SHM_PIECE;
-            memcpy(mine, o->src + a * o->esize, len); /* (in place: acc is my input) */
+            char *acc = res + (a - lo) * o->esize;
+            const char *mine = o->src + a * o->esize;
+            if (mine == acc && me != n - 1) { /* in place: the first step overwrites it */
+                memcpy(o->scratch + HC_SHM_PIECE, mine, len);
+                mine = o->scratch + HC_SHM_PIECE;
+            }
+            /* the last rank, under a predefined commutative op, starts from
+             * the rank before it read straight into the result: x[n-1] op
+             * x[n-2] has the bits of x[n-2] op x[n-1], and a copy is saved */
+            bool swap = me == n - 1 && n > 1 && mine != acc && ompi_op_is_intrinsic(o->op)
+                        && ompi_op_is_commute(o->op);
             for (int r = n - 1; r >= 0; --r) {
                 const char *x = mine;
+                if (swap && r >= n - 2) {
+                    if (r == n - 1) {
+                        memcpy(where, flag_of(ch, s, n - 2)->data, sizeof(where));
+                        if (0 != cma_read(sh->pids[n - 2], acc, where[0] + a * o->esize, len)) {
+                            o->error = OMPI_ERROR;
+                        }
+                        ompi_op_reduce(o->op, (void *) mine, acc, (int) cnt, o->dt);
+                    }
+                    continue;
+                }
                 if (r != me) {
+                    /* (the first step reads straight into the result) */
+                    char *to = r == n - 1 ? acc : o->scratch;
                     memcpy(where, flag_of(ch, s, r)->data, sizeof(where));
-                    int err = cma_read(sh->pids[r], o->scratch, where[0] + a * o->esize, len);
-                    if (0 != err) {
+                    if (0 != cma_read(sh->pids[r], to, where[0] + a * o->esize, len)) {
                         o->error = OMPI_ERROR;
                     }
-                    x = o->scratch;
+                    x = to;
                 }
                 if (r == n - 1) {
-                    memcpy(acc, x, len);
+                    if (x != acc) {
+                        memcpy(acc, x, len);
+                    }
                 } else {
                     ompi_op_reduce(o->op, (void *) x, acc, (int) cnt, o->dt);
                 }
