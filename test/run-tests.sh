@@ -856,6 +856,39 @@ for g in 2 3; do
     run "shm-groups$g-t_shm-np8" 600 "${MPI[@]}" -np 8 --mca coll hiercoll,basic,libnbc \
         --mca coll_hiercoll_shm_group_size $g "${SHM[@]}" "$shm" --cycles 20 --any-order
 done
+# groups from the bindings (coll_hiercoll_shm_group_level): a rankfile puts
+# ranks 0-2 and 7 on core 0, 3-6 on core 1, so groups by core are the runs
+# 0-2, 3-6, 7 (sizes 3,4,1: not blocks of the group size); bound round
+# robin, the runs are of one rank: consecutive ranks instead; a bad value:
+# one error line, consecutive ranks
+rankfile=$(mktemp "${TMPDIR:-/tmp}/hc-rankfile.XXXXXX")
+for r in 0 1 2 3 4 5 6 7; do
+    case $r in 3|4|5|6) slot=1 ;; *) slot=0 ;; esac
+    echo "rank $r=$(hostname) slot=$slot"
+done >"$rankfile"
+case "${ompi_series:-4.1}" in
+    4*) RANKFILE=(--rankfile "$rankfile") ;;
+    *) RANKFILE=(--map-by "rankfile:file=$rankfile") ;;
+esac
+GROUPS_BY=(--mca coll_hiercoll_verbose 2 --mca coll_hiercoll_shm_group_size 4)
+EXPECT=("$SHM_OK" "8 processes, .*, 3 groups by core \(sizes 3,4,1\)")
+run "shm-groups-core-t_shm-np8" 600 "${MPI[@]}" -np 8 "${RANKFILE[@]}" \
+    --mca coll hiercoll,basic,libnbc "${GROUPS_BY[@]}" --mca coll_hiercoll_shm_group_level core \
+    "${SHM[@]}" "$shm" --cycles 20 --any-order
+EXPECT=("$OK" "8 processes, .*, 3 groups by core \(sizes 3,4,1\)" ": allreduce = shm \(blocking")
+run "shm-groups-core-colls-np8" 600 "${MPI[@]}" -np 8 "${RANKFILE[@]}" \
+    --mca coll hiercoll,basic,libnbc "${GROUPS_BY[@]}" --mca coll_hiercoll_shm_group_level core \
+    "${SHM[@]}" "$colls" --only allreduce,reduce,barrier
+EXPECT=("$SHM_OK" "8 processes, .*, 2 groups by consecutive ranks \(the level's runs were short\) \(sizes 4,4\)")
+run "shm-groups-round-robin-np8" 600 "${MPI[@]}" -np 8 --map-by core \
+    --bind-to core:overload-allowed --mca coll hiercoll,basic,libnbc "${GROUPS_BY[@]}" \
+    --mca coll_hiercoll_shm_group_level core "${SHM[@]}" "$shm" --cycles 20 --any-order
+EXPECT=("$SHM_OK" "8 processes, .*, 2 groups by consecutive ranks \(sizes 4,4\)")
+EXPECT_ONCE=('hiercoll: ERROR: coll_hiercoll_shm_group_level="block:2": a hardware level or "none"')
+run "shm-groups-bad-level-np8" 600 "${MPI[@]}" -np 8 "${RANKFILE[@]}" \
+    --mca coll hiercoll,basic,libnbc "${GROUPS_BY[@]}" --mca coll_hiercoll_shm_group_level block:2 \
+    "${SHM[@]}" "$shm" --cycles 20 --any-order
+rm -f "$rankfile"
 # persistent requests on shm (a channel each, in init order) started in
 # different orders on different ranks and restarted (t_persist)
 for np in 3 5; do

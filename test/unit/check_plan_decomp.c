@@ -191,6 +191,32 @@ static void build_and_check(int kind, int n, int m, uint64_t *seed)
     free(keys);
 }
 
+/* The shared-memory level's groups: runs of equal keys, cut at the cap. */
+START_TEST(shm_group_runs)
+{
+    const int keys[8] = {0, 0, 0, 3, 3, 3, 3, 0};
+    int lead[8];
+    ck_assert_int_eq(3, hcp_runs(8, keys, 4, lead));
+    const int want[8] = {0, 0, 0, 3, 3, 3, 3, 7};
+    for (int r = 0; r < 8; ++r) {
+        ck_assert_int_eq(lead[r], want[r]);
+    }
+    ck_assert_int_eq(5, hcp_runs(8, keys, 2, lead)); /* 0-1, 2, 3-4, 5-6, 7 */
+    const int want2[8] = {0, 0, 2, 3, 3, 5, 5, 7};
+    for (int r = 0; r < 8; ++r) {
+        ck_assert_int_eq(lead[r], want2[r]);
+    }
+    const int same[7] = {0};
+    ck_assert_int_eq(3, hcp_runs(7, same, 3, lead)); /* blocks: 0-2, 3-5, 6 */
+    ck_assert_int_eq(lead[5], 3);
+    ck_assert_int_eq(lead[6], 6);
+    const int alt[4] = {0, 1, 0, 1};
+    ck_assert_int_eq(4, hcp_runs(4, alt, 8, lead));
+    ck_assert_int_eq(1, hcp_runs(1, alt, 1, lead));
+    ck_assert_int_eq(lead[0], 0);
+}
+END_TEST
+
 START_TEST(parts_every_n)
 {
     uint64_t seed = 1;
@@ -419,6 +445,7 @@ static Suite *suite(void)
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, criteria_parse);
     tcase_add_test(tc, criteria_keys);
+    tcase_add_test(tc, shm_group_runs);
     tcase_add_test(tc, parts_every_n);
     tcase_add_test(tc, pack_layouts);
     tcase_add_test(tc, alltoall_four_steps);

@@ -451,6 +451,16 @@ static int hiercoll_register(void)
                "many consecutive ranks and their first rank (each process reads about G + n/G "
                "lines instead of n); the order stays MPI's",
                OPAL_INFO_LVL_6, HC_NUM_INT, &c->shm_group_size, 8, 2, 1 << 20);
+    c->shm_group_level = "l3";
+    reg_string("shm_group_level",
+               "Shared-memory node level: the groups of coll_hiercoll_shm_group_size (barrier "
+               "and short reductions on more processes than that) are runs of consecutive ranks "
+               "that share this hardware level (\"numa\", \"socket\", \"l3\", \"l2\", "
+               "\"l1\", \"core\", \"hwthread\"; hwloc, from each process's binding), cut "
+               "every coll_hiercoll_shm_group_size ranks; \"none\": consecutive ranks only. "
+               "Unbound processes, or runs of one or two ranks on average (a round-robin "
+               "mapping), give consecutive ranks",
+               OPAL_INFO_LVL_6, &c->shm_group_level);
     reg_number("shm_fold_ranks",
                "Shared-memory node level: communicators of up to this many processes fold "
                "reductions whole at every length (one synchronization per chunk instead of two; "
@@ -468,6 +478,29 @@ static int hiercoll_register(void)
     return OMPI_SUCCESS;
 }
 
+/* coll_hiercoll_shm_group_level: a hardware level (an hcp_level_t) or
+ * "none" (-1); anything else is an error, and "none". */
+static int shm_group_parse(const char *v)
+{
+    hcp_criterion_t crit;
+    char why[256];
+    int by = -1;
+    if (0 != hcp_criterion_parse(v, &crit, why, sizeof(why))) {
+        mca_coll_hiercoll_param_error("coll_hiercoll_shm_group_level=\"%s\": %s; groups of "
+                                      "consecutive ranks", v, why);
+        return -1;
+    }
+    if (HCP_CRIT_LEVEL == crit.kind) {
+        by = (int) crit.level;
+    } else if (HCP_CRIT_NONE != crit.kind) {
+        mca_coll_hiercoll_param_error("coll_hiercoll_shm_group_level=\"%s\": a hardware level "
+                                      "or \"none\" (coll_hiercoll_shm_group_size sets the size); "
+                                      "groups of consecutive ranks", v);
+    }
+    hcp_criterion_fini(&crit);
+    return by;
+}
+
 static int hiercoll_open(void)
 {
     mca_coll_hiercoll_params_t *c = &mca_coll_hiercoll_params;
@@ -476,6 +509,7 @@ static int hiercoll_open(void)
         mca_coll_hiercoll_param_error("coll_hiercoll_decomp_criterion=\"%s\": %s; decomposition "
                                       "off", c->decomp_criterion, why);
     }
+    c->shm_group_by = shm_group_parse(c->shm_group_level);
     mca_coll_hiercoll_rules_open();
     /* the hooks through which lower layers reach up (coll_hiercoll_hooks.h) */
     mca_coll_hiercoll_hooks.scratch_moved = mca_coll_hiercoll_fast_forget;

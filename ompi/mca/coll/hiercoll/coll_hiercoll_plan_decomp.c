@@ -446,3 +446,17 @@ done:
     free(slice);
     return rc;
 }
+
+int hcp_runs(int n, const int *keys, int cap, int *lead)
+{
+    int groups = 0;
+    for (int r = 0; r < n; ++r) {
+        if (0 == r || keys[r] != keys[r - 1] || r - lead[r - 1] >= cap) {
+            lead[r] = r;
+            ++groups;
+        } else {
+            lead[r] = lead[r - 1];
+        }
+    }
+    return groups;
+}

@@ -93,6 +93,11 @@ typedef struct hcp_decomp {
     int max_size;    /* members of the largest part */
 } hcp_decomp_t;
 
+/* The shared-memory level's groups: runs of consecutive ranks with equal
+ * keys, cut every `cap` ranks (cap >= 1).  lead[r] is the first rank of
+ * r's group; returns the number of groups. */
+int hcp_runs(int n, const int *keys, int cap, int *lead);
+
 /* Group the n ranks by key (keys[r] equal: same part).  Returns 0, or -1
  * when memory ran out. */
 int hcp_decomp_build(hcp_decomp_t *d, int n, const int *keys);

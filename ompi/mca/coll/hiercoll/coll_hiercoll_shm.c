@@ -450,6 +450,9 @@ typedef struct hc_shm {
     bool yield;
     bool cma;   /* every rank may read every other's memory (probed, agreed) */
     pid_t *pids;
+    int *lead;    /* [n] the first rank of each rank's group (grouped algorithms) */
+    int *leaders; /* [ngroups] the groups' first ranks, ascending */
+    int ngroups;
     ompi_communicator_t *comm;
     hc_shm_chan_t ch[HC_SHM_MAXCH];
 } hc_shm_t;
@@ -592,6 +595,8 @@ void mca_coll_hiercoll_shm_free(mca_coll_hiercoll_module_t *m)
     }
     region_leave(s);
     free(s->pids);
+    free(s->lead);
+    free(s->leaders);
     free(s);
     m->shm = NULL;
 }
@@ -620,7 +625,72 @@ void mca_coll_hiercoll_shm_fini(void)
 typedef struct {
     int64_t pid, fd, free;
     uint64_t cookie_at; /* the CMA probe: where this process keeps `cma_cookie` */
+    int64_t key;        /* my group key (coll_hiercoll_shm_group_level, my_key) */
 } hc_shm_peer_t;
+
+/* My key for hardware level `by` (an hcp_level_t) on comm: the lowest
+ * rank that shares my object of that level (Open MPI's locality of each
+ * peer, from the bindings; an unbound process shares none with another).
+ * Allgathered, the keys are the same table on every rank. */
+static int64_t my_key(ompi_communicator_t *comm, int by)
+{
+    static const uint16_t flag[HCP_NLEVELS] = {
+        [HCP_LEVEL_NUMA] = OPAL_PROC_ON_NUMA,         [HCP_LEVEL_SOCKET] = OPAL_PROC_ON_SOCKET,
+        [HCP_LEVEL_L3] = OPAL_PROC_ON_L3CACHE,        [HCP_LEVEL_L2] = OPAL_PROC_ON_L2CACHE,
+        [HCP_LEVEL_L1] = OPAL_PROC_ON_L1CACHE,        [HCP_LEVEL_CORE] = OPAL_PROC_ON_CORE,
+        [HCP_LEVEL_HWTHREAD] = OPAL_PROC_ON_HWTHREAD};
+    int me = ompi_comm_rank(comm);
+    if (by < 0 || by >= HCP_NLEVELS || 0 == flag[by]) {
+        return 0; /* none, the node, the board: one object */
+    }
+    for (int r = 0; r < me; ++r) {
+        ompi_proc_t *p = ompi_comm_peer_lookup(comm, r);
+        if (NULL != p && flag[by] == (p->super.proc_flags & flag[by])) {
+            return r;
+        }
+    }
+    return me;
+}
+
+/* The groups of the grouped algorithms (more than coll_hiercoll_shm_group_size
+ * ranks): runs of consecutive ranks that share the level's object, cut at
+ * the group size; consecutive ranks only where the runs are two ranks or
+ * fewer on average (a round-robin mapping, unbound processes).  The same
+ * table on every rank (the keys were allgathered).  False: no memory. */
+static bool group_ranks(hc_shm_t *s, const hc_shm_peer_t *peers, char *how, size_t howlen)
+{
+    int n = s->n, cap = mca_coll_hiercoll_params.shm_group_size;
+    int by = mca_coll_hiercoll_params.shm_group_by;
+    int *keys = malloc(sizeof(int) * (size_t) n);
+    s->lead = malloc(sizeof(int) * (size_t) n);
+    if (NULL == keys || NULL == s->lead) {
+        free(keys);
+        return false;
+    }
+    for (int r = 0; r < n; ++r) {
+        keys[r] = (int) peers[r].key;
+    }
+    int ng = hcp_runs(n, keys, cap, s->lead);
+    if (by < 0 || 2 * ng > n + 1) {
+        memset(keys, 0, sizeof(int) * (size_t) n);
+        ng = hcp_runs(n, keys, cap, s->lead);
+        snprintf(how, howlen, "consecutive ranks%s", by < 0 ? "" : " (the level's runs were short)");
+    } else {
+        snprintf(how, howlen, "%s", hcp_level_names[by]);
+    }
+    free(keys);
+    s->leaders = malloc(sizeof(int) * (size_t) ng);
+    if (NULL == s->leaders) {
+        return false;
+    }
+    s->ngroups = 0;
+    for (int r = 0; r < n; ++r) {
+        if (s->lead[r] == r) {
+            s->leaders[s->ngroups++] = r;
+        }
+    }
+    return true;
+}
 
 /* What a peer reads with process_vm_readv at set-up (the CMA probe). */
 static uint64_t cma_cookie;
@@ -696,7 +766,8 @@ static int setup(mca_coll_hiercoll_module_t *m)
 #endif
         cma_cookie = HC_SHM_MAGIC ^ (uint64_t) getpid();
     }
-    hc_shm_peer_t mine = {getpid(), g.fd, (int64_t) arena_largest(), (uintptr_t) &cma_cookie};
+    hc_shm_peer_t mine = {getpid(), g.fd, (int64_t) arena_largest(), (uintptr_t) &cma_cookie,
+                          my_key(comm, c->shm_group_by)};
     int rc = p->coll_allgather(&mine, sizeof(mine), MPI_BYTE, peers, sizeof(mine), MPI_BYTE,
                                comm, p->coll_allgather_module);
     if (OMPI_SUCCESS != rc) {
@@ -750,6 +821,8 @@ static int setup(mca_coll_hiercoll_module_t *m)
     int ok = NULL != map && where[0] + s->len <= msize;
     hc_shm_hdr_t *h = ok ? (hc_shm_hdr_t *) (map + where[0]) : NULL;
     ok = ok && HC_SHM_MAGIC == ld_acq(&h->magic) && h->cookie == where[1];
+    char how[96] = "";
+    ok = ok && group_ranks(s, peers, how, sizeof(how));
     int mine2[2] = {ok, c->shm_cma_min > 0 ? cma_probe(peers, s->n, s->me) : 0}, both[2] = {0, 0};
     rc = p->coll_allreduce(mine2, both, 2, MPI_INT, MPI_MIN, comm, p->coll_allreduce_module);
     int all = OMPI_SUCCESS == rc ? both[0] : 0;
@@ -786,9 +859,20 @@ static int setup(mca_coll_hiercoll_module_t *m)
         if (s->cma) {
             snprintf(cma, sizeof(cma), "single copy (CMA) from %zu bytes", c->shm_cma_min);
         }
+        char groups[160] = "";
+        if (s->n > c->shm_group_size) {
+            int at = snprintf(groups, sizeof(groups), ", %d groups by %s (sizes ", s->ngroups, how);
+            for (int i = 0; i < s->ngroups && at < (int) sizeof(groups) - 16; ++i) {
+                int end = i + 1 < s->ngroups ? s->leaders[i + 1] : s->n;
+                at += snprintf(groups + at, sizeof(groups) - (size_t) at, "%s%d", i ? "," : "",
+                               end - s->leaders[i]);
+            }
+            snprintf(groups + at, sizeof(groups) - (size_t) at, ")");
+        }
         mca_coll_hiercoll_log(1, "%s: shm: %d processes, region of %zu bytes in rank %d's arena "
-                              "(%d slots, cells of %zu bytes, %d channels), %s",
-                              comm->c_name, s->n, s->len, owner, s->k, s->cell, s->nch, cma);
+                              "(%d slots, cells of %zu bytes, %d channels), %s%s",
+                              comm->c_name, s->n, s->len, owner, s->k, s->cell, s->nch, cma,
+                              groups);
     }
     return OMPI_SUCCESS;
 }
@@ -958,14 +1042,33 @@ static bool some_flags(hc_shm_op_t *o, uint64_t s, uint64_t v, int first, int co
     return true;
 }
 
-/* Groups of o->grp consecutive ranks, led by their first: my group's
- * first rank and size, and the number of groups. */
-static void my_group(const hc_shm_op_t *o, int *lead, int *size, int *ngroups)
+/* The same for the groups' first ranks (phase v of their lines). */
+static bool leader_flags(hc_shm_op_t *o, uint64_t s, uint64_t v)
 {
-    int n = o->ch->s->n, g = o->grp;
-    *lead = o->ch->s->me / g * g;
-    *size = *lead + g <= n ? g : n - *lead;
-    *ngroups = (n + g - 1) / g;
+    const hc_shm_t *sh = o->ch->s;
+    for (; o->i < sh->ngroups; ++o->i) {
+        hc_line_t *l = flag_of(o->ch, s, sh->leaders[o->i]);
+        if (ld_acq(&l->seq) < v) {
+            o->wait_on = &l->seq;
+            o->wait_val = v;
+            return false;
+        }
+    }
+    o->i = 0;
+    return true;
+}
+
+/* The groups (set up with the region: runs of consecutive ranks, see
+ * group_ranks), led by their first: my group's first rank and size. */
+static void my_group(const hc_shm_op_t *o, int *lead, int *size)
+{
+    const hc_shm_t *sh = o->ch->s;
+    int r = sh->me;
+    *lead = sh->lead[r];
+    while (r + 1 < sh->n && sh->lead[r + 1] == *lead) {
+        ++r;
+    }
+    *size = r + 1 - *lead;
 }
 
 /* Flat: every rank writes its line and reads everyone's.  Grouped: the
@@ -988,8 +1091,8 @@ static bool run_barrier(hc_shm_op_t *o)
         finish_reading(ch, s);
         return true;
     }
-    int lead, size, ng;
-    my_group(o, &lead, &size, &ng);
+    int lead, size;
+    my_group(o, &lead, &size);
     if (1 == o->ph) {
         if (lead == ch->s->me) {
             if (!some_flags(o, s, FV(s, 0), lead + 1, size - 1, 1)) {
@@ -999,7 +1102,7 @@ static bool run_barrier(hc_shm_op_t *o)
         }
         o->ph = 2;
     }
-    if (!some_flags(o, s, FV(s, 1), 0, ng, o->grp)) {
+    if (!leader_flags(o, s, FV(s, 1))) {
         return false;
     }
     if (s - 1 > ch->done_min) { /* every rank has begun s (see all_flags) */
@@ -1269,12 +1372,13 @@ static inline void reduce_into(const hc_shm_op_t *o, const char *x, char *acc, s
     ompi_op_reduce(o->op, (void *) x, acc, (int) cnt, o->dt);
 }
 
-/* `mine`: my own contribution to the chunk (its element 0), or NULL: my
+/* Ranks first + i * stride, or list[first + i] (i < count), in order.
+ * `mine`: my own contribution to the chunk (its element 0), or NULL: my
  * line or cell.  Reading back the line I have just published costs about
  * one line crossing here (its ownership is still on the way), so a fold
  * takes my part from my input where it is still intact. */
-static void fold_ranks(hc_shm_op_t *o, uint64_t s, int first, int count, int stride, size_t e0,
-                       size_t e1, char *acc, const char *mine)
+static void fold_ranks(hc_shm_op_t *o, uint64_t s, int first, int count, int stride,
+                       const int *list, size_t e0, size_t e1, char *acc, const char *mine)
 {
     hc_shm_chan_t *ch = o->ch;
     size_t cnt = e1 - e0, b0 = e0 * o->esize;
@@ -1282,7 +1386,7 @@ static void fold_ranks(hc_shm_op_t *o, uint64_t s, int first, int count, int str
         return;
     }
     for (int i = count - 1; i >= 0; --i) {
-        int r = first + i * stride;
+        int r = NULL != list ? list[first + i] : first + i * stride;
         const char *x;
         if (NULL != mine && r == ch->s->me) {
             x = mine;
@@ -1302,7 +1406,7 @@ static void fold_ranks(hc_shm_op_t *o, uint64_t s, int first, int count, int str
 
 static void fold(hc_shm_op_t *o, uint64_t s, size_t e0, size_t e1, char *acc, const char *mine)
 {
-    fold_ranks(o, s, 0, o->ch->s->n, 1, e0, e1, acc, mine);
+    fold_ranks(o, s, 0, o->ch->s->n, 1, NULL, e0, e1, acc, mine);
 }
 
 /* An inline reduction in groups: every rank publishes; each leader folds
@@ -1314,8 +1418,8 @@ static bool run_fold_grouped(hc_shm_op_t *o)
     hc_shm_chan_t *ch = o->ch;
     hc_shm_t *sh = ch->s;
     uint64_t s = o->s0;
-    int lead, size, ng;
-    my_group(o, &lead, &size, &ng);
+    int lead, size;
+    my_group(o, &lead, &size);
     bool leader = lead == sh->me, folds = HC_ALLREDUCE == o->coll || sh->me == o->root;
     if (0 == o->ph) {
         if (!slot_free(ch, s, false)) {
@@ -1332,7 +1436,7 @@ static bool run_fold_grouped(hc_shm_op_t *o)
             if (!some_flags(o, s, FV(s, 0), lead, size, 1)) {
                 return false;
             }
-            fold_ranks(o, s, lead, size, 1, 0, o->count, (char *) acc, o->src);
+            fold_ranks(o, s, lead, size, 1, NULL, 0, o->count, (char *) acc, o->src);
             hc_line_t *l = flag_of(ch, s, lead);
             memcpy(l->data, acc, o->m); /* (nobody reads my own value any more) */
             publish(l, FV(s, 1));
@@ -1340,10 +1444,10 @@ static bool run_fold_grouped(hc_shm_op_t *o)
         o->ph = 2;
     }
     if (folds) {
-        if (!some_flags(o, s, FV(s, 1), 0, ng, o->grp)) {
+        if (!leader_flags(o, s, FV(s, 1))) {
             return false;
         }
-        fold_ranks(o, s, 0, ng, o->grp, 0, o->count, o->dst, NULL);
+        fold_ranks(o, s, 0, sh->ngroups, 1, sh->leaders, 0, o->count, o->dst, NULL);
         if (s - 1 > ch->done_min) {
             ch->done_min = s - 1;
         }
