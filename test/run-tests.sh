@@ -861,34 +861,43 @@ done
 # 0-2, 3-6, 7 (sizes 3,4,1: not blocks of the group size); bound round
 # robin, the runs are of one rank: consecutive ranks instead; a bad value:
 # one error line, consecutive ranks
-rankfile=$(mktemp "${TMPDIR:-/tmp}/hc-rankfile.XXXXXX")
+# (mpirun's own mapping differs between 4.1 and 5.0: rankfiles say it;
+# 5.0's --map-by rankfile:file= takes no '.' or '-' in the name)
+rf_blocks=$(mktemp /tmp/hcrankfileXXXXXX)
+rf_alternate=$(mktemp /tmp/hcrankfileXXXXXX)
 for r in 0 1 2 3 4 5 6 7; do
     case $r in 3|4|5|6) slot=1 ;; *) slot=0 ;; esac
-    echo "rank $r=$(hostname) slot=$slot"
-done >"$rankfile"
-case "${ompi_series:-4.1}" in
-    4*) RANKFILE=(--rankfile "$rankfile") ;;
-    *) RANKFILE=(--map-by "rankfile:file=$rankfile") ;;
-esac
-GROUPS_BY=(--mca coll_hiercoll_verbose 2 --mca coll_hiercoll_shm_group_size 4)
+    echo "rank $r=$(hostname) slot=$slot" >>"$rf_blocks"
+    echo "rank $r=$(hostname) slot=$((r % 2))" >>"$rf_alternate"
+done
+MPI_RF=("$mpirun" --mca btl self,$SM_BTL --mca pml ob1 --mca mpi_yield_when_idle 1
+        --bind-to core:overload-allowed)
+rankfile() {
+    case "${ompi_series:-4.1}" in
+        4*) echo "--oversubscribe --rankfile $1" ;;
+        *) echo "--map-by rankfile:file=$1:OVERSUBSCRIBE" ;;
+    esac
+}
+GROUPS_BY=(--mca coll hiercoll,basic,libnbc --mca coll_hiercoll_verbose 2
+           --mca coll_hiercoll_shm_group_size 4)
 EXPECT=("$SHM_OK" "8 processes, .*, 3 groups by core \(sizes 3,4,1\)")
-run "shm-groups-core-t_shm-np8" 600 "${MPI[@]}" -np 8 "${RANKFILE[@]}" \
-    --mca coll hiercoll,basic,libnbc "${GROUPS_BY[@]}" --mca coll_hiercoll_shm_group_level core \
-    "${SHM[@]}" "$shm" --cycles 20 --any-order
+run "shm-groups-core-t_shm-np8" 600 "${MPI_RF[@]}" -np 8 $(rankfile "$rf_blocks") \
+    "${GROUPS_BY[@]}" --mca coll_hiercoll_shm_group_level core "${SHM[@]}" "$shm" --cycles 20 \
+    --any-order
 EXPECT=("$OK" "8 processes, .*, 3 groups by core \(sizes 3,4,1\)" ": allreduce = shm \(blocking")
-run "shm-groups-core-colls-np8" 600 "${MPI[@]}" -np 8 "${RANKFILE[@]}" \
-    --mca coll hiercoll,basic,libnbc "${GROUPS_BY[@]}" --mca coll_hiercoll_shm_group_level core \
-    "${SHM[@]}" "$colls" --only allreduce,reduce,barrier
+run "shm-groups-core-colls-np8" 600 "${MPI_RF[@]}" -np 8 $(rankfile "$rf_blocks") \
+    "${GROUPS_BY[@]}" --mca coll_hiercoll_shm_group_level core "${SHM[@]}" "$colls" \
+    --only allreduce,reduce,barrier
 EXPECT=("$SHM_OK" "8 processes, .*, 2 groups by consecutive ranks \(the level's runs were short\) \(sizes 4,4\)")
-run "shm-groups-round-robin-np8" 600 "${MPI[@]}" -np 8 --map-by core \
-    --bind-to core:overload-allowed --mca coll hiercoll,basic,libnbc "${GROUPS_BY[@]}" \
-    --mca coll_hiercoll_shm_group_level core "${SHM[@]}" "$shm" --cycles 20 --any-order
+run "shm-groups-round-robin-np8" 600 "${MPI_RF[@]}" -np 8 $(rankfile "$rf_alternate") \
+    "${GROUPS_BY[@]}" --mca coll_hiercoll_shm_group_level core "${SHM[@]}" "$shm" --cycles 20 \
+    --any-order
 EXPECT=("$SHM_OK" "8 processes, .*, 2 groups by consecutive ranks \(sizes 4,4\)")
 EXPECT_ONCE=('hiercoll: ERROR: coll_hiercoll_shm_group_level="block:2": a hardware level or "none"')
-run "shm-groups-bad-level-np8" 600 "${MPI[@]}" -np 8 "${RANKFILE[@]}" \
-    --mca coll hiercoll,basic,libnbc "${GROUPS_BY[@]}" --mca coll_hiercoll_shm_group_level block:2 \
-    "${SHM[@]}" "$shm" --cycles 20 --any-order
-rm -f "$rankfile"
+run "shm-groups-bad-level-np8" 600 "${MPI_RF[@]}" -np 8 $(rankfile "$rf_blocks") \
+    "${GROUPS_BY[@]}" --mca coll_hiercoll_shm_group_level block:2 "${SHM[@]}" "$shm" --cycles 20 \
+    --any-order
+rm -f "$rf_blocks" "$rf_alternate"
 # persistent requests on shm (a channel each, in init order) started in
 # different orders on different ranks and restarted (t_persist)
 for np in 3 5; do
