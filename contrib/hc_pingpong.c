@@ -11,7 +11,14 @@
  * line), so its latency over this number says how close it runs to the
  * machine.
  *
- *   hc_pingpong [--iters N] [--trials T] [--cpus A,B]
+ * --exchange times the pattern of a 2-process allreduce or barrier on
+ * lines of their own instead: each process writes its own line (128 bytes
+ * apart) with the exchange's number and waits until the other's line
+ * holds it; time per exchange.  The two transfers overlap, so it is the
+ * floor of hiercoll's shared-memory barrier and allreduce at 2 processes
+ * (each rank writes only its own lines).
+ *
+ *   hc_pingpong [--iters N] [--trials T] [--cpus A,B] [--exchange]
  *
  * Without --cpus the two processes run unbound (as mpirun binds them to
  * cores 0 and 1 with --bind-to core, --cpus 0,1 does the same here).
@@ -71,6 +78,18 @@ static void bounce(line_t *l, int me, uint64_t base, long n)
     }
 }
 
+/* --exchange: side `me` of n exchanges from number `base` + 1 on. */
+static void exchange(line_t *l, int me, uint64_t base, long n)
+{
+    for (long i = 1; i <= n; ++i) {
+        uint64_t v = base + (uint64_t) i;
+        __atomic_store_n(&l[2 * me].turn, v, __ATOMIC_RELEASE);
+        while (__atomic_load_n(&l[2 * (1 - me)].turn, __ATOMIC_ACQUIRE) < v) {
+            relax();
+        }
+    }
+}
+
 static int cmp(const void *a, const void *b)
 {
     double x = *(const double *) a, y = *(const double *) b;
@@ -80,19 +99,22 @@ static int cmp(const void *a, const void *b)
 int main(int argc, char **argv)
 {
     long iters = 200000;
-    int trials = 7, cpu[2] = {-1, -1};
+    int trials = 7, cpu[2] = {-1, -1}, exch = 0;
     for (int i = 1; i < argc; ++i) {
         if (0 == strcmp(argv[i], "--iters") && i + 1 < argc) {
             iters = atol(argv[++i]);
         } else if (0 == strcmp(argv[i], "--trials") && i + 1 < argc) {
             trials = atoi(argv[++i]);
+        } else if (0 == strcmp(argv[i], "--exchange")) {
+            exch = 1;
         } else if (0 == strcmp(argv[i], "--cpus") && i + 1 < argc) {
             if (2 != sscanf(argv[++i], "%d,%d", &cpu[0], &cpu[1])) {
                 fprintf(stderr, "hc_pingpong: --cpus A,B\n");
                 return 2;
             }
         } else {
-            fprintf(stderr, "usage: hc_pingpong [--iters N] [--trials T] [--cpus A,B]\n");
+            fprintf(stderr, "usage: hc_pingpong [--iters N] [--trials T] [--cpus A,B] "
+                            "[--exchange]\n");
             return 2;
         }
     }
@@ -105,7 +127,7 @@ int main(int argc, char **argv)
         perror("hc_pingpong: mmap");
         return 1;
     }
-    l->turn = 0;
+    memset(l, 0, 4096);
     pid_t child = fork();
     if (child < 0) {
         perror("hc_pingpong: fork");
@@ -115,21 +137,39 @@ int main(int argc, char **argv)
     pin(cpu[me]);
     uint64_t base = 0;
     double t[99];
-    bounce(l, me, base, iters / 10 + 1); /* warm up */
-    base += 2 * (uint64_t) (iters / 10 + 1);
-    for (int k = 0; k < trials; ++k) {
-        double t0 = now();
-        bounce(l, me, base, iters);
-        t[k] = (now() - t0) / (2.0 * (double) iters);
-        base += 2 * (uint64_t) iters;
+    if (exch) {
+        exchange(l, me, base, iters / 10 + 1); /* warm up */
+        base += (uint64_t) (iters / 10 + 1);
+        for (int k = 0; k < trials; ++k) {
+            double t0 = now();
+            exchange(l, me, base, iters);
+            t[k] = (now() - t0) / (double) iters;
+            base += (uint64_t) iters;
+        }
+    } else {
+        bounce(l, me, base, iters / 10 + 1); /* warm up */
+        base += 2 * (uint64_t) (iters / 10 + 1);
+        for (int k = 0; k < trials; ++k) {
+            double t0 = now();
+            bounce(l, me, base, iters);
+            t[k] = (now() - t0) / (2.0 * (double) iters);
+            base += 2 * (uint64_t) iters;
+        }
     }
     if (1 == me) {
         _exit(0);
     }
     waitpid(child, NULL, 0);
     qsort(t, (size_t) trials, sizeof(t[0]), cmp);
-    printf("hc_pingpong: one-way latency of a 64-byte line between two processes: %.4f us "
-           "(median of %d trials of %ld round trips; min %.4f, max %.4f)\n",
-           t[trials / 2] * 1e6, trials, iters, t[0] * 1e6, t[trials - 1] * 1e6);
+    if (exch) {
+        printf("hc_pingpong: exchange of two processes' own lines (each writes its line, waits "
+               "for the other's): %.4f us (median of %d trials of %ld exchanges; min %.4f, max "
+               "%.4f)\n",
+               t[trials / 2] * 1e6, trials, iters, t[0] * 1e6, t[trials - 1] * 1e6);
+    } else {
+        printf("hc_pingpong: one-way latency of a 64-byte line between two processes: %.4f us "
+               "(median of %d trials of %ld round trips; min %.4f, max %.4f)\n",
+               t[trials / 2] * 1e6, trials, iters, t[0] * 1e6, t[trials - 1] * 1e6);
+    }
     return 0;
 }
