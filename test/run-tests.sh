@@ -1000,8 +1000,10 @@ run "shm-watchdog-np3" 120 "${MPI[@]}" -np 3 --mca coll hiercoll,basic,libnbc \
 # auto: shm on 2 processes (a core each here), after the admission calls
 # (Open MPI 5.0's launcher sets mpi_yield_when_idle for --map-by
 # :OVERSUBSCRIBE, which auto reads as an oversubscribed node)
+# (reduce from coll_hiercoll_shm_reduce_min bytes: t_colls' 4000-byte ones)
 EXPECT=("$OK" ": allreduce = shm \(blocking, np 2\) by auto" ": bcast = shm \(blocking, np 2\) by auto"
-        ": barrier = shm \(blocking, np 2\) by auto" ": iallreduce = shm \(nonblocking, np 2\) by auto")
+        ": barrier = shm \(blocking, np 2\) by auto" ": iallreduce = shm \(nonblocking, np 2\) by auto"
+        ": reduce = shm \(blocking, np 2\) by auto" ": reduce -> tuned \(blocking, np 2\)")
 run "shm-auto-np2" 600 "$mpirun" "${OVERSUBSCRIBE[@]}" --mca btl self,$SM_BTL --mca pml ob1 \
     --mca mpi_yield_when_idle 0 -np 2 --mca coll_hiercoll_verbose 2 "$colls" \
     --only allreduce,reduce,bcast,barrier --quick
@@ -1011,7 +1013,7 @@ NUMERIC=(priority:40 verbose:0 bcast_binomial_max:524288 allreduce_rhrd_min:6553
          offload_credits:64 shm_arena_size:4194304 shm_cell_size:8192 shm_chan_bytes:262144
          shm_slots:4 shm_persistent:2 shm_min_calls:2 shm_spin:2000 shm_watchdog:0
          shm_auto_max:16777216 shm_fold_max:4096 shm_fold_ranks:2
-         shm_cma_min:16384 shm_group_size:8)
+         shm_cma_min:16384 shm_group_size:8 shm_reduce_min:512)
 for bad in -5 banana 99999999999999999999; do
     args=() EXPECT_ONCE=()
     for p in "${NUMERIC[@]}"; do
@@ -1138,6 +1140,15 @@ run "handback-colls-basic-np5" 300 "${MPI[@]}" -np 5 --mca coll hiercoll,basic,l
 EXPECT=("t_comms: np 4: [0-9]+ checks, 0 failed" "goes back to tuned after 1 blocking calls")
 run "handback-comms-tuned-np4" 300 "${MPI[@]}" -np 4 --mca coll hiercoll,tuned,basic,libnbc \
     --mca coll_hiercoll_hand_back_after 1 --mca coll_hiercoll_verbose 1 "$comms" 20
+# ...but not where the shared-memory level may take other sizes: at np 2
+# (a core each) short reduces pass on (coll_hiercoll_shm_reduce_min), and
+# the longer ones after them still set up and run shm
+EXPECT=("t_colls: np 2: [0-9]+ checks, 0 failed" ": shm: 2 processes, region of")
+REJECT=("reduce goes back to")
+run "handback-not-shm-reduce-np2" 300 "$mpirun" "${OVERSUBSCRIBE[@]}" --mca btl self,$SM_BTL \
+    --mca pml ob1 --mca mpi_yield_when_idle 0 -np 2 --mca coll hiercoll,tuned,basic,libnbc \
+    --mca coll_hiercoll_hand_back_after 2 --mca coll_hiercoll_verbose 1 "$colls" --only reduce \
+    --quick
 # never (0): no collective goes back
 EXPECT=("t_fast: np 3: [0-9]+ checks, 0 failed")
 REJECT=("goes back to")

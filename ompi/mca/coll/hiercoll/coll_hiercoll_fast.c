@@ -275,6 +275,11 @@ void mca_coll_hiercoll_hand_back(mca_coll_hiercoll_module_t *m, hc_coll_t k)
     if (!m->fast_ok || 0 == mca_coll_hiercoll_params.hand_back_after) {
         return;
     }
+    /* nor where the shared-memory level may take other sizes of it (it
+     * passes short reduces on: coll_hiercoll_shm_reduce_min) */
+    if (mca_coll_hiercoll_shm_may_take(m, k)) {
+        return;
+    }
     bool ok = NULL != blocking_fn(&m->super, k)
               && mca_coll_hiercoll_hand_back_slot(m, k, HC_BLOCKING);
     if (ok) {

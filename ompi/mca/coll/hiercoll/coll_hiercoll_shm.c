@@ -2852,6 +2852,11 @@ bool mca_coll_hiercoll_shm_claims(const mca_coll_hiercoll_module_t *m, hc_coll_t
            && (!sh->yield || mca_coll_hiercoll_params.shm_oversubscribed);
 }
 
+bool mca_coll_hiercoll_shm_may_take(const mca_coll_hiercoll_module_t *m, hc_coll_t k)
+{
+    return mca_coll_hiercoll_shm_claims(m, k) && m->shm->state >= HC_SHM_UNSET;
+}
+
 bool mca_coll_hiercoll_shm_wants(const hc_call_t *c)
 {
     mca_coll_hiercoll_params_t *cc = &mca_coll_hiercoll_params;
@@ -2860,7 +2865,8 @@ bool mca_coll_hiercoll_shm_wants(const hc_call_t *c)
         return false;
     }
     size_t bytes = HC_BARRIER == c->coll ? 0 : (size_t) c->rcount * c->rsize;
-    if (bytes > cc->shm_auto_max || !mca_coll_hiercoll_shm_usable(c)) {
+    if (bytes > cc->shm_auto_max || (HC_REDUCE == c->coll && bytes < cc->shm_reduce_min)
+        || !mca_coll_hiercoll_shm_usable(c)) {
         return false;
     }
     if (HC_SHM_UNSET == sh->state && sh->calls < cc->shm_min_calls) {

@@ -37,6 +37,10 @@ extern const hcp_plan_t mca_coll_hiercoll_shm_mark;
 /* Could shm serve blocking calls of this communicator at all?  (At enable:
  * the slot then stays hiercoll's whatever the rules say.) */
 bool mca_coll_hiercoll_shm_claims(const mca_coll_hiercoll_module_t *m, hc_coll_t k);
+/* Whether auto may still run some calls of k on the level on this
+ * communicator (it claims k and its set-up has not failed): the same
+ * answer on every rank. */
+bool mca_coll_hiercoll_shm_may_take(const mca_coll_hiercoll_module_t *m, hc_coll_t k);
 /* A blocking call with the arguments of the last one that shm ran (the
  * fast path's hit). */
 int mca_coll_hiercoll_shm_fast(mca_coll_hiercoll_module_t *m, hc_fast_t *f, hc_coll_t k,
