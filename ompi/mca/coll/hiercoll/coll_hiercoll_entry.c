@@ -14,6 +14,7 @@
 #include "coll_hiercoll_entry.h"
 #include "coll_hiercoll_select.h"
 #include "coll_hiercoll_fast.h"
+#include "coll_hiercoll_shm.h"
 
 static int run(hc_call_t c, ompi_communicator_t *comm, mca_coll_base_module_t *module,
                ompi_request_t **request, struct ompi_info_t *info)
@@ -343,9 +344,21 @@ static int hc_barrier(ompi_communicator_t *comm, mca_coll_base_module_t *module)
     return hc_barrier_slow(comm, module);
 }
 
+/* A nonblocking barrier or bcast that the shared-memory level would take
+ * once a blocking call has set it up goes straight to the layer below
+ * until then (where nothing is printed or counted per call: fast_ok);
+ * the slow path passes it on too (mca_coll_hiercoll_shm_defers). */
+#define HC_NB_DEFERS(module, k, slot)                                                              \
+    (HC_MODULE(module)->fast_ok && NULL != HC_MODULE(module)->prev.slot                            \
+     && mca_coll_hiercoll_shm_defers_nb(HC_MODULE(module), k))
+
 static int hc_ibarrier(ompi_communicator_t *comm, ompi_request_t **request,
                        mca_coll_base_module_t *module)
 {
+    if (HC_NB_DEFERS(module, HC_BARRIER, coll_ibarrier)) {
+        mca_coll_hiercoll_module_t *m = HC_MODULE(module);
+        return m->prev.coll_ibarrier(comm, request, m->prev.coll_ibarrier_module);
+    }
     return run(BARRIER_ARGS(HC_NONBLOCKING), comm, module, request, NULL);
 }
 
@@ -378,6 +391,11 @@ static int hc_ibcast(void *buff, int count, ompi_datatype_t *datatype, int root,
                      ompi_communicator_t *comm, ompi_request_t **request,
                      mca_coll_base_module_t *module)
 {
+    if (HC_NB_DEFERS(module, HC_BCAST, coll_ibcast)) {
+        mca_coll_hiercoll_module_t *m = HC_MODULE(module);
+        return m->prev.coll_ibcast(buff, count, datatype, root, comm, request,
+                                   m->prev.coll_ibcast_module);
+    }
     return run(BCAST_ARGS(HC_NONBLOCKING), comm, module, request, NULL);
 }
 

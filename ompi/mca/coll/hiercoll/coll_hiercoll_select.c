@@ -183,6 +183,9 @@ const hc_algo_t *mca_coll_hiercoll_select(const hc_call_t *c)
         if (NULL == a) { /* the shared-memory node level, before the rules (measured
                           * against the layer below on one node) */
             a = mca_coll_hiercoll_shm_auto(c);
+            if (NULL == a && can_fall_back && mca_coll_hiercoll_shm_defers(c)) {
+                return NULL;
+            }
         }
         /* the selection rules (coll_hiercoll_fast.c); the call records the
          * rule that decided, for verbose output */
