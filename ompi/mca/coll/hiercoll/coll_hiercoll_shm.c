@@ -695,27 +695,34 @@ static bool group_ranks(hc_shm_t *s, const hc_shm_peer_t *peers, char *how, size
 /* What a peer reads with process_vm_readv at set-up (the CMA probe). */
 static uint64_t cma_cookie;
 
-/* Read len bytes at `from` in process pid into `to` (CMA); 0 or an errno. */
-static int cma_read(pid_t pid, void *to, uint64_t from, size_t len)
+/* len bytes between `local` here and `remote` in process pid (CMA): read
+ * (remote to local) or written (local to remote); 0 or an errno. */
+static int cma_move(pid_t pid, void *local, uint64_t remote, size_t len, bool write)
 {
     while (len > 0) {
-        struct iovec l = {.iov_base = to, .iov_len = len};
-        struct iovec r = {.iov_base = (void *) (uintptr_t) from, .iov_len = len};
-        ssize_t got = process_vm_readv(pid, &l, 1, &r, 1, 0);
-        if (got < 0) {
+        struct iovec l = {.iov_base = local, .iov_len = len};
+        struct iovec r = {.iov_base = (void *) (uintptr_t) remote, .iov_len = len};
+        ssize_t moved = write ? process_vm_writev(pid, &l, 1, &r, 1, 0)
+                              : process_vm_readv(pid, &l, 1, &r, 1, 0);
+        if (moved < 0) {
             if (EINTR == errno) {
                 continue;
             }
             return errno;
         }
-        if (0 == got) {
+        if (0 == moved) {
             return EFAULT;
         }
-        to = (char *) to + got;
-        from += (uint64_t) got;
-        len -= (size_t) got;
+        local = (char *) local + moved;
+        remote += (uint64_t) moved;
+        len -= (size_t) moved;
     }
     return 0;
+}
+
+static int cma_read(pid_t pid, void *to, uint64_t from, size_t len)
+{
+    return cma_move(pid, to, from, len, false);
 }
 
 /* May my right neighbour read me, and I my left?  A real read of the
@@ -1028,11 +1035,14 @@ static void bcast_put(hc_shm_op_t *o, size_t off, size_t len, const char *from)
 }
 
 /* Wait (without blocking) until the flags of slot of ranks first,
- * first + stride, ... (count of them) reach v, resuming at o->i. */
-static bool some_flags(hc_shm_op_t *o, uint64_t s, uint64_t v, int first, int count, int stride)
+ * first + stride, ... (count of them), or list[first + i], reach v,
+ * resuming at o->i. */
+static bool some_flags(hc_shm_op_t *o, uint64_t s, uint64_t v, int first, int count, int stride,
+                       const int *list)
 {
     for (; o->i < count; ++o->i) {
-        hc_line_t *l = flag_of(o->ch, s, first + o->i * stride);
+        int r = NULL != list ? list[first + o->i] : first + o->i * stride;
+        hc_line_t *l = flag_of(o->ch, s, r);
         if (ld_acq(&l->seq) < v) {
             o->wait_on = &l->seq;
             o->wait_val = v;
@@ -1046,17 +1056,7 @@ static bool some_flags(hc_shm_op_t *o, uint64_t s, uint64_t v, int first, int co
 /* The same for the groups' first ranks (phase v of their lines). */
 static bool leader_flags(hc_shm_op_t *o, uint64_t s, uint64_t v)
 {
-    const hc_shm_t *sh = o->ch->s;
-    for (; o->i < sh->ngroups; ++o->i) {
-        hc_line_t *l = flag_of(o->ch, s, sh->leaders[o->i]);
-        if (ld_acq(&l->seq) < v) {
-            o->wait_on = &l->seq;
-            o->wait_val = v;
-            return false;
-        }
-    }
-    o->i = 0;
-    return true;
+    return some_flags(o, s, v, 0, o->ch->s->ngroups, 1, o->ch->s->leaders);
 }
 
 /* The groups (set up with the region: runs of consecutive ranks, see
@@ -1096,7 +1096,7 @@ static bool run_barrier(hc_shm_op_t *o)
     my_group(o, &lead, &size);
     if (1 == o->ph) {
         if (lead == ch->s->me) {
-            if (!some_flags(o, s, FV(s, 0), lead + 1, size - 1, 1)) {
+            if (!some_flags(o, s, FV(s, 0), lead + 1, size - 1, 1, NULL)) {
                 return false;
             }
             publish(flag_of(ch, s, lead), FV(s, 1));
@@ -1139,27 +1139,9 @@ static bool one_done(hc_shm_op_t *o, uint64_t s, int r)
     return true;
 }
 
-/* Write len bytes from `from` to `to` in process pid (CMA); 0 or an errno. */
 static int cma_write(pid_t pid, uint64_t to, const void *from, size_t len)
 {
-    while (len > 0) {
-        struct iovec l = {.iov_base = (void *) from, .iov_len = len};
-        struct iovec r = {.iov_base = (void *) (uintptr_t) to, .iov_len = len};
-        ssize_t put = process_vm_writev(pid, &l, 1, &r, 1, 0);
-        if (put < 0) {
-            if (EINTR == errno) {
-                continue;
-            }
-            return errno;
-        }
-        if (0 == put) {
-            return EFAULT;
-        }
-        from = (const char *) from + put;
-        to += (uint64_t) put;
-        len -= (size_t) put;
-    }
-    return 0;
+    return cma_move(pid, (void *) from, to, len, true);
 }
 
 /* One verbose line per process when a write into a reader fails. */
@@ -1434,7 +1416,7 @@ static bool run_fold_grouped(hc_shm_op_t *o)
     if (1 == o->ph) {
         if (leader) {
             unsigned char acc[HC_SHM_INLINE];
-            if (!some_flags(o, s, FV(s, 0), lead, size, 1)) {
+            if (!some_flags(o, s, FV(s, 0), lead, size, 1, NULL)) {
                 return false;
             }
             fold_ranks(o, s, lead, size, 1, NULL, 0, o->count, (char *) acc, o->src);
@@ -1578,6 +1560,65 @@ static void red_slice(const hc_shm_op_t *o, int r, size_t *lo, size_t *hi)
  * with process_vm_readv) into its result; then every rank (allreduce) or
  * the root (reduce) reads the other slices' results; nobody returns while
  * another may still read its memory. */
+/* Where rank r's input of CMA reduction s is (the first word of the data
+ * of its flag line). */
+static uint64_t input_of(hc_shm_chan_t *ch, uint64_t s, int r)
+{
+    uint64_t at;
+    memcpy(&at, flag_of(ch, s, r)->data, sizeof(at));
+    return at;
+}
+
+/* One piece of a CMA reduction: elements [a, a + cnt) of every rank's
+ * input folded in rank order into acc, the first step read straight into
+ * it, my own part from my input (copied first where acc is my input, in
+ * place), and the last rank under a predefined commutative op starting
+ * from the rank before it read into acc (x[n-1] op x[n-2] has the bits of
+ * x[n-2] op x[n-1], and a copy is saved).  *reads counts the reads from
+ * other ranks; when it reaches `total` their inputs are no longer needed,
+ * and a reduce's root lets them go (finish_reading) before its last fold. */
+static void cma_piece(hc_shm_op_t *o, uint64_t s, size_t a, size_t cnt, char *acc, size_t *reads,
+                      size_t total)
+{
+    hc_shm_chan_t *ch = o->ch;
+    hc_shm_t *sh = ch->s;
+    int me = sh->me, n = sh->n;
+    size_t len = cnt * o->esize, off = a * o->esize;
+    const char *mine = o->src + off;
+    if (mine == acc && me != n - 1) { /* in place: the first step overwrites it */
+        memcpy(o->scratch + HC_SHM_PIECE, mine, len);
+        mine = o->scratch + HC_SHM_PIECE;
+    }
+    bool swap = me == n - 1 && n > 1 && mine != acc && ompi_op_is_intrinsic(o->op)
+                && ompi_op_is_commute(o->op);
+    for (int r = n - 1; r >= 0; --r) {
+        if (swap && r == n - 2) {
+            continue; /* (read first, below) */
+        }
+        const char *x = mine;
+        int from = swap && r == n - 1 ? n - 2 : r;
+        if (from != me) {
+            char *to = r == n - 1 ? acc : o->scratch;
+            if (0 != cma_read(sh->pids[from], to, input_of(ch, s, from) + off, len)) {
+                o->error = OMPI_ERROR;
+            }
+            if (++*reads == total) {
+                finish_reading(ch, s);
+            }
+            x = to;
+        }
+        if (r == n - 1 && x != acc) {
+            memcpy(acc, x, len);
+        }
+        if (swap && r == n - 1) {
+            x = mine;
+        } else if (r == n - 1) {
+            continue;
+        }
+        ompi_op_reduce(o->op, (void *) x, acc, (int) cnt, o->dt);
+    }
+}
+
 static bool run_red_cma(hc_shm_op_t *o)
 {
     hc_shm_chan_t *ch = o->ch;
@@ -1611,48 +1652,10 @@ static bool run_red_cma(hc_shm_op_t *o)
         memcpy(where, flag_of(ch, s, me)->data, sizeof(where));
         char *res = (char *) (uintptr_t) where[1];
         size_t per = HC_SHM_PIECE / o->esize;
+        size_t reads = 0;
         for (size_t a = lo; a < hi && NULL != o->scratch && NULL != res; a += per) {
-            size_t cnt = hi - a < per ? hi - a : per, len = cnt * o->esize;
-            char *acc = res + (a - lo) * o->esize;
-            const char *mine = o->src + a * o->esize;
-            if (mine == acc && me != n - 1) { /* in place: the first step overwrites it */
-                memcpy(o->scratch + HC_SHM_PIECE, mine, len);
-                mine = o->scratch + HC_SHM_PIECE;
-            }
-            /* the last rank, under a predefined commutative op, starts from
-             * the rank before it read straight into the result: x[n-1] op
-             * x[n-2] has the bits of x[n-2] op x[n-1], and a copy is saved */
-            bool swap = me == n - 1 && n > 1 && mine != acc && ompi_op_is_intrinsic(o->op)
-                        && ompi_op_is_commute(o->op);
-            for (int r = n - 1; r >= 0; --r) {
-                const char *x = mine;
-                if (swap && r >= n - 2) {
-                    if (r == n - 1) {
-                        memcpy(where, flag_of(ch, s, n - 2)->data, sizeof(where));
-                        if (0 != cma_read(sh->pids[n - 2], acc, where[0] + a * o->esize, len)) {
-                            o->error = OMPI_ERROR;
-                        }
-                        ompi_op_reduce(o->op, (void *) mine, acc, (int) cnt, o->dt);
-                    }
-                    continue;
-                }
-                if (r != me) {
-                    /* (the first step reads straight into the result) */
-                    char *to = r == n - 1 ? acc : o->scratch;
-                    memcpy(where, flag_of(ch, s, r)->data, sizeof(where));
-                    if (0 != cma_read(sh->pids[r], to, where[0] + a * o->esize, len)) {
-                        o->error = OMPI_ERROR;
-                    }
-                    x = to;
-                }
-                if (r == n - 1) {
-                    if (x != acc) {
-                        memcpy(acc, x, len);
-                    }
-                } else {
-                    ompi_op_reduce(o->op, (void *) x, acc, (int) cnt, o->dt);
-                }
-            }
+            size_t cnt = hi - a < per ? hi - a : per;
+            cma_piece(o, s, a, cnt, res + (a - lo) * o->esize, &reads, SIZE_MAX);
         }
         if (NULL == o->scratch || (NULL == res && hi > lo)) {
             o->error = OMPI_ERR_OUT_OF_RESOURCE;
@@ -1718,7 +1721,8 @@ static bool run_red_root_cma(hc_shm_op_t *o)
                 return false;
             }
             hc_line_t *l = flag_of(ch, s, me);
-            l->aux = (uint64_t) (uintptr_t) o->src;
+            uint64_t at = (uintptr_t) o->src;
+            memcpy(l->data, &at, sizeof(at)); /* (input_of) */
             publish(l, FV(s, 0));
             o->ph = 1;
         }
@@ -1736,7 +1740,7 @@ static bool run_red_root_cma(hc_shm_op_t *o)
         /* two ranks: the other input read whole straight into the output,
          * the other rank released, then one fold: x0 op x1, or x1 op x0
          * under a predefined commutative op (the same bits) */
-        if (0 != cma_read(sh->pids[1 - me], o->dst, flag_of(ch, s, 1 - me)->aux, o->m)) {
+        if (0 != cma_read(sh->pids[1 - me], o->dst, input_of(ch, s, 1 - me), o->m)) {
             o->error = OMPI_ERROR;
         }
         finish_reading(ch, s);
@@ -1755,61 +1759,16 @@ static bool run_red_root_cma(hc_shm_op_t *o)
 static void red_root_pieces(hc_shm_op_t *o)
 {
     hc_shm_chan_t *ch = o->ch;
-    hc_shm_t *sh = ch->s;
-    int me = sh->me, n = sh->n;
+    int n = ch->s->n;
     uint64_t s = o->s0;
-    char *mine_copy = NULL;
     o->scratch = malloc(2 * HC_SHM_PIECE);
     size_t per = HC_SHM_PIECE / o->esize;
     /* the non-roots may go once their inputs are read: before the last
      * fold, which then overlaps their next call */
     size_t reads = 0, total = (o->count + per - 1) / per * (size_t) (n - 1);
     for (size_t a = 0; a < o->count && NULL != o->scratch; a += per) {
-        size_t cnt = o->count - a < per ? o->count - a : per, len = cnt * o->esize;
-        char *acc = o->dst + a * o->esize;
-        const char *mine = o->src + a * o->esize;
-        if (mine == acc && me != n - 1) { /* in place: the first step overwrites it */
-            mine_copy = o->scratch + HC_SHM_PIECE;
-            memcpy(mine_copy, mine, len);
-            mine = mine_copy;
-        }
-        /* the last rank, under a predefined commutative op, starts from the
-         * rank before it read straight into its output (same bits) */
-        bool swap = me == n - 1 && n > 1 && mine != acc && ompi_op_is_intrinsic(o->op)
-                    && ompi_op_is_commute(o->op);
-        for (int r = n - 1; r >= 0; --r) {
-            const char *x = mine;
-            if (swap && r >= n - 2) {
-                if (r == n - 1) {
-                    if (0 != cma_read(sh->pids[n - 2], acc, flag_of(ch, s, n - 2)->aux
-                                                                + a * o->esize, len)) {
-                        o->error = OMPI_ERROR;
-                    }
-                    if (++reads == total) {
-                        finish_reading(ch, s);
-                    }
-                    ompi_op_reduce(o->op, (void *) mine, acc, (int) cnt, o->dt);
-                }
-                continue;
-            }
-            if (r != me) {
-                char *to = r == n - 1 ? acc : o->scratch;
-                if (0 != cma_read(sh->pids[r], to, flag_of(ch, s, r)->aux + a * o->esize, len)) {
-                    o->error = OMPI_ERROR;
-                }
-                if (++reads == total) {
-                    finish_reading(ch, s);
-                }
-                x = to;
-            }
-            if (r == n - 1) {
-                if (x != acc) {
-                    memcpy(acc, x, len);
-                }
-            } else {
-                ompi_op_reduce(o->op, (void *) x, acc, (int) cnt, o->dt);
-            }
-        }
+        size_t cnt = o->count - a < per ? o->count - a : per;
+        cma_piece(o, s, a, cnt, o->dst + a * o->esize, &reads, total);
     }
     if (NULL == o->scratch) {
         o->error = OMPI_ERR_OUT_OF_RESOURCE;
