@@ -704,6 +704,24 @@ else
     dnb_decomp dnb-default-fakenodes-np8 8 - node 3,3,2 --expect-decomp "${fake[@]}" --slots 3,3,2 "${FAKE[@]}"
     dnb_decomp dnb-tuned-fakenodes-np8 8 hiercoll,tuned,libnbc,basic node 3,3,2 --expect-decomp \
         "${fake[@]}" --slots 3,3,2 "${FAKE[@]}"
+    # two nodes of two (a core each: the parts run on shared memory): pml
+    # monitoring sees only the leaders' messages between the nodes in an
+    # 8-byte allreduce, reduce and bcast (every message crosses nodes), with
+    # coll/monitoring in the stack too (above hiercoll in the slots)
+    leaders_only() {
+        for c in allreduce reduce bcast; do
+            "$traffic" -n 4 -k 8 -w 1 -b "$top_builddir/contrib/hc_bench" \
+                -l "${fake[*]} --slots 2,2" \
+                -m "--mca coll hiercoll,tuned,libnbc,basic,monitoring --mca mpi_yield_when_idle 0" \
+                -- --coll $c --min 8 |
+                awk -v c=$c '{ print } $1 == "hiercoll" && $2 > 0 && $2 == $8 { print "leaders only: " c }'
+        done
+    }
+    export -f leaders_only
+    export traffic top_builddir
+    export FAKE_LAUNCHER="${fake[*]}"
+    EXPECT=("leaders only: allreduce" "leaders only: reduce" "leaders only: bcast")
+    run "traffic-fakenodes-leaders-only-np4" 600 bash -c 'fake=($FAKE_LAUNCHER); leaders_only'
 fi
 
 # ---------------------------------------------------------------------------

@@ -449,6 +449,7 @@ typedef struct hc_shm {
     size_t off, len;
     bool yield;
     bool cma;   /* every rank may read every other's memory (probed, agreed) */
+    bool part;  /* a decomposition's part (mca_coll_hiercoll_shm_prepare) */
     pid_t *pids;
     int *lead;    /* [n] the first rank of each rank's group (grouped algorithms) */
     int *leaders; /* [ngroups] the groups' first ranks, ascending */
@@ -2781,16 +2782,20 @@ int mca_coll_hiercoll_shm_start(hc_call_t *c, ompi_request_t **request, struct o
  * from inside progress). */
 void mca_coll_hiercoll_shm_prepare(ompi_communicator_t *comm)
 {
-    mca_coll_base_module_t *const slots[] = {
-        comm->c_coll->coll_ibarrier_module, comm->c_coll->coll_iallreduce_module,
-        comm->c_coll->coll_barrier_module, comm->c_coll->coll_allreduce_module};
-    for (size_t i = 0; i < sizeof(slots) / sizeof(slots[0]); ++i) {
-        mca_coll_hiercoll_module_t *m = (mca_coll_hiercoll_module_t *) slots[i];
-        if (NULL == m || NULL == mca_coll_hiercoll_hooks.module_class
-            || mca_coll_hiercoll_hooks.module_class != m->super.super.obj_class) {
+    /* hiercoll's module among the communicator's enabled ones (not
+     * through a slot: a component above it, e.g. coll/monitoring, may
+     * hold them all) */
+    mca_coll_base_avail_coll_t *item;
+    if (NULL == comm->c_coll->module_list || NULL == mca_coll_hiercoll_hooks.module_class) {
+        return;
+    }
+    OPAL_LIST_FOREACH(item, comm->c_coll->module_list, mca_coll_base_avail_coll_t) {
+        mca_coll_hiercoll_module_t *m = (mca_coll_hiercoll_module_t *) item->ac_module;
+        if (NULL == m || mca_coll_hiercoll_hooks.module_class != m->super.super.obj_class) {
             continue;
         }
         if (NULL != m->shm && HC_SHM_UNSET == m->shm->state) {
+            m->shm->part = true;
             (void) setup(m);
         }
         return;
@@ -2838,7 +2843,10 @@ bool mca_coll_hiercoll_shm_wants(const hc_call_t *c)
         return false;
     }
     size_t bytes = HC_BARRIER == c->coll ? 0 : (size_t) c->rcount * c->rsize;
-    if (bytes > cc->shm_auto_max || (HC_REDUCE == c->coll && bytes < cc->shm_reduce_min)
+    /* (a decomposition's part takes short reduces too: its non-leaders
+     * stay off the PML) */
+    if (bytes > cc->shm_auto_max
+        || (HC_REDUCE == c->coll && bytes < cc->shm_reduce_min && !sh->part)
         || !mca_coll_hiercoll_shm_usable(c)) {
         return false;
     }
