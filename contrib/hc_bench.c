@@ -92,6 +92,7 @@
  */
 #include <math.h>
 #include <mpi.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -988,8 +989,10 @@ int main(int argc, char **argv)
         }
     }
     if (0 == b.rank && png && ns > 1) {
-        /* gnuplot reads the data inline */
-        FILE *g = popen("gnuplot", "w");
+        /* gnuplot reads the data inline; where it is missing or dies early
+         * the shell's pipe closes: no SIGPIPE, one line instead */
+        void (*was)(int) = signal(SIGPIPE, SIG_IGN);
+        FILE *g = popen("gnuplot 2>/dev/null", "w");
         if (NULL == g) {
             fprintf(stderr, "hc_bench: gnuplot not found, no PNG\n");
         } else {
@@ -1010,8 +1013,11 @@ int main(int argc, char **argv)
                 }
                 fprintf(g, "e\n");
             }
-            pclose(g);
+            if (0 != pclose(g)) {
+                fprintf(stderr, "hc_bench: gnuplot failed (or is missing), no PNG\n");
+            }
         }
+        signal(SIGPIPE, was);
     }
     for (int c = 0; c < nc; ++c) {
         MPI_Comm_free(&cs[c].comm);
