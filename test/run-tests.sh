@@ -865,6 +865,19 @@ done
 EXPECT=("$OK" "${SHM_RAN[@]}")
 run "shm-colls-default-stack-np3" 900 "${MPI[@]}" -np 3 --mca coll_hiercoll_verbose 2 "${SHM[@]}" \
     "$colls" --only $SHM_ONLY
+# line demotion off (coll_hiercoll_shm_demote; an info key per
+# communicator, a bad one is one line and the MCA choice): the same results
+EXPECT=("$OK" "${SHM_RAN[@]}")
+EXPECT_ONCE=('hiercoll: info key hiercoll_shm_demote="maybe" on .* is neither true nor false; keeping the MCA choice')
+REJECT=("shm: 3 processes, .* bytes$")
+run "shm-demote-off-np3" 600 "${MPI[@]}" -np 3 --mca coll hiercoll,basic,libnbc \
+    --mca coll_hiercoll_verbose 2 --mca coll_hiercoll_shm_demote 0 "${SHM[@]}" "$colls" \
+    --only $SHM_ONLY --info hiercoll_shm_demote=maybe
+EXPECT=("$OK" "${SHM_RAN[@]}")
+EXPECT+=("MPI_COMM_WORLD: shm: 2 processes, .* bytes$" "shm: 2 processes, .*, lines not demoted")
+run "shm-demote-info-np2" 600 "${MPI[@]}" -np 2 --mca coll hiercoll,basic,libnbc \
+    --mca coll_hiercoll_verbose 2 "${SHM[@]}" "$colls" --only $SHM_ONLY \
+    --info hiercoll_shm_demote=false
 for np in 1 2 3 5 8; do
     EXPECT=("$SHM_OK" "t_shm: 300 cycles: /proc/self/maps ([0-9]+) -> \1 lines, hc.* files in /dev/shm 0 -> 0")
     run "shm-t_shm-np$np" 600 "${MPI[@]}" -np $np --mca coll hiercoll,basic,libnbc \

@@ -382,6 +382,15 @@ static int hiercoll_register(void)
         "runs there either way",
         MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
         &c->shm_oversubscribed);
+    c->shm_demote = true;
+    (void) mca_base_component_var_register(
+        self(), "shm_demote",
+        "Shared-memory node level: a writer demotes the lines it has just published (flag "
+        "lines, cells) from its core's caches to the shared last-level cache (x86 CLDEMOTE, "
+        "a NOP on processors without it), so that readers take them there instead of from "
+        "the writer's core",
+        MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
+        &c->shm_demote);
     c->shm_backing = "/dev/shm";
     reg_string("shm_backing",
                "Shared-memory node level: the directory of each process's arena file (created "

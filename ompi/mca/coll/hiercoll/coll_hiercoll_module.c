@@ -192,6 +192,16 @@ static void read_info(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm)
             m->sc_decider = (int) d;
         }
     }
+    if (OPAL_SUCCESS == hc_info_get(info, "hiercoll_shm_demote", val, sizeof(val), &flag) && flag) {
+        if (0 == strcmp(val, "true") || 0 == strcmp(val, "1")) {
+            m->shm_demote = true;
+        } else if (0 == strcmp(val, "false") || 0 == strcmp(val, "0")) {
+            m->shm_demote = false;
+        } else if (0 == ompi_comm_rank(comm)) {
+            opal_output(0, "hiercoll: info key hiercoll_shm_demote=\"%s\" on %s is neither true "
+                        "nor false; keeping the MCA choice", val, comm->c_name);
+        }
+    }
 }
 
 static int module_enable(mca_coll_base_module_t *module, ompi_communicator_t *comm)
@@ -202,6 +212,7 @@ static int module_enable(mca_coll_base_module_t *module, ompi_communicator_t *co
         m->choice[k] = mca_coll_hiercoll_params.algorithm[k];
     }
     m->gatherv_level = mca_coll_hiercoll_params.gatherv_level;
+    m->shm_demote = mca_coll_hiercoll_params.shm_demote;
     read_info(m, comm);
     mca_coll_hiercoll_save_prev(m, comm);
     mca_coll_hiercoll_shm_enable(m, comm);

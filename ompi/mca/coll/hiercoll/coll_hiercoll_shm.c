@@ -449,6 +449,7 @@ typedef struct hc_shm {
     size_t off, len;
     bool yield;
     bool cma;   /* every rank may read every other's memory (probed, agreed) */
+    bool demote; /* publish() demotes its line (coll_hiercoll_shm_demote, info key) */
     bool part;  /* a decomposition's part (mca_coll_hiercoll_shm_prepare) */
     pid_t *pids;
     int *lead;    /* [n] the first rank of each rank's group (grouped algorithms) */
@@ -758,6 +759,7 @@ static int setup(mca_coll_hiercoll_module_t *m)
     s->k = c->shm_slots;
     s->kf = flag_slots(s->n, s->k);
     s->cell = cell_for(s->n, s->k);
+    s->demote = m->shm_demote;
     s->nch = 1 + c->shm_persistent;
     s->len = sizeof(hc_shm_hdr_t) + (size_t) s->nch * chan_bytes(s->n, s->kf, s->k, s->cell);
     s->len = (s->len + 4095) & ~(size_t) 4095;
@@ -878,9 +880,9 @@ static int setup(mca_coll_hiercoll_module_t *m)
             snprintf(groups + at, sizeof(groups) - (size_t) at, ")");
         }
         mca_coll_hiercoll_log(1, "%s: shm: %d processes, region of %zu bytes in rank %d's arena "
-                              "(%d slots, cells of %zu bytes, %d channels), %s%s",
+                              "(%d slots, cells of %zu bytes, %d channels), %s%s%s",
                               comm->c_name, s->n, s->len, owner, s->k, s->cell, s->nch, cma,
-                              groups);
+                              groups, s->demote ? "" : ", lines not demoted");
     }
     return OMPI_SUCCESS;
 }
@@ -1004,9 +1006,34 @@ static bool one_flag(hc_shm_op_t *o, hc_line_t *l, uint64_t v)
     return true;
 }
 
-static inline void publish(hc_line_t *l, uint64_t v)
+/* Push [p, p + len) out of this core's caches into the shared last-level
+ * cache, where its readers take it without a snoop of this core (CLDEMOTE,
+ * 0F 1C /0, sits in the reserved-NOP space: a NOP on processors without
+ * it).  Measured on this project's VM (Xeon with CLDEMOTE), two processes
+ * exchanging lines: 8 bytes 137-150 ns -> 124-132, a 1 KiB cell each
+ * way 552 -> 450, 2 KiB 920 -> 793. */
+#define HC_SHM_DEMOTE_MAX 1024 /* longest cell demoted */
+static inline void demote(const void *p, size_t len)
+{
+#if defined(__x86_64__)
+    const char *a = (const char *) ((uintptr_t) p & ~(uintptr_t) 63), *e = (const char *) p + len;
+    for (; a < e; a += 64) {
+        __asm__ volatile(".byte 0x0f, 0x1c, 0x07" : : "D"(a) : "memory");
+    }
+#else
+    (void) p;
+    (void) len;
+#endif
+}
+
+/* Phase v of my line (with whatever was written into it and the cells
+ * before): visible, and out of my core's caches for its readers. */
+static inline void publish(const hc_shm_op_t *o, hc_line_t *l, uint64_t v)
 {
     st_rel(&l->seq, v);
+    if (o->ch->s->demote && (HC_BCAST != o->coll || o->m > HC_SHM_LINE / 2 - 16)) {
+        demote(l, HC_SHM_LINE);
+    }
 }
 
 /* The bytes [off, off+len) of a bcast's message: out of the root's buffer
@@ -1015,12 +1042,12 @@ static void bcast_get(hc_shm_op_t *o, size_t off, size_t len, char *to)
 {
     if (!o->packed) {
         memcpy(to, o->src + off, len);
-        return;
+    } else {
+        struct iovec iov = {.iov_base = to, .iov_len = len};
+        uint32_t n = 1;
+        size_t max = len;
+        (void) opal_convertor_pack(&o->conv, &iov, &n, &max);
     }
-    struct iovec iov = {.iov_base = to, .iov_len = len};
-    uint32_t n = 1;
-    size_t max = len;
-    (void) opal_convertor_pack(&o->conv, &iov, &n, &max);
 }
 
 static void bcast_put(hc_shm_op_t *o, size_t off, size_t len, const char *from)
@@ -1083,7 +1110,7 @@ static bool run_barrier(hc_shm_op_t *o)
         if (!slot_free(ch, s, false)) {
             return false;
         }
-        publish(flag_of(ch, s, ch->s->me), FV(s, 0));
+        publish(o, flag_of(ch, s, ch->s->me), FV(s, 0));
         o->ph = 1;
     }
     if (0 == o->grp) {
@@ -1100,7 +1127,7 @@ static bool run_barrier(hc_shm_op_t *o)
             if (!some_flags(o, s, FV(s, 0), lead + 1, size - 1, 1, NULL)) {
                 return false;
             }
-            publish(flag_of(ch, s, lead), FV(s, 1));
+            publish(o, flag_of(ch, s, lead), FV(s, 1));
         }
         o->ph = 2;
     }
@@ -1204,7 +1231,7 @@ static bool run_bcast_cma(hc_shm_op_t *o)
             }
             l->aux = (uint64_t) (uintptr_t) from;
             l->data[0] = 0;
-            publish(l, push ? FV(s, 0) : FV(s, 1)); /* (no writes: done already) */
+            publish(o, l, push ? FV(s, 0) : FV(s, 1)); /* (no writes: done already) */
             o->ph = push ? 1 : 2;
         }
         if (1 == o->ph) {
@@ -1230,7 +1257,7 @@ static bool run_bcast_cma(hc_shm_op_t *o)
                 }
             }
             o->i = 0;
-            publish(l, FV(s, 1));
+            publish(o, l, FV(s, 1));
             o->ph = 2;
         }
         if (!others_done(o, s, root)) {
@@ -1254,7 +1281,7 @@ static bool run_bcast_cma(hc_shm_op_t *o)
         }
         hc_line_t *mine = flag_of(ch, s, me);
         mine->aux = o->packed ? 0 : (uint64_t) (uintptr_t) o->dst;
-        publish(mine, FV(s, 0));
+        publish(o, mine, FV(s, 0));
         o->ph = 1;
     }
     if (1 == o->ph) {
@@ -1311,7 +1338,7 @@ static bool run_bcast(hc_shm_op_t *o)
                 return false;
             }
             bcast_get(o, off, len, buf);
-            publish(l, FV(s, 0));
+            publish(o, l, FV(s, 0));
             finish_reading(ch, s);
         } else {
             if (!one_flag(o, l, FV(s, 0))) {
@@ -1411,7 +1438,7 @@ static bool run_fold_grouped(hc_shm_op_t *o)
         }
         hc_line_t *l = flag_of(ch, s, sh->me);
         memcpy(l->data, o->src, o->m);
-        publish(l, FV(s, 0));
+        publish(o, l, FV(s, 0));
         o->ph = 1;
     }
     if (1 == o->ph) {
@@ -1423,7 +1450,7 @@ static bool run_fold_grouped(hc_shm_op_t *o)
             fold_ranks(o, s, lead, size, 1, NULL, 0, o->count, (char *) acc, o->src);
             hc_line_t *l = flag_of(ch, s, lead);
             memcpy(l->data, acc, o->m); /* (nobody reads my own value any more) */
-            publish(l, FV(s, 1));
+            publish(o, l, FV(s, 1));
         }
         o->ph = 2;
     }
@@ -1486,9 +1513,13 @@ static bool publish_chunk(hc_shm_op_t *o, const hc_chunk_t *k)
         return false;
     }
     hc_line_t *l = flag_of(ch, k->s, me);
-    memcpy(PATH_INLINE == o->path ? (char *) l->data : cell_of(ch, k->s, me),
-           o->src + k->e0 * o->esize, k->cnt * o->esize);
-    publish(l, FV(k->s, 0));
+    char *to = PATH_INLINE == o->path ? (char *) l->data : cell_of(ch, k->s, me);
+    memcpy(to, o->src + k->e0 * o->esize, k->cnt * o->esize);
+    if (ch->s->demote && HC_ALLREDUCE == o->coll && PATH_INLINE != o->path
+        && k->cnt * o->esize <= HC_SHM_DEMOTE_MAX) {
+        demote(to, k->cnt * o->esize);
+    }
+    publish(o, l, FV(k->s, 0));
     o->ph = 1;
     return true;
 }
@@ -1642,7 +1673,7 @@ static bool run_red_cma(hc_shm_op_t *o)
         hc_line_t *l = flag_of(ch, s, me);
         uint64_t where[2] = {(uintptr_t) o->src, (uintptr_t) res};
         memcpy(l->data, where, sizeof(where));
-        publish(l, FV(s, 0));
+        publish(o, l, FV(s, 0));
         o->ph = 1;
     }
     if (1 == o->ph) {
@@ -1661,7 +1692,7 @@ static bool run_red_cma(hc_shm_op_t *o)
         if (NULL == o->scratch || (NULL == res && hi > lo)) {
             o->error = OMPI_ERR_OUT_OF_RESOURCE;
         }
-        publish(flag_of(ch, s, me), FV(s, 1));
+        publish(o, flag_of(ch, s, me), FV(s, 1));
         o->ph = 2;
     }
     if (2 == o->ph) {
@@ -1724,7 +1755,7 @@ static bool run_red_root_cma(hc_shm_op_t *o)
             hc_line_t *l = flag_of(ch, s, me);
             uint64_t at = (uintptr_t) o->src;
             memcpy(l->data, &at, sizeof(at)); /* (input_of) */
-            publish(l, FV(s, 0));
+            publish(o, l, FV(s, 0));
             o->ph = 1;
         }
         if (!one_done(o, s, o->root)) {
@@ -1797,7 +1828,7 @@ static bool run_slice(hc_shm_op_t *o)
             size_t lo, hi;
             slice_of(k.cnt, o->esize, sh->n, sh->me, &lo, &hi);
             fold(o, k.s, lo, hi, res_of(ch, k.s) + lo * o->esize, o->src + k.e0 * o->esize);
-            publish(flag_of(ch, k.s, sh->me), FV(k.s, 1));
+            publish(o, flag_of(ch, k.s, sh->me), FV(k.s, 1));
             o->ph = 2;
         }
         if (HC_REDUCE == o->coll && sh->me != o->root) {
@@ -1984,7 +2015,7 @@ static bool run_move(hc_shm_op_t *o)
                               cell_of(ch, s, me), true);
                 }
             }
-            publish(flag_of(ch, s, me), FV(s, 0));
+            publish(o, flag_of(ch, s, me), FV(s, 0));
             o->ph = 1;
         }
         if (HC_SCATTER == c->coll) {
@@ -2070,7 +2101,7 @@ static bool run_vmove(hc_shm_op_t *o)
                 }
                 hc_line_t *l = flag_of(ch, s, me);
                 l->aux = (uint64_t) o->nchunks;
-                publish(l, FV(s, 0));
+                publish(o, l, FV(s, 0));
                 o->ph = 1;
             }
             for (; gat && o->i < n; ++o->i) {
@@ -2103,7 +2134,7 @@ static bool run_vmove(hc_shm_op_t *o)
                 }
                 dt_stream(c->sbuf, c->stype, (size_t) c->scount, off, len, cell_of(ch, s, me),
                           true);
-                publish(flag_of(ch, s, me), FV(s, 0));
+                publish(o, flag_of(ch, s, me), FV(s, 0));
             }
             o->ph = 1;
         }
