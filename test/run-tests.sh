@@ -1295,6 +1295,24 @@ if [ -x "$hcb" ] || [ "$list" = yes ]; then
     run "hc-bench-options" 900 "$(dirname "$(readlink -f "$0")")/hc-bench-options.sh" "$hcb" \
         "$logdir/hc-bench-options" "${MPI[@]}"
 fi
+# Nonblocking calls on a communicator that no blocking call has set the
+# shared-memory level up on (hc_bench's timed one, np 2, a core each): where
+# hiercoll's PML plans are not faster than libnbc (barrier, bcast, iallreduce
+# of 4-32 KiB, ireduce of 512 B-32 KiB) they pass on; the others stay
+if [ -x "$hcb" ] || [ "$list" = yes ]; then
+    for spec in barrier:0:-: bcast:8:-: allreduce:8192,32768:-: allreduce:8,2048,65536::- \
+                reduce:512,16384:-: reduce:8,65536::-; do
+        IFS=: read -r c sizes pass stay <<<"$spec"
+        EXPECT=("DUP FROM [0-9]+: i$c (->|=) ")
+        [ -n "$pass" ] && EXPECT+=("DUP FROM [0-9]+: i$c -> libnbc \(nonblocking, np 2\) by auto") \
+            && REJECT=("DUP FROM [0-9]+: i$c = ")
+        [ -n "$stay" ] && REJECT=("DUP FROM [0-9]+: i$c -> ")
+        run "shm-nb-before-setup-$c-${sizes%%,*}-np2" 120 "$mpirun" "${OVERSUBSCRIBE[@]}" \
+            --mca btl self,$SM_BTL --mca pml ob1 --mca mpi_yield_when_idle 0 -np 2 \
+            --mca coll hiercoll,tuned,basic,libnbc --mca coll_hiercoll_verbose 2 "$hcb" \
+            --coll $c --nonblocking --against libnbc --sizes $sizes --trials 1 --iters 3
+    done
+fi
 # contrib/hc_overlap.sh (hc_bench --overlap, decomposed iallreduce against
 # libnbc's), briefly: one line per size with both overlaps
 if [ -x "$hcb" ] || [ "$list" = yes ]; then

@@ -239,10 +239,25 @@ static int hc_allreduce(const void *sbuf, void *rbuf, int count, ompi_datatype_t
     return hc_allreduce_slow(sbuf, rbuf, count, dtype, op, comm, module);
 }
 
+/* A nonblocking barrier, bcast, or reduction of some lengths, that the
+ * shared-memory level would take once a blocking call has set it up, goes
+ * straight to the layer below until then (where nothing is printed or
+ * counted per call: fast_ok); the slow path passes it on too
+ * (mca_coll_hiercoll_shm_defers). */
+#define HC_NB_DEFERS(module, k, slot, bytes)                                                       \
+    (HC_MODULE(module)->fast_ok && NULL != HC_MODULE(module)->prev.slot                            \
+     && mca_coll_hiercoll_shm_defers_nb(HC_MODULE(module), k, bytes))
+
 static int hc_iallreduce(const void *sbuf, void *rbuf, int count, ompi_datatype_t *dtype,
                          ompi_op_t *op, ompi_communicator_t *comm, ompi_request_t **request,
                          mca_coll_base_module_t *module)
 {
+    if (HC_NB_DEFERS(module, HC_ALLREDUCE, coll_iallreduce,
+                     (size_t) count * dtype->super.size)) {
+        mca_coll_hiercoll_module_t *m = HC_MODULE(module);
+        return m->prev.coll_iallreduce(sbuf, rbuf, count, dtype, op, comm, request,
+                                       m->prev.coll_iallreduce_module);
+    }
     return run(ALLREDUCE_ARGS(HC_NONBLOCKING), comm, module, request, NULL);
 }
 
@@ -344,18 +359,10 @@ static int hc_barrier(ompi_communicator_t *comm, mca_coll_base_module_t *module)
     return hc_barrier_slow(comm, module);
 }
 
-/* A nonblocking barrier or bcast that the shared-memory level would take
- * once a blocking call has set it up goes straight to the layer below
- * until then (where nothing is printed or counted per call: fast_ok);
- * the slow path passes it on too (mca_coll_hiercoll_shm_defers). */
-#define HC_NB_DEFERS(module, k, slot)                                                              \
-    (HC_MODULE(module)->fast_ok && NULL != HC_MODULE(module)->prev.slot                            \
-     && mca_coll_hiercoll_shm_defers_nb(HC_MODULE(module), k))
-
 static int hc_ibarrier(ompi_communicator_t *comm, ompi_request_t **request,
                        mca_coll_base_module_t *module)
 {
-    if (HC_NB_DEFERS(module, HC_BARRIER, coll_ibarrier)) {
+    if (HC_NB_DEFERS(module, HC_BARRIER, coll_ibarrier, 0)) {
         mca_coll_hiercoll_module_t *m = HC_MODULE(module);
         return m->prev.coll_ibarrier(comm, request, m->prev.coll_ibarrier_module);
     }
@@ -391,7 +398,7 @@ static int hc_ibcast(void *buff, int count, ompi_datatype_t *datatype, int root,
                      ompi_communicator_t *comm, ompi_request_t **request,
                      mca_coll_base_module_t *module)
 {
-    if (HC_NB_DEFERS(module, HC_BCAST, coll_ibcast)) {
+    if (HC_NB_DEFERS(module, HC_BCAST, coll_ibcast, 0)) {
         mca_coll_hiercoll_module_t *m = HC_MODULE(module);
         return m->prev.coll_ibcast(buff, count, datatype, root, comm, request,
                                    m->prev.coll_ibcast_module);
@@ -496,6 +503,11 @@ static int hc_ireduce(const void *sbuf, void *rbuf, int count, ompi_datatype_t *
                       ompi_op_t *op, int root, ompi_communicator_t *comm, ompi_request_t **request,
                       mca_coll_base_module_t *module)
 {
+    if (HC_NB_DEFERS(module, HC_REDUCE, coll_ireduce, (size_t) count * dtype->super.size)) {
+        mca_coll_hiercoll_module_t *m = HC_MODULE(module);
+        return m->prev.coll_ireduce(sbuf, rbuf, count, dtype, op, root, comm, request,
+                                    m->prev.coll_ireduce_module);
+    }
     return run(REDUCE_ARGS(HC_NONBLOCKING), comm, module, request, NULL);
 }
 

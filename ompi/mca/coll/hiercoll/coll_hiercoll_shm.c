@@ -2852,18 +2852,32 @@ bool mca_coll_hiercoll_shm_may_take(const mca_coll_hiercoll_module_t *m, hc_coll
     return mca_coll_hiercoll_shm_claims(m, k) && m->shm->state >= HC_SHM_UNSET;
 }
 
-/* (measured at np 2 before set-up, hiercoll's plans against libnbc:
- * ibarrier 0.77, ibcast 0.88 to 1.0; iallreduce 1.3 at short sizes and
- * ireduce 1.1 to 3 over most sizes stay hiercoll's) */
-bool mca_coll_hiercoll_shm_defers_nb(const mca_coll_hiercoll_module_t *m, hc_coll_t k)
+/* Nonblocking and persistent calls before set-up (no blocking call has set
+ * the level up), hiercoll's plans against libnbc at np 2 on one node:
+ * ibarrier 0.77, ibcast 0.88 to 1.0; iallreduce 1.25-1.5 below 4 KiB,
+ * 0.85-0.97 from 4 to 32 KiB, 1.44-2.0 from 64 KiB; ireduce 1.1-1.2 below
+ * 512 bytes, 0.94-1.02 from 512 to 32 KiB, 2.0-3.2 from 64 KiB.  Where
+ * they are not faster, the call goes to the layer below. */
+bool mca_coll_hiercoll_shm_defers_nb(const mca_coll_hiercoll_module_t *m, hc_coll_t k,
+                                     size_t bytes)
 {
-    return (HC_BARRIER == k || HC_BCAST == k) && mca_coll_hiercoll_shm_may_take(m, k)
-           && HC_SHM_UNSET == m->shm->state;
+    if (!mca_coll_hiercoll_shm_may_take(m, k) || HC_SHM_UNSET != m->shm->state) {
+        return false;
+    }
+    switch (k) {
+    case HC_BARRIER:
+    case HC_BCAST: return true;
+    case HC_ALLREDUCE: return bytes >= 4096 && bytes < 64 * 1024;
+    case HC_REDUCE: return bytes >= 512 && bytes < 64 * 1024;
+    default: return false;
+    }
 }
 
 bool mca_coll_hiercoll_shm_defers(const hc_call_t *c)
 {
-    return HC_BLOCKING != c->mode && mca_coll_hiercoll_shm_defers_nb(c->module, c->coll);
+    return HC_BLOCKING != c->mode
+           && mca_coll_hiercoll_shm_defers_nb(c->module, c->coll,
+                                              (size_t) c->rcount * c->rsize);
 }
 
 bool mca_coll_hiercoll_shm_wants(const hc_call_t *c)

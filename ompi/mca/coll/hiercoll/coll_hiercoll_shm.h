@@ -41,12 +41,15 @@ bool mca_coll_hiercoll_shm_claims(const mca_coll_hiercoll_module_t *m, hc_coll_t
  * communicator (it claims k and its set-up has not failed): the same
  * answer on every rank. */
 bool mca_coll_hiercoll_shm_may_take(const mca_coll_hiercoll_module_t *m, hc_coll_t k);
-/* A nonblocking or persistent barrier or bcast that the level would take
- * but cannot yet (no blocking call has set it up): auto passes it to the
- * layer below, whose are as fast as hiercoll's plans on one node. */
+/* A nonblocking or persistent call that the level would take but cannot
+ * yet (no blocking call has set it up), where hiercoll's plans are not
+ * faster than the layer below on one node (barrier, bcast, reductions of
+ * some lengths): auto passes it to the layer below. */
 bool mca_coll_hiercoll_shm_defers(const hc_call_t *c);
-/* The same for a nonblocking call of k, before building it (entry points). */
-bool mca_coll_hiercoll_shm_defers_nb(const mca_coll_hiercoll_module_t *m, hc_coll_t k);
+/* The same for a nonblocking call of k of `bytes`, before building it
+ * (entry points). */
+bool mca_coll_hiercoll_shm_defers_nb(const mca_coll_hiercoll_module_t *m, hc_coll_t k,
+                                     size_t bytes);
 /* A blocking call with the arguments of the last one that shm ran (the
  * fast path's hit). */
 int mca_coll_hiercoll_shm_fast(mca_coll_hiercoll_module_t *m, hc_fast_t *f, hc_coll_t k,
