@@ -943,6 +943,26 @@ static bool slot_free(hc_shm_chan_t *ch, uint64_t s, bool cells)
     return mn + (uint64_t) k >= s;
 }
 
+/* Push [p, p + len) out of this core's caches into the shared last-level
+ * cache, where its readers take it without a snoop of this core (CLDEMOTE,
+ * 0F 1C /0, sits in the reserved-NOP space: a NOP on processors without
+ * it).  Measured on this project's VM (Xeon with CLDEMOTE), two processes
+ * exchanging lines: 8 bytes 137-150 ns -> 124-132, a 1 KiB cell each
+ * way 552 -> 450, 2 KiB 920 -> 793. */
+#define HC_SHM_DEMOTE_MAX 1024 /* longest cell demoted */
+static inline void demote(const void *p, size_t len)
+{
+#if defined(__x86_64__)
+    const char *a = (const char *) ((uintptr_t) p & ~(uintptr_t) 63), *e = (const char *) p + len;
+    for (; a < e; a += 64) {
+        __asm__ volatile(".byte 0x0f, 0x1c, 0x07" : : "D"(a) : "memory");
+    }
+#else
+    (void) p;
+    (void) len;
+#endif
+}
+
 /* A reader that runs behind a writer (a bcast's, a reduce root's): ask
  * for the writer's next line now, so that its crossing overlaps the
  * return to the application and the next call. */
@@ -1006,25 +1026,6 @@ static bool one_flag(hc_shm_op_t *o, hc_line_t *l, uint64_t v)
     return true;
 }
 
-/* Push [p, p + len) out of this core's caches into the shared last-level
- * cache, where its readers take it without a snoop of this core (CLDEMOTE,
- * 0F 1C /0, sits in the reserved-NOP space: a NOP on processors without
- * it).  Measured on this project's VM (Xeon with CLDEMOTE), two processes
- * exchanging lines: 8 bytes 137-150 ns -> 124-132, a 1 KiB cell each
- * way 552 -> 450, 2 KiB 920 -> 793. */
-#define HC_SHM_DEMOTE_MAX 1024 /* longest cell demoted */
-static inline void demote(const void *p, size_t len)
-{
-#if defined(__x86_64__)
-    const char *a = (const char *) ((uintptr_t) p & ~(uintptr_t) 63), *e = (const char *) p + len;
-    for (; a < e; a += 64) {
-        __asm__ volatile(".byte 0x0f, 0x1c, 0x07" : : "D"(a) : "memory");
-    }
-#else
-    (void) p;
-    (void) len;
-#endif
-}
 
 /* Phase v of my line (with whatever was written into it and the cells
  * before): visible, and out of my core's caches for its readers. */
