@@ -24,7 +24,10 @@
 # -m adds mpirun arguments (MCA parameters, --hostfile, ...); -l runs the
 # jobs with another launcher than mpirun (e.g. over fake nodes); -w W
 # makes both jobs W calls longer, so that what a contender does once, at
-# its first call (building sub-communicators), cancels out too.  Keep
+# its first call (building sub-communicators), cancels out too.  Over fake
+# nodes under Open MPI 5.0, give the mapping (-m "--map-by
+# slot:OVERSUBSCRIBE"): with the --oversubscribe this script passes alone,
+# its launcher put every rank on the first node.  Keep
 # "monitoring" in any --mca coll list (Open MPI 4.1.4 crashes at finalize
 # otherwise).  Prints one table row per contender; -c FILE appends CSV.
 #
