@@ -1733,13 +1733,17 @@ static bool run_red_cma(hc_shm_op_t *o)
     return true;
 }
 
-/* A long reduce on few ranks by CMA, folded by the root alone: every
- * non-root publishes where its input is and waits until the root has
- * finished with it; the root folds piece by piece in rank order, reading
- * each other input straight from its owner (the first step straight into
- * its output), then says so on its done line.  Per call the root copies
- * each other input once and the non-roots nothing: the pattern of the
- * layer below's linear reduce with single copy, without its messages. */
+/* A long reduction on few ranks by CMA, folded whole: every rank that
+ * others read publishes where its input is; the root (reduce) or every
+ * rank (allreduce) folds piece by piece in rank order, reading each other
+ * input straight from its owner (the first step straight into its
+ * output), then says so on its done line; nobody returns while another
+ * may still read its input.  Per call a folding rank copies each other
+ * input once, a reduce's non-roots nothing: the pattern of the layer
+ * below's linear reduce with single copy, without its messages.  At np 2
+ * an allreduce so took 1.4-1.6 us at 8 KiB (cells: 1.9-2.1), 8 us at
+ * 128 KiB (slice-parallel: 17.5-18.3) and 32-35 at 512 KiB (47-49); from
+ * HC_SHM_ROOT_MAX the slices win (2 MiB: 236 against 320). */
 static void red_root_pieces(hc_shm_op_t *o);
 
 static bool run_red_root_cma(hc_shm_op_t *o)
@@ -1748,8 +1752,10 @@ static bool run_red_root_cma(hc_shm_op_t *o)
     hc_shm_t *sh = ch->s;
     int me = sh->me, n = sh->n;
     uint64_t s = o->s0;
-    if (me != o->root) {
-        if (0 == o->ph) {
+    bool all = HC_ALLREDUCE == o->coll, folds = all || me == o->root;
+    if (0 == o->ph) {
+        /* (a reduce's root publishes nothing: nobody reads its input) */
+        if (all || !folds) {
             if (!slot_free(ch, s, false)) {
                 return false;
             }
@@ -1757,33 +1763,62 @@ static bool run_red_root_cma(hc_shm_op_t *o)
             uint64_t at = (uintptr_t) o->src;
             memcpy(l->data, &at, sizeof(at)); /* (input_of) */
             publish(o, l, FV(s, 0));
-            o->ph = 1;
         }
+        o->ph = 1;
+    }
+    if (!folds) {
         if (!one_done(o, s, o->root)) {
             return false;
         }
         finish_reading(ch, s);
         return true;
     }
-    if (!all_flags(o, s, FV(s, 0))) {
+    bool commute = ompi_op_is_intrinsic(o->op) && ompi_op_is_commute(o->op);
+    if (1 == o->ph) {
+        if (!all_flags(o, s, FV(s, 0))) {
+            return false;
+        }
+        if (all && o->src == o->dst) {
+            /* an allreduce in place (two ranks): the other input read into
+             * a buffer; mine is folded over once the other has read it */
+            o->tmp = malloc(o->m);
+            if (NULL == o->tmp
+                || 0 != cma_read(sh->pids[1 - me], o->tmp, input_of(ch, s, 1 - me), o->m)) {
+                o->error = NULL == o->tmp ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_ERROR;
+            }
+            finish_reading(ch, s);
+        } else if (2 == n && o->src != o->dst && (0 == me || commute)) {
+            /* two ranks: the other input read whole straight into the
+             * output, the other rank released, then one fold: x0 op x1,
+             * or x1 op x0 under a predefined commutative op (the same
+             * bits) */
+            if (0 != cma_read(sh->pids[1 - me], o->dst, input_of(ch, s, 1 - me), o->m)) {
+                o->error = OMPI_ERROR;
+            }
+            finish_reading(ch, s);
+            ompi_op_reduce(o->op, (void *) o->src, o->dst, (int) o->count, o->dt);
+        } else {
+            red_root_pieces(o);
+        }
+        o->ph = 2;
+    }
+    /* an allreduce's input may still be read by the others */
+    if (all && !others_done(o, s, me)) {
         return false;
     }
-    if (2 == n && o->src != o->dst
-        && (0 == me || (ompi_op_is_intrinsic(o->op) && ompi_op_is_commute(o->op)))) {
-        /* two ranks: the other input read whole straight into the output,
-         * the other rank released, then one fold: x0 op x1, or x1 op x0
-         * under a predefined commutative op (the same bits) */
-        if (0 != cma_read(sh->pids[1 - me], o->dst, input_of(ch, s, 1 - me), o->m)) {
-            o->error = OMPI_ERROR;
+    if (NULL != o->tmp) {
+        if (1 == me || commute) { /* x0 op x1 into x1; x1 op x0 (the same bits) */
+            ompi_op_reduce(o->op, o->tmp, o->dst, (int) o->count, o->dt);
+        } else { /* x0 op x1, then over x0 */
+            ompi_op_reduce(o->op, o->dst, o->tmp, (int) o->count, o->dt);
+            memcpy(o->dst, o->tmp, o->m);
         }
-        finish_reading(ch, s);
-        ompi_op_reduce(o->op, (void *) o->src, o->dst, (int) o->count, o->dt);
-    } else {
-        red_root_pieces(o);
+        free(o->tmp);
+        o->tmp = NULL;
     }
     if (o->error != OMPI_SUCCESS) {
-        opal_output(0, "hiercoll: shm: %s rank %d: single-copy reduce of %zu bytes failed",
-                    sh->comm->c_name, me, o->m);
+        opal_output(0, "hiercoll: shm: %s rank %d: single-copy %s of %zu bytes failed",
+                    sh->comm->c_name, me, all ? "allreduce" : "reduce", o->m);
     }
     return true;
 }
@@ -2359,21 +2394,22 @@ static int op_init(hc_shm_op_t *o, hc_shm_chan_t *ch, const hc_call_t *c)
         }
         o->chunk = PATH_INLINE == o->path ? o->m : sh->cell / o->esize * o->esize;
         o->nchunks = (int) ((o->m + o->chunk - 1) / o->chunk);
+        /* Folded whole by CMA (few ranks, below HC_SHM_ROOT_MAX): every
+         * rank (allreduce) or the root (reduce) reads the other inputs
+         * straight from their owners and folds them; in place, an
+         * allreduce only at two ranks (each reads the other's input into
+         * a buffer before anyone overwrites one).  Else slice-parallel. */
+        bool whole = sh->n <= mca_coll_hiercoll_params.shm_fold_ranks && o->m < HC_SHM_ROOT_MAX
+                     && (HC_REDUCE == c->coll || !c->in_place || 2 == sh->n);
         size_t cma_from = mca_coll_hiercoll_params.shm_cma_min;
-        if (HC_ALLREDUCE == c->coll && PATH_FOLD == o->path) {
-            /* two synchronized phases by CMA against one fold from the
-             * cells: at np 2 the cells were faster up to about 20 KiB
-             * (16 KiB: 3.7 us against 4.3-4.5), even at 24 KiB */
-            cma_from += cma_from / 2;
+        if (HC_ALLREDUCE == c->coll && whole) {
+            /* np 2: each rank copies once instead of twice (into its cell,
+             * out of the other's): 8 KiB 1.44-1.61 us against 1.85-2.11
+             * from the cells, even at 4 KiB (1.27-1.31 against 1.17-1.35) */
+            cma_from /= 2;
         }
         if (sh->cma && o->m >= cma_from) {
-            /* each input copied once, straight from its owner: by the root
-             * alone for a reduce on few ranks (as a vector of any length
-             * is folded whole there), else slice-parallel */
-            o->path = HC_REDUCE == c->coll && sh->n <= mca_coll_hiercoll_params.shm_fold_ranks
-                              && o->m < HC_SHM_ROOT_MAX
-                          ? PATH_CMA_ROOT
-                          : PATH_CMA;
+            o->path = whole ? PATH_CMA_ROOT : PATH_CMA;
             o->chunk = o->m;
             o->nchunks = 1;
         }
@@ -2869,7 +2905,10 @@ bool mca_coll_hiercoll_shm_may_take(const mca_coll_hiercoll_module_t *m, hc_coll
 bool mca_coll_hiercoll_shm_defers_nb(const mca_coll_hiercoll_module_t *m, hc_coll_t k,
                                      size_t bytes)
 {
-    if (!mca_coll_hiercoll_shm_may_take(m, k) || HC_SHM_UNSET != m->shm->state) {
+    /* (auto only: a forced algorithm, even one that does not fit a call,
+     * asks for hiercoll's plans) */
+    if (HC_ALGO_AUTO != m->choice[k] || !mca_coll_hiercoll_shm_may_take(m, k)
+        || HC_SHM_UNSET != m->shm->state) {
         return false;
     }
     switch (k) {
