@@ -458,7 +458,8 @@ static int hiercoll_register(void)
                "Shared-memory node level: bcasts, allreduces and reduces of at least this many "
                "bytes copy straight from the other processes' memory (process_vm_readv, one "
                "copy instead of two, no per-chunk synchronization), where every rank may read "
-               "every other (probed with a real read at set-up and agreed); 0: never",
+               "every other (probed with a real read at set-up and agreed); allreduces on up "
+               "to coll_hiercoll_shm_fold_ranks processes from half of it; 0: never",
                OPAL_INFO_LVL_6, HC_NUM_SIZE, &c->shm_cma_min, 16 << 10, 0, 1LL << 40);
     reg_number("shm_group_size",
                "Shared-memory node level: on communicators of more processes than this, barrier "
