@@ -859,6 +859,13 @@ done
 EXPECT=("$OK" "${SHM_RAN[@]}")
 run "shm-colls-default-stack-np3" 900 "${MPI[@]}" -np 3 --mca coll_hiercoll_verbose 2 "${SHM[@]}" \
     "$colls" --only $SHM_ONLY
+# reductions folded whole on more than two ranks (coll_hiercoll_shm_fold_ranks):
+# a long allreduce by every rank reading every other input by CMA (in place:
+# slice-parallel), a reduce by its root
+EXPECT=("$OK" ": allreduce = shm \(blocking" ": reduce = shm \(blocking")
+run "shm-fold-ranks4-np3" 600 "${MPI[@]}" -np 3 --mca coll hiercoll,basic,libnbc \
+    --mca coll_hiercoll_verbose 2 --mca coll_hiercoll_shm_fold_ranks 4 "${SHM[@]}" "$colls" \
+    --only allreduce,reduce
 # line demotion off (coll_hiercoll_shm_demote; an info key per
 # communicator, a bad one is one line and the MCA choice): the same results
 EXPECT=("$OK" "${SHM_RAN[@]}")
