@@ -1149,6 +1149,19 @@ EXPECT_ONCE=("hiercoll: ERROR: $rdir/site.conf: line 5: coll_hiercoll_no_such_pa
              "hiercoll: ERROR")
 run "site-file-np3" 120 "${MPI[@]}" -np 3 --mca coll hiercoll,basic,libnbc \
     --mca coll_hiercoll_site_file "$rdir/site.conf" --mca coll_hiercoll_bcast_algorithm linear "$comms" 20
+# the shared-memory level's parameters there too (they are registered
+# after the others), booleans among them: "no" turns line demotion off,
+# "maybe" is one error
+if [ "$list" = no ]; then
+    printf '%s\n' "coll_hiercoll_shm_demote = no" "coll_hiercoll_shm_oversubscribed = maybe" \
+        "coll_hiercoll_shm_slots = 8" >"$rdir/site-bool.conf"
+fi
+EXPECT=("$OK" "MPI_COMM_WORLD: shm: 2 processes, .*\(8 slots, .*, lines not demoted")
+EXPECT_ONCE=("hiercoll: ERROR: $rdir/site-bool.conf: coll_hiercoll_shm_oversubscribed = \"maybe\" is not true or false; ignored"
+             "hiercoll: ERROR")
+run "site-file-bool-np2" 120 "${MPI[@]}" -np 2 --mca coll hiercoll,basic,libnbc \
+    --mca coll_hiercoll_site_file "$rdir/site-bool.conf" --mca coll_hiercoll_verbose 1 \
+    --mca coll_hiercoll_allreduce_algorithm shm "$colls" --only allreduce --quick
 
 # The fast path of repeated small blocking calls (t_fast): hiercoll's
 # algorithms on every size (a rules file of no rules), forced ones through

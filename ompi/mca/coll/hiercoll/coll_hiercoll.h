@@ -364,6 +364,9 @@ void mca_coll_hiercoll_log(int level, const char *fmt, ...)
  * Numeric MCA parameters are registered with reg_number() in
  * coll_hiercoll_component.c, which uses it; so should numeric info keys. */
 int mca_coll_hiercoll_parse_number(const char *s, long long lo, long long hi, long long *out);
+/* "1", "true", "yes" or "0", "false", "no" (any case) into *out: 0, or -1 for
+ * anything else (*out untouched). */
+int mca_coll_hiercoll_parse_bool(const char *v, bool *out);
 /* The site file of parameter defaults (coll_hiercoll_site.c). */
 void mca_coll_hiercoll_site_load(const mca_base_component_t *self);
 const char *mca_coll_hiercoll_site_value(const char *name);

@@ -70,6 +70,13 @@ static void reg_string(const char *name, const char *desc, int level, char **sto
                                            storage);
 }
 
+static void reg_bool(const char *name, const char *desc, int level, bool *storage)
+{
+    mca_coll_hiercoll_site_bool(name, storage);
+    (void) mca_base_component_var_register(self(), name, desc, MCA_BASE_VAR_TYPE_BOOL, NULL, 0,
+                                           0, level, MCA_BASE_VAR_SCOPE_READONLY, storage);
+}
+
 /*
  * THE way to register a numeric parameter of hiercoll (priorities, sizes,
  * thresholds, counts): every one goes through here, so that every one is
@@ -174,14 +181,11 @@ static int hiercoll_register(void)
                OPAL_INFO_LVL_5, HC_NUM_INT, &c->verbose, 0, 0, 2);
 
     c->stats = false;
-    mca_coll_hiercoll_site_bool("stats", &c->stats);
-    (void) mca_base_component_var_register(
-        self(), "stats",
-        "Print, per communicator and rank when the communicator is freed, the calls hiercoll "
-        "ran and passed on, the messages and bytes it sent, and the bytes it copied and "
-        "reduced locally",
-        MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
-        &c->stats);
+    reg_bool("stats",
+             "Print, per communicator and rank when the communicator is freed, the calls hiercoll "
+             "ran and passed on, the messages and bytes it sent, and the bytes it copied and "
+             "reduced locally",
+             OPAL_INFO_LVL_5, &c->stats);
 
     for (int k = 0; k < HC_NCOLL; ++k) {
         const hc_coll_desc_t *d = &mca_coll_hiercoll_colls[k];
@@ -272,15 +276,12 @@ static int hiercoll_register(void)
                OPAL_INFO_LVL_6, HC_NUM_INT, &c->hand_back_after, 1000, 0, INT_MAX);
 
     c->inter_own = false;
-    mca_coll_hiercoll_site_bool("inter_own", &c->inter_own);
-    (void) mca_base_component_var_register(
-        self(), "inter_own",
-        "Intercommunicators: run hiercoll's own plans for every collective (true), or only "
-        "for the slots that the components below leave empty, and for coll/basic's blocking "
-        "scatter, which crashes in Open MPI 4.1.4 (false, the default: the others go to the "
-        "components below, e.g. coll/inter)",
-        MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
-        &c->inter_own);
+    reg_bool("inter_own",
+             "Intercommunicators: run hiercoll's own plans for every collective (true), or only "
+             "for the slots that the components below leave empty, and for coll/basic's blocking "
+             "scatter, which crashes in Open MPI 4.1.4 (false, the default: the others go to the "
+             "components below, e.g. coll/inter)",
+             OPAL_INFO_LVL_6, &c->inter_own);
 
     c->decomp_criterion = "node";
     reg_string("decomp_criterion",
@@ -351,46 +352,36 @@ static int hiercoll_register(void)
     mca_coll_hiercoll_transport_register(self()); /* the transports' plugins */
 
     c->offload_wait_progress = true;
-    mca_coll_hiercoll_site_bool("offload_wait_progress", &c->offload_wait_progress);
-    (void) mca_base_component_var_register(
-        self(), "offload_wait_progress",
-        "UCX offload: a caller blocked in a wait (MPI_Allreduce, MPI_Wait...) also progresses "
-        "the agent's worker, so that no hop waits for the agent thread to be scheduled (on an "
-        "oversubscribed machine that hand-off costs a time slice); false: the agent alone "
-        "fires the chains and the caller only arms and waits. Calls that run while the "
-        "caller computes are the agent's either way",
-        MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
-        &c->offload_wait_progress);
+    reg_bool("offload_wait_progress",
+             "UCX offload: a caller blocked in a wait (MPI_Allreduce, MPI_Wait...) also progresses "
+             "the agent's worker, so that no hop waits for the agent thread to be scheduled (on an "
+             "oversubscribed machine that hand-off costs a time slice); false: the agent alone "
+             "fires the chains and the caller only arms and waits. Calls that run while the "
+             "caller computes are the agent's either way",
+             OPAL_INFO_LVL_6, &c->offload_wait_progress);
     mca_coll_hiercoll_offload_params();
-    mca_coll_hiercoll_site_check();
 
     /* the shared-memory node level (coll_hiercoll_shm.c) */
     c->shm_enable = true;
-    (void) mca_base_component_var_register(
-        self(), "shm_enable",
-        "Shared-memory node level: collectives of a communicator whose processes share a node "
-        "(barrier, bcast, reduce, allreduce, every mode) through shared memory; false: never "
-        "(the algorithm \"shm\" is then not usable either)",
-        MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
-        &c->shm_enable);
+    reg_bool("shm_enable",
+             "Shared-memory node level: collectives of a communicator whose processes share a node "
+             "(barrier, bcast, reduce, allreduce, every mode) through shared memory; false: never "
+             "(the algorithm \"shm\" is then not usable either)",
+             OPAL_INFO_LVL_4, &c->shm_enable);
     c->shm_oversubscribed = false;
-    (void) mca_base_component_var_register(
-        self(), "shm_oversubscribed",
-        "Shared-memory node level: may auto choose it where the node is oversubscribed (more "
-        "processes in the communicator than online cores, or mpi_yield_when_idle)? Waits then "
-        "yield the core after coll_hiercoll_shm_spin polls. Forced (algorithm \"shm\") it "
-        "runs there either way",
-        MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
-        &c->shm_oversubscribed);
+    reg_bool("shm_oversubscribed",
+             "Shared-memory node level: may auto choose it where the node is oversubscribed (more "
+             "processes in the communicator than online cores, or mpi_yield_when_idle)? Waits then "
+             "yield the core after coll_hiercoll_shm_spin polls. Forced (algorithm \"shm\") it "
+             "runs there either way",
+             OPAL_INFO_LVL_5, &c->shm_oversubscribed);
     c->shm_demote = true;
-    (void) mca_base_component_var_register(
-        self(), "shm_demote",
-        "Shared-memory node level: a writer demotes the lines it has just published (flag "
-        "lines, cells) from its core's caches to the shared last-level cache (x86 CLDEMOTE, "
-        "a NOP on processors without it), so that readers take them there instead of from "
-        "the writer's core",
-        MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
-        &c->shm_demote);
+    reg_bool("shm_demote",
+             "Shared-memory node level: a writer demotes the lines it has just published (flag "
+             "lines, cells) from its core's caches to the shared last-level cache (x86 CLDEMOTE, "
+             "a NOP on processors without it), so that readers take them there instead of from "
+             "the writer's core",
+             OPAL_INFO_LVL_6, &c->shm_demote);
     c->shm_backing = "/dev/shm";
     reg_string("shm_backing",
                "Shared-memory node level: the directory of each process's arena file (created "
@@ -482,6 +473,9 @@ static int hiercoll_register(void)
                "reductions whole at every length (one synchronization per chunk instead of two; "
                "each rank reads every rank's chunk)",
                OPAL_INFO_LVL_6, HC_NUM_INT, &c->shm_fold_ranks, 2, 0, 1024);
+
+    /* (after every parameter: a site file's line that none took is an error) */
+    mca_coll_hiercoll_site_check();
 
     parse_algorithms();
     c->gatherv_level = mca_coll_hiercoll_gatherv_level_of(c->gatherv_level_param);

@@ -192,12 +192,9 @@ static void read_info(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm)
             m->sc_decider = (int) d;
         }
     }
-    if (OPAL_SUCCESS == hc_info_get(info, "hiercoll_shm_demote", val, sizeof(val), &flag) && flag) {
-        if (0 == strcmp(val, "true") || 0 == strcmp(val, "1")) {
-            m->shm_demote = true;
-        } else if (0 == strcmp(val, "false") || 0 == strcmp(val, "0")) {
-            m->shm_demote = false;
-        } else if (0 == ompi_comm_rank(comm)) {
+    if (OPAL_SUCCESS == hc_info_get(info, "hiercoll_shm_demote", val, sizeof(val), &flag) && flag
+        && 0 != mca_coll_hiercoll_parse_bool(val, &m->shm_demote)) {
+        if (0 == ompi_comm_rank(comm)) {
             opal_output(0, "hiercoll: info key hiercoll_shm_demote=\"%s\" on %s is neither true "
                         "nor false; keeping the MCA choice", val, comm->c_name);
         }

@@ -12,6 +12,7 @@
 #include "ompi_config.h"
 
 #include <ctype.h>
+#include <strings.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -91,8 +92,23 @@ void mca_coll_hiercoll_param_error(const char *fmt, ...)
 }
 
 /* ------------------------------------------------------------------ */
-/* Numbers                                                              */
+/* Numbers and booleans                                                 */
 /* ------------------------------------------------------------------ */
+
+int mca_coll_hiercoll_parse_bool(const char *v, bool *out)
+{
+    if (NULL == v) {
+        return -1;
+    }
+    if (0 == strcmp(v, "1") || 0 == strcasecmp(v, "true") || 0 == strcasecmp(v, "yes")) {
+        *out = true;
+    } else if (0 == strcmp(v, "0") || 0 == strcasecmp(v, "false") || 0 == strcasecmp(v, "no")) {
+        *out = false;
+    } else {
+        return -1;
+    }
+    return 0;
+}
 
 int mca_coll_hiercoll_parse_number(const char *s, long long lo, long long hi, long long *out)
 {

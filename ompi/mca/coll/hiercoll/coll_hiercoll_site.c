@@ -142,11 +142,7 @@ void mca_coll_hiercoll_site_bool(const char *name, bool *storage)
     if (NULL == v) {
         return;
     }
-    if (0 == strcmp(v, "1") || 0 == strcasecmp(v, "true") || 0 == strcasecmp(v, "yes")) {
-        *storage = true;
-    } else if (0 == strcmp(v, "0") || 0 == strcasecmp(v, "false") || 0 == strcasecmp(v, "no")) {
-        *storage = false;
-    } else {
+    if (0 != mca_coll_hiercoll_parse_bool(v, storage)) {
         mca_coll_hiercoll_param_error("%s: coll_hiercoll_%s = \"%s\" is not true or false; "
                                       "ignored", site_file, name, v);
     }
