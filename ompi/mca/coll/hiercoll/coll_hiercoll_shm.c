@@ -676,7 +676,8 @@ static bool group_ranks(hc_shm_t *s, const hc_shm_peer_t *peers, char *how, size
     if (by < 0 || 2 * ng > n + 1) {
         memset(keys, 0, sizeof(int) * (size_t) n);
         ng = hcp_runs(n, keys, cap, s->lead);
-        snprintf(how, howlen, "consecutive ranks%s", by < 0 ? "" : " (the level's runs were short)");
+        snprintf(how, howlen, "consecutive ranks%s",
+                 by < 0 ? "" : " (the level's runs were short)");
     } else {
         snprintf(how, howlen, "%s", hcp_level_names[by]);
     }
@@ -1026,9 +1027,12 @@ static bool one_flag(hc_shm_op_t *o, hc_line_t *l, uint64_t v)
     return true;
 }
 
-
 /* Phase v of my line (with whatever was written into it and the cells
- * before): visible, and out of my core's caches for its readers. */
+ * before): visible, and out of my core's caches for its readers; not a
+ * bcast's line whose payload stays in its first 64 bytes (the root runs
+ * ahead of its readers and the demotion is on its path: 0.94-0.98x).
+ * (Deciding that once in op_init, in a field of the operation, made the
+ * 64-byte bcast 0.7-0.8x at np 2 in three runs: the inline test stays.) */
 static inline void publish(const hc_shm_op_t *o, hc_line_t *l, uint64_t v)
 {
     st_rel(&l->seq, v);
@@ -1587,12 +1591,6 @@ static void red_slice(const hc_shm_op_t *o, int r, size_t *lo, size_t *hi)
     slice_of(o->count, o->esize, o->ch->s->n, r, lo, hi);
 }
 
-/* Long reductions by CMA: one copy of each input, no cells.  Every rank
- * publishes where its input and its slice's result are; folds its slice
- * of every rank's input (rank order, a piece at a time, reading the others
- * with process_vm_readv) into its result; then every rank (allreduce) or
- * the root (reduce) reads the other slices' results; nobody returns while
- * another may still read its memory. */
 /* Where rank r's input of CMA reduction s is (the first word of the data
  * of its flag line). */
 static uint64_t input_of(hc_shm_chan_t *ch, uint64_t s, int r)
@@ -1652,6 +1650,12 @@ static void cma_piece(hc_shm_op_t *o, uint64_t s, size_t a, size_t cnt, char *ac
     }
 }
 
+/* Long reductions by CMA: one copy of each input, no cells.  Every rank
+ * publishes where its input and its slice's result are; folds its slice
+ * of every rank's input (rank order, a piece at a time, reading the others
+ * with process_vm_readv) into its result; then every rank (allreduce) or
+ * the root (reduce) reads the other slices' results; nobody returns while
+ * another may still read its memory. */
 static bool run_red_cma(hc_shm_op_t *o)
 {
     hc_shm_chan_t *ch = o->ch;
@@ -1778,25 +1782,21 @@ static bool run_red_root_cma(hc_shm_op_t *o)
         if (!all_flags(o, s, FV(s, 0))) {
             return false;
         }
-        if (all && o->src == o->dst) {
-            /* an allreduce in place (two ranks): the other input read into
-             * a buffer; mine is folded over once the other has read it */
-            o->tmp = malloc(o->m);
-            if (NULL == o->tmp
-                || 0 != cma_read(sh->pids[1 - me], o->tmp, input_of(ch, s, 1 - me), o->m)) {
-                o->error = NULL == o->tmp ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_ERROR;
-            }
-            finish_reading(ch, s);
-        } else if (2 == n && o->src != o->dst && (0 == me || commute)) {
-            /* two ranks: the other input read whole straight into the
-             * output, the other rank released, then one fold: x0 op x1,
-             * or x1 op x0 under a predefined commutative op (the same
-             * bits) */
-            if (0 != cma_read(sh->pids[1 - me], o->dst, input_of(ch, s, 1 - me), o->m)) {
+        bool in_place = o->src == o->dst;
+        if (2 == n && (in_place ? all : (0 == me || commute))) {
+            /* two ranks: the other input read whole, straight into the
+             * output (an allreduce in place: into a buffer, as the other
+             * still reads mine), the other rank released, then one fold:
+             * x0 op x1, or x1 op x0 under a predefined commutative op (the
+             * same bits); in place once the other has read mine (below) */
+            char *to = in_place ? (o->tmp = malloc(o->m)) : o->dst;
+            if (NULL == to || 0 != cma_read(sh->pids[1 - me], to, input_of(ch, s, 1 - me), o->m)) {
                 o->error = OMPI_ERROR;
             }
             finish_reading(ch, s);
-            ompi_op_reduce(o->op, (void *) o->src, o->dst, (int) o->count, o->dt);
+            if (!in_place) {
+                ompi_op_reduce(o->op, (void *) o->src, o->dst, (int) o->count, o->dt);
+            }
         } else {
             red_root_pieces(o);
         }
