@@ -1179,6 +1179,32 @@ run "fast-forced-linear-np5" 300 "${MPI[@]}" -np 5 --mca coll hiercoll,basic,lib
 EXPECT=("t_fast: np 4: [0-9]+ checks, 0 failed")
 run "fast-builtin-tuned-np4" 300 "${MPI[@]}" -np 4 --mca coll hiercoll,tuned,basic,libnbc \
     "$fast" 300
+# ...with the shared-memory level chosen by auto at np 2 (a core each).  Its
+# set-up runs the layer below, whose collectives may be hiercoll's own
+# (basic's allgather is a gather and a bcast): the fast path must forget
+# what it remembered then (it did not: rank 0 took a remembered binomial
+# bcast while rank 1, with a derived type, went to the level, and both hung)
+EXPECT=("t_fast: np 2: [0-9]+ checks, 0 failed" ": shm: 2 processes, region of")
+run "fast-shm-auto-np2" 120 "$mpirun" "${OVERSUBSCRIBE[@]}" --mca btl self,$SM_BTL --mca pml ob1 \
+    --mca mpi_yield_when_idle 0 -np 2 --mca coll hiercoll,basic,libnbc \
+    --mca coll_hiercoll_verbose 1 "$fast" 300
+# lean blocking calls of the level (coll_hiercoll_shm_lean): a barrier and
+# short bcasts go straight at the lines where the channel is idle
+# (--no-inflight), and hand their waits to the engine (np 3, oversubscribed,
+# requests in flight); off by MCA, with a bad info key (one line): the same
+SHM_FAST=(--info hiercoll_bcast_algorithm=shm --info hiercoll_barrier_algorithm=shm
+          --info hiercoll_allreduce_algorithm=shm --info hiercoll_reduce_algorithm=shm)
+EXPECT=("t_fast: np 2: [0-9]+ checks, 0 failed")
+run "fast-shm-lean-np2" 300 "${MPI[@]}" -np 2 --mca coll hiercoll,basic,libnbc "$fast" 300 \
+    --no-inflight "${SHM_FAST[@]}"
+EXPECT=("t_fast: np 3: [0-9]+ checks, 0 failed")
+run "fast-shm-lean-np3" 300 "${MPI[@]}" -np 3 --mca coll hiercoll,basic,libnbc "$fast" 300 \
+    "${SHM_FAST[@]}"
+EXPECT=("t_fast: np 2: [0-9]+ checks, 0 failed")
+EXPECT_ONCE=('hiercoll: info key hiercoll_shm_lean="maybe" on .* is neither true nor false; keeping the MCA choice')
+run "fast-shm-lean-off-np2" 300 "${MPI[@]}" -np 2 --mca coll hiercoll,basic,libnbc \
+    --mca coll_hiercoll_shm_lean 0 "$fast" 300 --no-inflight "${SHM_FAST[@]}" \
+    --info hiercoll_shm_lean=maybe
 
 # Hand-back: a blocking collective passed on N times in a row goes back to
 # the component below (its slot then calls it directly); results stay

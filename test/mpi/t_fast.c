@@ -13,17 +13,19 @@
  *     a derived datatype (never fast) of the same signature as the others'
  *     predefined one, so their messages must match whatever path sent them;
  *   - nonblocking collectives in flight on the same communicator do not
- *     match the blocking calls' messages (the blocking tags are fixed).
+ *     match the blocking calls' messages (the blocking tags are fixed);
+ *     --no-inflight leaves them out (the shared-memory level's lean
+ *     blocking calls go straight only where its channel is idle).
  *
- * Usage: t_fast [ITERATIONS] [--info KEY=VALUE]...  (info keys for the
- * tested communicator, e.g. hiercoll_bcast_algorithm=binomial)
+ * Usage: t_fast [ITERATIONS] [--no-inflight] [--info KEY=VALUE]...  (info
+ * keys for the tested communicator, e.g. hiercoll_bcast_algorithm=binomial)
  */
 #include "t_common.h"
 
 int main(int argc, char **argv)
 {
     tc_init(&argc, &argv);
-    int iters = 300, rank, np;
+    int iters = 300, rank, np, inflight = 1;
     MPI_Info info;
     MPI_Info_create(&info);
     for (int i = 1; i < argc; ++i) {
@@ -35,6 +37,8 @@ int main(int argc, char **argv)
                 *eq = 0;
                 MPI_Info_set(info, kv, eq + 1);
             }
+        } else if (0 == strcmp(argv[i], "--no-inflight")) {
+            inflight = 0;
         } else {
             iters = atoi(argv[i]);
         }
@@ -61,10 +65,12 @@ int main(int argc, char **argv)
         int odd = rank % 2 && 0 == (it / 32) % 2; /* derived type on odd ranks */
         MPI_Op op = (it / 8) % 3 ? MPI_SUM : MPI_MAX;
         int in_place = 0 == (it / 64) % 2 && (it / 4) % 2;
-        MPI_Request rq;
+        MPI_Request rq = MPI_REQUEST_NULL;
         /* a nonblocking allreduce in flight across the blocking calls */
         nb_in = rank + it;
-        MPI_Iallreduce(&nb_in, &nb_out, 1, MPI_INT, MPI_SUM, comm, &rq);
+        if (inflight) {
+            MPI_Iallreduce(&nb_in, &nb_out, 1, MPI_INT, MPI_SUM, comm, &rq);
+        }
 
         /* bcast */
         tc_at("iteration %d: bcast count %d root %d%s", it, count, root, odd ? " (pairs)" : "");
@@ -132,10 +138,12 @@ int main(int argc, char **argv)
                       entered - left);
         }
 
-        MPI_Wait(&rq, MPI_STATUS_IGNORE);
-        tc_at("iteration %d: iallreduce in flight", it);
-        tc_expect(nb_out == np * (np - 1) / 2 + np * it, "iallreduce: %d, want %d", nb_out,
-                  np * (np - 1) / 2 + np * it);
+        if (inflight) {
+            MPI_Wait(&rq, MPI_STATUS_IGNORE);
+            tc_at("iteration %d: iallreduce in flight", it);
+            tc_expect(nb_out == np * (np - 1) / 2 + np * it, "iallreduce: %d, want %d", nb_out,
+                      np * (np - 1) / 2 + np * it);
+        }
     }
     MPI_Type_free(&pair);
     MPI_Comm_free(&comm);

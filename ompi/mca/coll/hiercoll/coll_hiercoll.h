@@ -277,6 +277,7 @@ struct mca_coll_hiercoll_module_t {
     struct hc_sc_hist *sc_hist; /* short-circuit history, created lazily */
     int sc_decider;             /* info key hiercoll_shortcut_decider, or -1 */
     bool shm_demote;            /* coll_hiercoll_shm_demote, or info key hiercoll_shm_demote */
+    bool shm_lean;              /* coll_hiercoll_shm_lean, or info key hiercoll_shm_lean */
     /* selection rules and the fast path (coll_hiercoll_fast.c) */
     hcp_rule_t rules[HC_NCOLL][HC_MAX_RULES]; /* those for this size, by bytes */
     int nrules[HC_NCOLL];
@@ -341,7 +342,7 @@ typedef struct mca_coll_hiercoll_params_t {
     char *offload_ofi_built;       /* read-only: was the ofi backend built */
     bool offload_wait_progress;  /* a waiting caller helps the UCX agent */
     /* shared-memory node level (coll_hiercoll_shm.c) */
-    bool shm_enable, shm_oversubscribed, shm_demote;
+    bool shm_enable, shm_oversubscribed, shm_demote, shm_lean;
     char *shm_backing, *shm_fault, *shm_group_level;
     int shm_group_by; /* shm_group_level parsed: an hcp_level_t, or -1 ("none") */
     size_t shm_arena_size, shm_cell_size, shm_chan_bytes, shm_auto_max, shm_fold_max, shm_cma_min;

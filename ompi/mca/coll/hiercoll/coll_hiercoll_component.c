@@ -382,6 +382,12 @@ static int hiercoll_register(void)
              "a NOP on processors without it), so that readers take them there instead of from "
              "the writer's core",
              OPAL_INFO_LVL_6, &c->shm_demote);
+    c->shm_lean = true;
+    reg_bool("shm_lean",
+             "Shared-memory node level: a blocking barrier, and a blocking bcast of one "
+             "predefined contiguous type that fits the flag line, go straight at the lines "
+             "(the engine builds an operation only where the call must wait)",
+             OPAL_INFO_LVL_6, &c->shm_lean);
     c->shm_backing = "/dev/shm";
     reg_string("shm_backing",
                "Shared-memory node level: the directory of each process's arena file (created "
@@ -523,6 +529,7 @@ static int hiercoll_open(void)
     mca_coll_hiercoll_rules_open();
     /* the hooks through which lower layers reach up (coll_hiercoll_hooks.h) */
     mca_coll_hiercoll_hooks.scratch_moved = mca_coll_hiercoll_fast_forget;
+    mca_coll_hiercoll_hooks.shm_settled = mca_coll_hiercoll_fast_forget;
     mca_coll_hiercoll_hooks.module_class = OBJ_CLASS(mca_coll_hiercoll_module_t);
     OBJ_CONSTRUCT(&c->active, opal_list_t);
     OBJ_CONSTRUCT(&c->lock, opal_mutex_t);

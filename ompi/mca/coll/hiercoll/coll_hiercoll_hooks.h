@@ -21,6 +21,14 @@ typedef struct hc_hooks {
      * needed more); the fast path's remembered bindings point into the old
      * one and must be forgotten (mca_coll_hiercoll_fast_forget). */
     void (*scratch_moved)(mca_coll_hiercoll_module_t *m);
+    /* shared-memory level -> fast path: a region's set-up has ended
+     * (ready or failed).  What the fast path remembered before, and of
+     * the calls inside the set-up (the layer below may run them on the
+     * communicator's own collectives, i.e. hiercoll's: basic's allgather
+     * is a gather and a bcast), was decided as the level stood then and
+     * must be forgotten (mca_coll_hiercoll_fast_forget): a rank that
+     * still took a remembered bcast would not meet the others in shm. */
+    void (*shm_settled)(mca_coll_hiercoll_module_t *m);
     /* capabilities -> module: hiercoll's module class, to tell a
      * communicator's hiercoll module among its slots' modules (the
      * shared-memory level preparing a decomposition's part). */

@@ -199,6 +199,13 @@ static void read_info(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm)
                         "nor false; keeping the MCA choice", val, comm->c_name);
         }
     }
+    if (OPAL_SUCCESS == hc_info_get(info, "hiercoll_shm_lean", val, sizeof(val), &flag) && flag
+        && 0 != mca_coll_hiercoll_parse_bool(val, &m->shm_lean)) {
+        if (0 == ompi_comm_rank(comm)) {
+            opal_output(0, "hiercoll: info key hiercoll_shm_lean=\"%s\" on %s is neither true "
+                        "nor false; keeping the MCA choice", val, comm->c_name);
+        }
+    }
 }
 
 static int module_enable(mca_coll_base_module_t *module, ompi_communicator_t *comm)
@@ -210,6 +217,7 @@ static int module_enable(mca_coll_base_module_t *module, ompi_communicator_t *co
     }
     m->gatherv_level = mca_coll_hiercoll_params.gatherv_level;
     m->shm_demote = mca_coll_hiercoll_params.shm_demote;
+    m->shm_lean = mca_coll_hiercoll_params.shm_lean;
     read_info(m, comm);
     mca_coll_hiercoll_save_prev(m, comm);
     mca_coll_hiercoll_shm_enable(m, comm);

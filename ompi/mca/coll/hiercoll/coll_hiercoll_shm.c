@@ -72,6 +72,8 @@
  * nonblocking = a request the progress callback advances; persistent = a
  * request restarted on its own channel.  A channel runs its operations in
  * order (a FIFO), so one rank never interleaves two operations' lines.
+ * A short blocking barrier or bcast on an idle channel may go straight at
+ * the lines (lean(), from the fast path), writing what the engine would.
  */
 #include "ompi_config.h"
 
@@ -450,6 +452,9 @@ typedef struct hc_shm {
     bool yield;
     bool cma;   /* every rank may read every other's memory (probed, agreed) */
     bool demote; /* publish() demotes its line (coll_hiercoll_shm_demote, info key) */
+    bool lean;   /* short blocking calls may go straight (lean(); coll_hiercoll_shm_lean) */
+    bool flat;   /* no groups (n <= coll_hiercoll_shm_group_size) */
+    uint32_t lean_spin; /* polls before a lean barrier hands its wait to the engine */
     bool part;  /* a decomposition's part (mca_coll_hiercoll_shm_prepare) */
     pid_t *pids;
     int *lead;    /* [n] the first rank of each rank's group (grouped algorithms) */
@@ -524,6 +529,14 @@ static void lay_out(hc_shm_t *s, char *region)
         ch->done_min = 0;
         p += per;
     }
+}
+
+/* Polls of a wait before Open MPI's progress and yield. */
+static uint32_t spin_of(const hc_shm_t *sh)
+{
+    uint32_t spin = (uint32_t) mca_coll_hiercoll_params.shm_spin;
+    /* oversubscribed, the rank we wait for may need this core: spin less */
+    return sh->yield ? spin / 32 + 1 : spin;
 }
 
 static bool all_local(ompi_communicator_t *comm)
@@ -747,7 +760,7 @@ static int cma_probe(const hc_shm_peer_t *peers, int n, int me)
     return v == (HC_SHM_MAGIC ^ (uint64_t) peers[q].pid) ? 1 : 0;
 }
 
-static int setup(mca_coll_hiercoll_module_t *m)
+static int set_up(mca_coll_hiercoll_module_t *m)
 {
     mca_coll_hiercoll_params_t *c = &mca_coll_hiercoll_params;
     hc_shm_t *s = m->shm;
@@ -761,6 +774,9 @@ static int setup(mca_coll_hiercoll_module_t *m)
     s->kf = flag_slots(s->n, s->k);
     s->cell = cell_for(s->n, s->k);
     s->demote = m->shm_demote;
+    s->lean = m->shm_lean;
+    s->flat = s->n <= mca_coll_hiercoll_params.shm_group_size;
+    s->lean_spin = spin_of(s);
     s->nch = 1 + c->shm_persistent;
     s->len = sizeof(hc_shm_hdr_t) + (size_t) s->nch * chan_bytes(s->n, s->kf, s->k, s->cell);
     s->len = (s->len + 4095) & ~(size_t) 4095;
@@ -886,6 +902,17 @@ static int setup(mca_coll_hiercoll_module_t *m)
                               groups, s->demote ? "" : ", lines not demoted");
     }
     return OMPI_SUCCESS;
+}
+
+/* Set the region up (collective), then have the fast path forget what it
+ * remembered before (see the hook). */
+static int setup(mca_coll_hiercoll_module_t *m)
+{
+    int rc = set_up(m);
+    if (NULL != mca_coll_hiercoll_hooks.shm_settled) {
+        mca_coll_hiercoll_hooks.shm_settled(m);
+    }
+    return rc;
 }
 
 /* ------------------------------------------------------------------ */
@@ -2484,9 +2511,7 @@ typedef struct {
 
 static void wait_init(const hc_shm_t *sh, hc_wait_t *w)
 {
-    uint32_t spin = (uint32_t) mca_coll_hiercoll_params.shm_spin;
-    /* oversubscribed, the rank we wait for may need this core: spin less */
-    w->spin = sh->yield ? spin / 32 + 1 : spin;
+    w->spin = spin_of(sh);
     w->polls = 0;
     w->since = 0;
     w->warned = false;
@@ -2675,18 +2700,26 @@ static void enqueue(hc_shm_op_t *o)
 
 /* A blocking operation: alone on its channel, the fastest way; behind
  * requests, it waits its turn advancing them. */
+/* A blocking operation alone on its channel, begun: step it to its end
+ * (`polls`: how many its caller has spun already). */
+static void run_alone(hc_shm_op_t *o, uint32_t polls)
+{
+    if (!op_step(o)) {
+        hc_wait_t w;
+        wait_init(o->ch->s, &w);
+        w.polls = polls;
+        do {
+            wait_step(o->ch->s, &w, o);
+        } while (!op_step(o));
+    }
+}
+
 static int run_blocking_op(hc_shm_op_t *o, const hc_call_t *c)
 {
     hc_shm_chan_t *ch = o->ch;
     op_begin(o, c->rbuf, c->rcount);
     if (NULL == ch->head) {
-        if (!op_step(o)) {
-            hc_wait_t w;
-            wait_init(ch->s, &w);
-            do {
-                wait_step(ch->s, &w, o);
-            } while (!op_step(o));
-        }
+        run_alone(o, 0);
     } else {
         chan_push(ch, o);
         hc_wait_t w;
@@ -2952,9 +2985,98 @@ bool mca_coll_hiercoll_shm_wants(const hc_call_t *c)
 
 const hcp_plan_t mca_coll_hiercoll_shm_mark;
 
+/* LEAN CALLS.  A blocking barrier of a flat region (no groups), or a
+ * bcast of one predefined contiguous type short enough for the flag
+ * line, on an idle channel 0, goes straight at the lines: no call nor
+ * operation is built where nothing waits.  That halves a short bcast's
+ * own cost (np 2, 8 bytes, a bare loop: 0.049-0.058 us a call ->
+ * 0.023-0.030; a barrier 0.152 -> 0.12-0.13).  It writes exactly what
+ * the engine's step would, with the same sequence number; where it must
+ * wait, the engine takes over the operation (LEAN_WAIT: a barrier that
+ * has published its line and spun coll_hiercoll_shm_spin polls) or the
+ * whole call (LEAN_NO: nothing done; a bcast's reader whose line is not
+ * there yet).  (The same for a short allreduce measured no faster at 8
+ * bytes and 0.87-0.98x at 16 and 64: it stays with the engine.) */
+enum { LEAN_NO, LEAN_WAIT, LEAN_DONE };
+
+static int lean(hc_shm_t *sh, hc_shm_chan_t *ch, hc_fast_t *f, hc_coll_t k, void *rbuf,
+                uint32_t *polls)
+{
+    uint64_t s = ch->seq;
+    hc_line_t *l;
+    if (HC_BCAST == k) {
+        /* (through one cell, measured 0.63-0.95x the engine's from 128
+         * bytes to 4 KiB: the lean bcast stays in the flag line) */
+        size_t m = (size_t) f->count * f->dtype->super.size;
+        if (0 == m || m > HC_SHM_INLINE || !ompi_datatype_is_predefined(f->dtype)
+            || !contiguous(f->dtype, (size_t) f->count)) {
+            return LEAN_NO;
+        }
+        l = flag_of(ch, s, f->root);
+        if (sh->me == f->root) {
+            if (!slot_free(ch, s, false)) {
+                return LEAN_NO;
+            }
+            ch->seq = s + 1;
+            memcpy(l->data, rbuf, m);
+            st_rel(&l->seq, FV(s, 0));
+            if (sh->demote && m > HC_SHM_LINE / 2 - 16) { /* (see publish) */
+                demote(l, HC_SHM_LINE);
+            }
+            finish_reading(ch, s);
+            return LEAN_DONE;
+        }
+        if (ld_acq(&l->seq) < FV(s, 0)) {
+            return LEAN_NO;
+        }
+        ch->seq = s + 1;
+        memcpy(rbuf, l->data, m);
+        finish_reading(ch, s);
+        prefetch_line(flag_of(ch, s + 1, f->root));
+        return LEAN_DONE;
+    }
+    /* a barrier (flat): publish, then every other line */
+    if (!sh->flat || !slot_free(ch, s, false)) {
+        return LEAN_NO;
+    }
+    ch->seq = s + 1;
+    l = flag_of(ch, s, sh->me);
+    st_rel(&l->seq, FV(s, 0));
+    if (sh->demote) {
+        demote(l, HC_SHM_LINE);
+    }
+    /* spin as the engine's wait would (then it takes over: progress,
+     * yield, the watchdog) */
+    uint32_t spin = sh->lean_spin;
+    for (int r = 0; r < sh->n; ++r) {
+        while (r != sh->me && ld_acq(&flag_of(ch, s, r)->seq) < FV(s, 0)) {
+            if (++*polls >= spin) {
+                return LEAN_WAIT;
+            }
+            cpu_relax();
+        }
+    }
+    if (s - 1 > ch->done_min) { /* every rank has begun s (see all_flags) */
+        ch->done_min = s - 1;
+    }
+    finish_reading(ch, s);
+    return LEAN_DONE;
+}
+
 int mca_coll_hiercoll_shm_fast(mca_coll_hiercoll_module_t *m, hc_fast_t *f, hc_coll_t k,
                                const void *sbuf, void *rbuf)
 {
+    hc_shm_t *sh = m->shm;
+    hc_shm_chan_t *ch = &sh->ch[0];
+    int lean_rc = LEAN_NO;
+    uint64_t s = ch->seq;
+    uint32_t polls = 0;
+    if (NULL == ch->head && sh->lean && (HC_BARRIER == k || HC_BCAST == k)) {
+        lean_rc = lean(sh, ch, f, k, rbuf, &polls);
+        if (LEAN_DONE == lean_rc) {
+            return OMPI_SUCCESS;
+        }
+    }
     hc_call_t c;
     c.coll = k;
     c.mode = HC_BLOCKING;
@@ -2970,8 +3092,17 @@ int mca_coll_hiercoll_shm_fast(mca_coll_hiercoll_module_t *m, hc_fast_t *f, hc_c
         ompi_datatype_type_size(f->dtype, &c.rsize);
     }
     hc_shm_op_t o;
-    if (0 == op_init(&o, &m->shm->ch[0], &c)) {
+    if (0 == op_init(&o, ch, &c)) {
         return OMPI_SUCCESS;
+    }
+    if (LEAN_WAIT == lean_rc) { /* begun and published (op_begin's work, ph 1) */
+        o.s0 = s;
+        o.j = o.i = 0;
+        o.ph = 1;
+        o.finished = false;
+        o.error = OMPI_SUCCESS;
+        run_alone(&o, polls);
+        return o.error;
     }
     return run_blocking_op(&o, &c);
 }
