@@ -1205,6 +1205,16 @@ EXPECT_ONCE=('hiercoll: info key hiercoll_shm_lean="maybe" on .* is neither true
 run "fast-shm-lean-off-np2" 300 "${MPI[@]}" -np 2 --mca coll hiercoll,basic,libnbc \
     --mca coll_hiercoll_shm_lean 0 "$fast" 300 --no-inflight "${SHM_FAST[@]}" \
     --info hiercoll_shm_lean=maybe
+# ...and where the engine would not use the flag line for the call, lean
+# calls step aside: single copy from 8 bytes (a bcast's readers and a
+# reduce's root read the others' buffers), groups of 2 (a reduce in two
+# levels)
+EXPECT=("t_fast: np 2: [0-9]+ checks, 0 failed")
+run "fast-shm-lean-cma-np2" 120 "${MPI[@]}" -np 2 --mca coll hiercoll,basic,libnbc \
+    --mca coll_hiercoll_shm_cma_min 8 "$fast" 300 --no-inflight "${SHM_FAST[@]}"
+EXPECT=("t_fast: np 5: [0-9]+ checks, 0 failed")
+run "fast-shm-lean-groups2-np5" 120 "${MPI[@]}" -np 5 --mca coll hiercoll,basic,libnbc \
+    --mca coll_hiercoll_shm_group_size 2 "$fast" 200 --no-inflight "${SHM_FAST[@]}"
 
 # Hand-back: a blocking collective passed on N times in a row goes back to
 # the component below (its slot then calls it directly); results stay

@@ -2969,9 +2969,11 @@ bool mca_coll_hiercoll_shm_wants(const hc_call_t *c)
     }
     size_t bytes = HC_BARRIER == c->coll ? 0 : (size_t) c->rcount * c->rsize;
     /* (a decomposition's part takes short reduces too: its non-leaders
-     * stay off the PML) */
+     * stay off the PML; and so do blocking ones that fit the flag line
+     * where the fast path may take them to a lean call) */
     if (bytes > cc->shm_auto_max
-        || (HC_REDUCE == c->coll && bytes < cc->shm_reduce_min && !sh->part)
+        || (HC_REDUCE == c->coll && bytes < cc->shm_reduce_min && !sh->part
+            && !(HC_BLOCKING == c->mode && bytes <= HC_SHM_INLINE && c->module->fast_ok))
         || !mca_coll_hiercoll_shm_usable(c)) {
         return false;
     }
@@ -2986,21 +2988,33 @@ bool mca_coll_hiercoll_shm_wants(const hc_call_t *c)
 const hcp_plan_t mca_coll_hiercoll_shm_mark;
 
 /* LEAN CALLS.  A blocking barrier of a flat region (no groups), or a
- * bcast of one predefined contiguous type short enough for the flag
- * line, on an idle channel 0, goes straight at the lines: no call nor
- * operation is built where nothing waits.  That halves a short bcast's
- * own cost (np 2, 8 bytes, a bare loop: 0.049-0.058 us a call ->
- * 0.023-0.030; a barrier 0.152 -> 0.12-0.13).  It writes exactly what
- * the engine's step would, with the same sequence number; where it must
- * wait, the engine takes over the operation (LEAN_WAIT: a barrier that
- * has published its line and spun coll_hiercoll_shm_spin polls) or the
- * whole call (LEAN_NO: nothing done; a bcast's reader whose line is not
- * there yet).  (The same for a short allreduce measured no faster at 8
- * bytes and 0.87-0.98x at 16 and 64: it stays with the engine.) */
+ * bcast or reduce of one predefined contiguous type short enough for the
+ * flag line, on an idle channel 0, goes straight at the lines: no call
+ * nor operation is built where nothing waits.  That halves a short
+ * bcast's own cost (np 2, 8 bytes, a bare loop: 0.049-0.058 us a call ->
+ * 0.023-0.030; a barrier 0.152 -> 0.12-0.13; a reduce 8-64 bytes 2.3-3.8
+ * times tuned's, where the engine's was 0.8-1.0).  It writes exactly
+ * what the engine's step would, with the same sequence number; where it
+ * must wait, the engine takes over the operation (LEAN_WAIT: a barrier
+ * that has published its line and spun coll_hiercoll_shm_spin polls) or
+ * the whole call (LEAN_NO: nothing done; a bcast's reader or a reduce's
+ * root whose lines are not all there yet).  (The same for a short
+ * allreduce measured no faster at 8 bytes and 0.87-0.98x at 16 to 112,
+ * twice: it stays with the engine.) */
 enum { LEAN_NO, LEAN_WAIT, LEAN_DONE };
 
-static int lean(hc_shm_t *sh, hc_shm_chan_t *ch, hc_fast_t *f, hc_coll_t k, void *rbuf,
-                uint32_t *polls)
+/* m bytes of f's type: where the engine would carry them in the flag
+ * line (op_init: not single copy), and lean may copy them (a predefined
+ * contiguous type). */
+static inline bool lean_inline(const hc_shm_t *sh, const hc_fast_t *f, size_t m)
+{
+    return 0 != m && m <= HC_SHM_INLINE
+           && !(sh->cma && m >= mca_coll_hiercoll_params.shm_cma_min)
+           && ompi_datatype_is_predefined(f->dtype) && contiguous(f->dtype, (size_t) f->count);
+}
+
+static int lean(hc_shm_t *sh, hc_shm_chan_t *ch, hc_fast_t *f, hc_coll_t k, const void *sbuf,
+                void *rbuf, uint32_t *polls)
 {
     uint64_t s = ch->seq;
     hc_line_t *l;
@@ -3008,8 +3022,7 @@ static int lean(hc_shm_t *sh, hc_shm_chan_t *ch, hc_fast_t *f, hc_coll_t k, void
         /* (through one cell, measured 0.63-0.95x the engine's from 128
          * bytes to 4 KiB: the lean bcast stays in the flag line) */
         size_t m = (size_t) f->count * f->dtype->super.size;
-        if (0 == m || m > HC_SHM_INLINE || !ompi_datatype_is_predefined(f->dtype)
-            || !contiguous(f->dtype, (size_t) f->count)) {
+        if (!lean_inline(sh, f, m)) {
             return LEAN_NO;
         }
         l = flag_of(ch, s, f->root);
@@ -3033,6 +3046,62 @@ static int lean(hc_shm_t *sh, hc_shm_chan_t *ch, hc_fast_t *f, hc_coll_t k, void
         memcpy(rbuf, l->data, m);
         finish_reading(ch, s);
         prefetch_line(flag_of(ch, s + 1, f->root));
+        return LEAN_DONE;
+    }
+    if (HC_REDUCE == k) {
+        /* the non-roots publish and go on; the root folds once every line
+         * is there (it publishes nothing: LEAN_NO leaves it all to the
+         * engine) */
+        size_t m = (size_t) f->count * f->dtype->super.size;
+        if (!sh->flat || !lean_inline(sh, f, m)) { /* (groups: run_fold_grouped) */
+            return LEAN_NO;
+        }
+        const char *src = f->in_place ? (const char *) rbuf : (const char *) sbuf;
+        if (sh->me != f->root) {
+            if (!slot_free(ch, s, false)) {
+                return LEAN_NO;
+            }
+            ch->seq = s + 1;
+            l = flag_of(ch, s, sh->me);
+            memcpy(l->data, src, m);
+            st_rel(&l->seq, FV(s, 0));
+            if (sh->demote) {
+                demote(l, HC_SHM_LINE);
+            }
+            finish_reading(ch, s);
+            return LEAN_DONE;
+        }
+        for (int r = 0; r < sh->n; ++r) {
+            if (r != sh->me && ld_acq(&flag_of(ch, s, r)->seq) < FV(s, 0)) {
+                return LEAN_NO;
+            }
+        }
+        ch->seq = s + 1;
+        uint64_t mine[HC_SHM_INLINE / 8];
+        if (f->in_place) {
+            memcpy(mine, src, m);
+            src = (const char *) mine;
+        }
+        hc_shm_op_t o; /* (reduce_into reads its op and datatype) */
+        o.op = f->op;
+        o.dt = f->dtype;
+        for (int r = sh->n - 1; r >= 0; --r) {
+            const char *x = r == sh->me ? src : (const char *) flag_of(ch, s, r)->data;
+            if (r == sh->n - 1) {
+                memcpy(rbuf, x, m);
+            } else {
+                reduce_into(&o, x, rbuf, (size_t) f->count);
+            }
+        }
+        if (s - 1 > ch->done_min) { /* every rank has begun s (see all_flags) */
+            ch->done_min = s - 1;
+        }
+        finish_reading(ch, s);
+        for (int r = 0; r < sh->n && r < 8; ++r) { /* (prefetch_next) */
+            if (r != sh->me) {
+                prefetch_line(flag_of(ch, s + 1, r));
+            }
+        }
         return LEAN_DONE;
     }
     /* a barrier (flat): publish, then every other line */
@@ -3071,8 +3140,8 @@ int mca_coll_hiercoll_shm_fast(mca_coll_hiercoll_module_t *m, hc_fast_t *f, hc_c
     int lean_rc = LEAN_NO;
     uint64_t s = ch->seq;
     uint32_t polls = 0;
-    if (NULL == ch->head && sh->lean && (HC_BARRIER == k || HC_BCAST == k)) {
-        lean_rc = lean(sh, ch, f, k, rbuf, &polls);
+    if (NULL == ch->head && sh->lean && (HC_BARRIER == k || HC_BCAST == k || HC_REDUCE == k)) {
+        lean_rc = lean(sh, ch, f, k, sbuf, rbuf, &polls);
         if (LEAN_DONE == lean_rc) {
             return OMPI_SUCCESS;
         }
