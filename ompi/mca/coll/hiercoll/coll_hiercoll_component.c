@@ -384,8 +384,8 @@ static int hiercoll_register(void)
              OPAL_INFO_LVL_6, &c->shm_demote);
     c->shm_lean = true;
     reg_bool("shm_lean",
-             "Shared-memory node level: a blocking barrier, and a blocking bcast of one "
-             "predefined contiguous type that fits the flag line, go straight at the lines "
+             "Shared-memory node level: a blocking barrier, and a blocking bcast or reduce of "
+             "one predefined contiguous type that fits the flag line, go straight at the lines "
              "(the engine builds an operation only where the call must wait)",
              OPAL_INFO_LVL_6, &c->shm_lean);
     c->shm_backing = "/dev/shm";

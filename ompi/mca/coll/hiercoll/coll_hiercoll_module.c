@@ -124,6 +124,19 @@ const char *mca_coll_hiercoll_info_key(hc_coll_t k, char *buf, size_t len)
 /* Per-communicator overrides by info keys "hiercoll_<coll>_algorithm",
  * "hiercoll_gatherv_level" and "hiercoll_decomp_criterion"; a bad value is
  * reported by the communicator's rank 0 and ignored. */
+/* A boolean info key: true or false sets *to; anything else is one line
+ * (rank 0) and leaves the MCA choice. */
+static void info_bool(opal_info_t *info, ompi_communicator_t *comm, const char *key, bool *to)
+{
+    char val[64];
+    int flag = 0;
+    if (OPAL_SUCCESS == hc_info_get(info, key, val, sizeof(val), &flag) && flag
+        && 0 != mca_coll_hiercoll_parse_bool(val, to) && 0 == ompi_comm_rank(comm)) {
+        opal_output(0, "hiercoll: info key %s=\"%s\" on %s is neither true nor false; keeping "
+                    "the MCA choice", key, val, comm->c_name);
+    }
+}
+
 static void read_info(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm)
 {
     opal_info_t *info = comm->super.s_info;
@@ -192,20 +205,8 @@ static void read_info(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm)
             m->sc_decider = (int) d;
         }
     }
-    if (OPAL_SUCCESS == hc_info_get(info, "hiercoll_shm_demote", val, sizeof(val), &flag) && flag
-        && 0 != mca_coll_hiercoll_parse_bool(val, &m->shm_demote)) {
-        if (0 == ompi_comm_rank(comm)) {
-            opal_output(0, "hiercoll: info key hiercoll_shm_demote=\"%s\" on %s is neither true "
-                        "nor false; keeping the MCA choice", val, comm->c_name);
-        }
-    }
-    if (OPAL_SUCCESS == hc_info_get(info, "hiercoll_shm_lean", val, sizeof(val), &flag) && flag
-        && 0 != mca_coll_hiercoll_parse_bool(val, &m->shm_lean)) {
-        if (0 == ompi_comm_rank(comm)) {
-            opal_output(0, "hiercoll: info key hiercoll_shm_lean=\"%s\" on %s is neither true "
-                        "nor false; keeping the MCA choice", val, comm->c_name);
-        }
-    }
+    info_bool(info, comm, "hiercoll_shm_demote", &m->shm_demote);
+    info_bool(info, comm, "hiercoll_shm_lean", &m->shm_lean);
 }
 
 static int module_enable(mca_coll_base_module_t *module, ompi_communicator_t *comm)
