@@ -15,6 +15,7 @@
 #define MCA_COLL_HIERCOLL_FAST_H
 
 #include "coll_hiercoll.h"
+#include "coll_hiercoll_shm.h"
 
 BEGIN_C_DECLS
 
@@ -73,7 +74,10 @@ static inline hc_fast_t *hc_fast_hit(mca_coll_base_module_t *module, hc_coll_t k
  * that passes on (`pass`) calls the layer below directly and counts toward
  * the hand-back: the call that uses the count up takes the slow path
  * instead (`slow`), whose dispatch counts it last and hands the slot back.
- * A hit that runs hiercoll's plan, or a watched allreduce, runs through
+ * A hit of the shared-memory level (not an allreduce, which may feed the
+ * short-circuit history) goes straight to it, as fast_run would, a call
+ * less (np 2, 8-32 byte bcasts 0.028-0.029 -> 0.025-0.026 us); one that
+ * runs hiercoll's plan, or any allreduce, runs through
  * mca_coll_hiercoll_fast_run.  A miss falls through to what follows. */
 #define HC_FAST_ENTRY(module, k, f, pass, slow, sbuf, rbuf, coll, ...)                             \
     do {                                                                                           \
@@ -84,6 +88,11 @@ static inline hc_fast_t *hc_fast_hit(mca_coll_base_module_t *module, hc_coll_t k
                     return slow;                                                                   \
                 }                                                                                  \
                 return HC_FAST_PASS(f, coll, __VA_ARGS__);                                         \
+            }                                                                                      \
+            if (&mca_coll_hiercoll_shm_mark == (f)->plan && HC_ALLREDUCE != k) {                   \
+                int n_ = mca_coll_hiercoll_params.hand_back_after;                                 \
+                (f)->left = n_ > 0 ? (uint32_t) n_ : UINT32_MAX;                                   \
+                return mca_coll_hiercoll_shm_fast(HC_MODULE(module), f, k, sbuf, rbuf);            \
             }                                                                                      \
             return mca_coll_hiercoll_fast_run(HC_MODULE(module), f, k, sbuf, rbuf);                \
         }                                                                                          \
