@@ -72,8 +72,9 @@
  * nonblocking = a request the progress callback advances; persistent = a
  * request restarted on its own channel.  A channel runs its operations in
  * order (a FIFO), so one rank never interleaves two operations' lines.
- * A short blocking barrier or bcast on an idle channel may go straight at
- * the lines (lean(), from the fast path), writing what the engine would.
+ * A short blocking barrier, bcast or reduce on an idle channel may go
+ * straight at the lines (lean(), from the fast path), writing what the
+ * engine would.
  */
 #include "ompi_config.h"
 
@@ -454,7 +455,6 @@ typedef struct hc_shm {
     bool demote; /* publish() demotes its line (coll_hiercoll_shm_demote, info key) */
     bool lean;   /* short blocking calls may go straight (lean(); coll_hiercoll_shm_lean) */
     bool flat;   /* no groups (n <= coll_hiercoll_shm_group_size) */
-    uint32_t lean_spin; /* polls before a lean barrier hands its wait to the engine */
     bool part;  /* a decomposition's part (mca_coll_hiercoll_shm_prepare) */
     pid_t *pids;
     int *lead;    /* [n] the first rank of each rank's group (grouped algorithms) */
@@ -776,7 +776,6 @@ static int set_up(mca_coll_hiercoll_module_t *m)
     s->demote = m->shm_demote;
     s->lean = m->shm_lean;
     s->flat = s->n <= mca_coll_hiercoll_params.shm_group_size;
-    s->lean_spin = spin_of(s);
     s->nch = 1 + c->shm_persistent;
     s->len = sizeof(hc_shm_hdr_t) + (size_t) s->nch * chan_bytes(s->n, s->kf, s->k, s->cell);
     s->len = (s->len + 4095) & ~(size_t) 4095;
@@ -1398,21 +1397,27 @@ static bool run_bcast(hc_shm_op_t *o)
         }                                                                                          \
     } while (0)
 
-static inline void reduce_into(const hc_shm_op_t *o, const char *x, char *acc, size_t cnt)
+static inline void reduce_with(ompi_op_t *op, ompi_datatype_t *dt, const char *x, char *acc,
+                               size_t cnt)
 {
 #define HC_SUM_CASE(T, DT)                                                                         \
-    if (&DT.dt == o->dt) {                                                                         \
+    if (&DT.dt == dt) {                                                                         \
         HC_SUM_LOOP(T);                                                                            \
         return;                                                                                    \
     }
-    if (cnt <= 16 && &ompi_mpi_op_sum.op == o->op) {
+    if (cnt <= 16 && &ompi_mpi_op_sum.op == op) {
         HC_SUM_CASE(double, ompi_mpi_double)
         HC_SUM_CASE(float, ompi_mpi_float)
         HC_SUM_CASE(int, ompi_mpi_int)
         HC_SUM_CASE(long, ompi_mpi_long)
     }
 #undef HC_SUM_CASE
-    ompi_op_reduce(o->op, (void *) x, acc, (int) cnt, o->dt);
+    ompi_op_reduce(op, (void *) x, acc, (int) cnt, dt);
+}
+
+static inline void reduce_into(const hc_shm_op_t *o, const char *x, char *acc, size_t cnt)
+{
+    reduce_with(o->op, o->dt, x, acc, cnt);
 }
 
 /* Ranks first + i * stride, or list[first + i] (i < count), in order.
@@ -2307,9 +2312,7 @@ static int op_init(hc_shm_op_t *o, hc_shm_chan_t *ch, const hc_call_t *c)
     o->c = NULL;
     o->tmp = NULL;
     o->scratch = NULL;
-    o->grp = sh->n > mca_coll_hiercoll_params.shm_group_size
-                 ? mca_coll_hiercoll_params.shm_group_size
-                 : 0;
+    o->grp = sh->flat ? 0 : mca_coll_hiercoll_params.shm_group_size;
     o->wait_on = NULL;
     o->wait_val = 0;
     o->nchunks = 0;
@@ -2698,8 +2701,6 @@ static void enqueue(hc_shm_op_t *o)
     }
 }
 
-/* A blocking operation: alone on its channel, the fastest way; behind
- * requests, it waits its turn advancing them. */
 /* A blocking operation alone on its channel, begun: step it to its end
  * (`polls`: how many its caller has spun already). */
 static void run_alone(hc_shm_op_t *o, uint32_t polls)
@@ -2714,6 +2715,8 @@ static void run_alone(hc_shm_op_t *o, uint32_t polls)
     }
 }
 
+/* A blocking operation: alone on its channel, the fastest way; behind
+ * requests, it waits its turn advancing them. */
 static int run_blocking_op(hc_shm_op_t *o, const hc_call_t *c)
 {
     hc_shm_chan_t *ch = o->ch;
@@ -3082,15 +3085,12 @@ static int lean(hc_shm_t *sh, hc_shm_chan_t *ch, hc_fast_t *f, hc_coll_t k, cons
             memcpy(mine, src, m);
             src = (const char *) mine;
         }
-        hc_shm_op_t o; /* (reduce_into reads its op and datatype) */
-        o.op = f->op;
-        o.dt = f->dtype;
         for (int r = sh->n - 1; r >= 0; --r) {
             const char *x = r == sh->me ? src : (const char *) flag_of(ch, s, r)->data;
             if (r == sh->n - 1) {
                 memcpy(rbuf, x, m);
             } else {
-                reduce_into(&o, x, rbuf, (size_t) f->count);
+                reduce_with(f->op, f->dtype, x, rbuf, (size_t) f->count);
             }
         }
         if (s - 1 > ch->done_min) { /* every rank has begun s (see all_flags) */
@@ -3116,7 +3116,7 @@ static int lean(hc_shm_t *sh, hc_shm_chan_t *ch, hc_fast_t *f, hc_coll_t k, cons
     }
     /* spin as the engine's wait would (then it takes over: progress,
      * yield, the watchdog) */
-    uint32_t spin = sh->lean_spin;
+    uint32_t spin = spin_of(sh);
     for (int r = 0; r < sh->n; ++r) {
         while (r != sh->me && ld_acq(&flag_of(ch, s, r)->seq) < FV(s, 0)) {
             if (++*polls >= spin) {
