@@ -1189,7 +1189,8 @@ run "fast-shm-auto-np2" 120 "$mpirun" "${OVERSUBSCRIBE[@]}" --mca btl self,$SM_B
     --mca mpi_yield_when_idle 0 -np 2 --mca coll hiercoll,basic,libnbc \
     --mca coll_hiercoll_verbose 1 "$fast" 300
 # lean blocking calls of the level (coll_hiercoll_shm_lean): a barrier and
-# short bcasts go straight at the lines where the channel is idle
+# short bcasts, reduces and allreduces go straight at the lines where the
+# channel is idle
 # (--no-inflight), and hand their waits to the engine (np 3, oversubscribed,
 # requests in flight); off by MCA, with a bad info key (one line): the same
 SHM_FAST=(--info hiercoll_bcast_algorithm=shm --info hiercoll_barrier_algorithm=shm

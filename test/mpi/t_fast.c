@@ -15,7 +15,10 @@
  *   - nonblocking collectives in flight on the same communicator do not
  *     match the blocking calls' messages (the blocking tags are fixed);
  *     --no-inflight leaves them out (the shared-memory level's lean
- *     blocking calls go straight only where its channel is idle).
+ *     blocking calls go straight only where its channel is idle);
+ *   - a rank late now and then (rank 0, at an allreduce and a barrier)
+ *     makes the others wait past their spin (a lean call then hands its
+ *     operation to the engine).
  *
  * Usage: t_fast [ITERATIONS] [--no-inflight] [--info KEY=VALUE]...  (info
  * keys for the tested communicator, e.g. hiercoll_bcast_algorithm=binomial)
@@ -96,6 +99,10 @@ int main(int argc, char **argv)
             }
             buf[b][i] = tc_val(rank, i, it);
             out[b][i] = in_place ? buf[b][i] : SENTINEL;
+        }
+        if (0 == it % 50 && 0 == rank) { /* late now and then: the others wait long */
+            for (double until = hc_host_clock() + 0.005; hc_host_clock() < until;) {
+            }
         }
         MPI_Allreduce(in_place ? MPI_IN_PLACE : buf[b], out[b], count, MPI_INT, op, comm);
         tc_expect_ints(out[b], want, count, "allreduce result");

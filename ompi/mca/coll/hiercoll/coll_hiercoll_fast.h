@@ -74,10 +74,10 @@ static inline hc_fast_t *hc_fast_hit(mca_coll_base_module_t *module, hc_coll_t k
  * that passes on (`pass`) calls the layer below directly and counts toward
  * the hand-back: the call that uses the count up takes the slow path
  * instead (`slow`), whose dispatch counts it last and hands the slot back.
- * A hit of the shared-memory level (not an allreduce, which may feed the
+ * A hit of the shared-memory level (not an allreduce that feeds the
  * short-circuit history) goes straight to it, as fast_run would, a call
  * less (np 2, 8-32 byte bcasts 0.028-0.029 -> 0.025-0.026 us); one that
- * runs hiercoll's plan, or any allreduce, runs through
+ * runs hiercoll's plan, or a watched allreduce, runs through
  * mca_coll_hiercoll_fast_run.  A miss falls through to what follows. */
 #define HC_FAST_ENTRY(module, k, f, pass, slow, sbuf, rbuf, coll, ...)                             \
     do {                                                                                           \
@@ -89,7 +89,8 @@ static inline hc_fast_t *hc_fast_hit(mca_coll_base_module_t *module, hc_coll_t k
                 }                                                                                  \
                 return HC_FAST_PASS(f, coll, __VA_ARGS__);                                         \
             }                                                                                      \
-            if (&mca_coll_hiercoll_shm_mark == (f)->plan && HC_ALLREDUCE != k) {                   \
+            if (&mca_coll_hiercoll_shm_mark == (f)->plan                                           \
+                && (HC_ALLREDUCE != k || !(f)->sc_watch)) {                                        \
                 int n_ = mca_coll_hiercoll_params.hand_back_after;                                 \
                 (f)->left = n_ > 0 ? (uint32_t) n_ : UINT32_MAX;                                   \
                 return mca_coll_hiercoll_shm_fast(HC_MODULE(module), f, k, sbuf, rbuf);            \
