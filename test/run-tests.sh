@@ -946,6 +946,27 @@ for np in 3 5; do
         --mca coll_hiercoll_verbose 2 --mca coll_hiercoll_shm_persistent 16 "${SHM[@]}" \
         "$testdir/mpi/t_persist"
 done
+# persistent channels given back: 8 rounds of three persistent requests
+# (3 channels) on one communicator, freed before the blocking barrier or
+# allreduce that closes the round, except every third round on odd ranks
+# (after it: that call cannot agree them free, and the next round's inits
+# take other algorithms on every rank): 15 inits take a channel back, no
+# more (np 2 with a core each: the closing calls go lean; np 3, 5: the
+# engine, oversubscribed)
+REUSE=(--mca coll_hiercoll_verbose 1 --mca coll_hiercoll_shm_persistent 3
+       --mca coll_hiercoll_allreduce_algorithm shm --mca coll_hiercoll_bcast_algorithm shm
+       --mca coll_hiercoll_barrier_algorithm shm)
+EXPECT=("$SHM_OK" "shm: a persistent init takes channel 3 back \(freed on every rank; 15 taken back so far\)")
+REJECT=("16 taken back")
+run "shm-persist-reuse-np2" 120 "$mpirun" "${OVERSUBSCRIBE[@]}" --mca btl self,$SM_BTL \
+    --mca pml ob1 --mca mpi_yield_when_idle 0 -np 2 --mca coll hiercoll,basic,libnbc "${REUSE[@]}" \
+    "$shm" --reuse 8
+for np in 3 5; do
+    EXPECT=("$SHM_OK" "shm: a persistent init takes channel 3 back \(freed on every rank; 15 taken back so far\)")
+    REJECT=("16 taken back")
+    run "shm-persist-reuse-np$np" 120 "${MPI[@]}" -np $np --mca coll hiercoll,basic,libnbc \
+        "${REUSE[@]}" "$shm" --reuse 8
+done
 # persistent gatherv and scatterv on shm (t_colls: every root, in place,
 # zero counts; the first coll_hiercoll_shm_persistent inits of each
 # communicator take channels): the non-roots learn the chunk count from the

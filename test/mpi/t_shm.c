@@ -20,8 +20,16 @@
  *             calls and a blocking one, one rank late: their non-roots
  *             learn the chunk count from the root after later calls were
  *             queued behind them.
+ *   reuse N   (--reuse N, alone) N rounds on one communicator, each: three
+ *             persistent requests (allreduce, bcast at a rotating root,
+ *             barrier) started three times in rank-rotated orders, checked,
+ *             freed, then a blocking barrier or allreduce (they alternate);
+ *             every third round the odd ranks free theirs only after that
+ *             call, so it cannot agree their channels free and the next
+ *             round's inits take other algorithms (the run's verbose lines
+ *             count the channels taken back: 15 in 8 rounds);
  * Prints "t_shm: np N: C checks, F failed".
- * Usage: t_shm [--cycles N] [--backing DIR] [--any-order] [--kill RANK]
+ * Usage: t_shm [--cycles N] [--backing DIR] [--any-order] [--kill RANK] [--reuse N]
  *   --any-order: the fold order is not checked (a fallback folded)
  *   --kill RANK: that rank dies by SIGKILL after setting regions up
  *   --stall S: the last rank comes S seconds late to an allreduce (watchdog)
@@ -369,9 +377,60 @@ static void test_vinflight(MPI_Comm comm)
     MPI_Comm_free(&a);
 }
 
+static void test_reuse(MPI_Comm world, int rounds)
+{
+    enum { NR = 3, C = 5 };
+    MPI_Comm comm;
+    MPI_Comm_dup(world, &comm);
+    MPI_Barrier(comm); /* sets the level up (an init only uses a region that exists) */
+    for (int round = 0; round < rounds; ++round) {
+        int a[C], b[C], bc[C + 2], one = 1, all = 0, root = round % np;
+        MPI_Request rq[NR];
+        MPI_Allreduce_init(a, b, C, MPI_INT, MPI_SUM, comm, MPI_INFO_NULL, &rq[0]);
+        MPI_Bcast_init(bc, C + 2, MPI_INT, root, comm, MPI_INFO_NULL, &rq[1]);
+        MPI_Barrier_init(comm, MPI_INFO_NULL, &rq[2]);
+        for (int t = 0; t < 3; ++t) {
+            for (int i = 0; i < C; ++i) {
+                a[i] = rank * 100 + i + round + t;
+                b[i] = -1;
+            }
+            for (int i = 0; i < C + 2; ++i) {
+                bc[i] = rank == root ? round * 1000 + t * 10 + i : -1;
+            }
+            for (int j = 0; j < NR; ++j) {
+                MPI_Start(&rq[(j + rank + t) % NR]);
+            }
+            MPI_Waitall(NR, rq, MPI_STATUSES_IGNORE);
+            tc_at("reuse round %d start %d", round, t);
+            for (int i = 0; i < C; ++i) {
+                int want = 100 * np * (np - 1) / 2 + np * (i + round + t);
+                tc_expect(b[i] == want, "allreduce [%d] %d, want %d", i, b[i], want);
+            }
+            for (int i = 0; i < C + 2; ++i) {
+                int want = round * 1000 + t * 10 + i;
+                tc_expect(bc[i] == want, "bcast [%d] %d, want %d", i, bc[i], want);
+            }
+        }
+        int late = 1 == round % 3 && 1 == rank % 2;
+        for (int j = 0; !late && j < NR; ++j) {
+            MPI_Request_free(&rq[j]);
+        }
+        if (round % 2) {
+            MPI_Allreduce(&one, &all, 1, MPI_INT, MPI_SUM, comm);
+            tc_expect(all == np, "allreduce after round %d: %d, want %d", round, all, np);
+        } else {
+            MPI_Barrier(comm);
+        }
+        for (int j = 0; late && j < NR; ++j) {
+            MPI_Request_free(&rq[j]);
+        }
+    }
+    MPI_Comm_free(&comm);
+}
+
 int main(int argc, char **argv)
 {
-    int cycles = 200, kill_rank = -1, stall = 0;
+    int cycles = 200, kill_rank = -1, stall = 0, reuse = 0;
     const char *backing = "/dev/shm";
     tc_init(&argc, &argv);
     for (int i = 1; i < argc; ++i) {
@@ -383,6 +442,8 @@ int main(int argc, char **argv)
             stall = atoi(argv[++i]);
         } else if (0 == strcmp(argv[i], "--kill") && i + 1 < argc) {
             kill_rank = atoi(argv[++i]);
+        } else if (0 == strcmp(argv[i], "--reuse") && i + 1 < argc) {
+            reuse = atoi(argv[++i]);
         } else if (0 == strcmp(argv[i], "--backing") && i + 1 < argc) {
             backing = argv[++i];
         }
@@ -408,11 +469,15 @@ int main(int argc, char **argv)
         }
         MPI_Barrier(MPI_COMM_WORLD);
     }
-    test_matrix(MPI_COMM_WORLD);
-    test_determinism(MPI_COMM_WORLD);
-    test_inflight(MPI_COMM_WORLD);
-    test_vinflight(MPI_COMM_WORLD);
-    test_cycles(MPI_COMM_WORLD, cycles, backing);
+    if (reuse > 0) {
+        test_reuse(MPI_COMM_WORLD, reuse);
+    } else {
+        test_matrix(MPI_COMM_WORLD);
+        test_determinism(MPI_COMM_WORLD);
+        test_inflight(MPI_COMM_WORLD);
+        test_vinflight(MPI_COMM_WORLD);
+        test_cycles(MPI_COMM_WORLD, cycles, backing);
+    }
     long c = tc_checks, f = tc_failures, ct = 0, ft = 0;
     MPI_Reduce(&c, &ct, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
     MPI_Reduce(&f, &ft, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);

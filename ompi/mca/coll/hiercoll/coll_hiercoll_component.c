@@ -421,8 +421,9 @@ static int hiercoll_register(void)
                OPAL_INFO_LVL_6, HC_NUM_INT, &c->shm_slots, 4, 2, 64);
     reg_number("shm_persistent",
                "Shared-memory node level: persistent requests per communicator that run on it "
-               "(each has a channel of its own, in initialization order; later inits use the "
-               "other algorithms)",
+               "at a time (each has a channel of its own, in initialization order; a freed "
+               "request's channel is taken back once a blocking barrier or short allreduce has "
+               "shown every rank freed it; inits that find none use the other algorithms)",
                OPAL_INFO_LVL_6, HC_NUM_INT, &c->shm_persistent, 2, 0, 16);
     reg_number("shm_min_calls",
                "Shared-memory node level: calls of a communicator that auto runs elsewhere "

@@ -446,6 +446,12 @@ typedef struct hc_shm {
     int k, kf; /* slots of cells, of flag lines (kf a power of two) */
     size_t cell;
     int nch, npers;
+    /* Persistent channels given back (bit c - 1: channel c; see
+     * agree_freed): whose request this process has freed; what it
+     * offered in its last agreeing call; freed on every rank (agreed);
+     * inits that took one back */
+    uint32_t pfreed, poffered, pagreed;
+    int ptaken;
     char *map;   /* the owner's arena as mapped here */
     hc_shm_hdr_t *hdr;
     bool owner;
@@ -1131,6 +1137,47 @@ static void my_group(const hc_shm_op_t *o, int *lead, int *size)
     *size = r + 1 - *lead;
 }
 
+/* PERSISTENT CHANNELS GIVEN BACK.  A persistent request keeps its channel
+ * until freed; MPI_Request_free is local, and an init may not wait for
+ * the other ranks, so no init can learn alone that every rank has freed a
+ * channel's request.  The blocking calls that read every rank's flag
+ * line (a flat barrier, an allreduce in the line: `agrees`) carry it:
+ * each rank writes, in its line's aux, the channels whose request it has
+ * freed (its requests are then inactive: their operations are done on
+ * this rank), and after reading every line it takes the AND as agreed.
+ * Every rank calls the same blocking collectives and persistent inits in
+ * the same order, so every rank agrees the same channels at the same
+ * call, and an init after it takes the lowest agreed channel back, alike
+ * everywhere.  Nonblocking and persistent calls carry nothing (their
+ * completion, hence what a rank has read, is not ordered with its later
+ * inits). */
+static inline bool agrees(const hc_shm_op_t *o)
+{
+    return NULL == o->req && 0 == o->grp
+           && (HC_BARRIER == o->coll || (HC_ALLREDUCE == o->coll && PATH_INLINE == o->path));
+}
+
+/* Before publishing line l of an agreeing call: what I offer. */
+static inline void offer_freed(hc_shm_t *sh, hc_line_t *l)
+{
+    sh->poffered = sh->pfreed;
+    l->aux = sh->poffered;
+}
+
+/* After reading every rank's line of operation s (phase 0, acquired): the
+ * channels every rank offered are agreed. */
+static void agree_freed(hc_shm_chan_t *ch, uint64_t s)
+{
+    hc_shm_t *sh = ch->s;
+    uint64_t all = sh->poffered;
+    for (int r = 0; 0 != all && r < sh->n; ++r) {
+        if (r != sh->me) {
+            all &= __atomic_load_n(&flag_of(ch, s, r)->aux, __ATOMIC_RELAXED);
+        }
+    }
+    sh->pagreed |= (uint32_t) all;
+}
+
 /* Flat: every rank writes its line and reads everyone's.  Grouped: the
  * members' lines go to their leader, the leaders' second phase to all. */
 static bool run_barrier(hc_shm_op_t *o)
@@ -1141,12 +1188,18 @@ static bool run_barrier(hc_shm_op_t *o)
         if (!slot_free(ch, s, false)) {
             return false;
         }
+        if (agrees(o)) {
+            offer_freed(ch->s, flag_of(ch, s, ch->s->me));
+        }
         publish(o, flag_of(ch, s, ch->s->me), FV(s, 0));
         o->ph = 1;
     }
     if (0 == o->grp) {
         if (!all_flags(o, s, FV(s, 0))) {
             return false;
+        }
+        if (agrees(o) && 0 != ch->s->poffered) {
+            agree_freed(ch, s);
         }
         finish_reading(ch, s);
         return true;
@@ -1556,6 +1609,9 @@ static bool publish_chunk(hc_shm_op_t *o, const hc_chunk_t *k)
         && k->cnt * o->esize <= HC_SHM_DEMOTE_MAX) {
         demote(to, k->cnt * o->esize);
     }
+    if (agrees(o)) {
+        offer_freed(ch->s, l);
+    }
     publish(o, l, FV(k->s, 0));
     o->ph = 1;
     return true;
@@ -1581,6 +1637,9 @@ static bool run_fold(hc_shm_op_t *o)
         if (folds) {
             if (!all_flags(o, k.s, FV(k.s, 0))) {
                 return false;
+            }
+            if (agrees(o) && 0 != ch->s->poffered) {
+                agree_freed(ch, k.s);
             }
             uint64_t tmp[HC_SHM_INLINE / 8 + 1];
             fold(o, k.s, 0, k.cnt, o->dst + k.e0 * o->esize, mine_of(o, &k, tmp));
@@ -2741,6 +2800,9 @@ static int req_free(ompi_request_t **rp)
     if (r->active) {
         return MPI_ERR_REQUEST;
     }
+    if (r->persistent) { /* offered back at the next agreeing call */
+        r->m->shm->pfreed |= 1u << (r->chan - 1);
+    }
 
     OBJ_RELEASE(r->m);
     OBJ_RELEASE(r->comm);
@@ -2824,7 +2886,8 @@ bool mca_coll_hiercoll_shm_usable(const hc_call_t *c)
     if (HC_BLOCKING != c->mode && HC_SHM_READY != sh->state) {
         return false;
     }
-    if (HC_PERSISTENT == c->mode && sh->npers >= mca_coll_hiercoll_params.shm_persistent) {
+    if (HC_PERSISTENT == c->mode && sh->npers >= mca_coll_hiercoll_params.shm_persistent
+        && 0 == sh->pagreed) {
         return false; /* inits are in the same order everywhere: so is this */
     }
     if (is_reduction(c->coll)) {
@@ -2877,7 +2940,21 @@ int mca_coll_hiercoll_shm_start(hc_call_t *c, ompi_request_t **request, struct o
     r->persistent = persistent;
     *request = &r->super.super;
     if (persistent) {
-        r->chan = 1 + sh->npers++; /* init order: the same channel on every rank */
+        /* init order: the same channel on every rank, a new one or the
+         * lowest agreed free (agree_freed) */
+        if (sh->npers < mca_coll_hiercoll_params.shm_persistent) {
+            r->chan = 1 + sh->npers++;
+        } else {
+            int b = __builtin_ctz(sh->pagreed);
+            sh->pagreed &= ~(1u << b);
+            sh->pfreed &= ~(1u << b);
+            r->chan = 1 + b;
+            if (0 == sh->me) {
+                mca_coll_hiercoll_log(1, "%s: shm: a persistent init takes channel %d back "
+                                         "(freed on every rank; %d taken back so far)",
+                                      c->comm->c_name, r->chan, ++sh->ptaken);
+            }
+        }
         r->super.super.req_state = OMPI_REQUEST_INACTIVE;
         r->super.super.req_complete = REQUEST_COMPLETED;
         return OMPI_SUCCESS;
@@ -3160,6 +3237,7 @@ static int lean(hc_shm_t *sh, hc_shm_chan_t *ch, hc_fast_t *f, hc_coll_t k, cons
     if (0 != m) {
         copy_short(l->data, src, m);
     }
+    offer_freed(sh, l); /* (the engine's agrees(): a flat barrier, an inline allreduce) */
     st_rel(&l->seq, FV(s, 0));
     if (sh->demote) {
         demote(l, HC_SHM_LINE);
@@ -3174,6 +3252,9 @@ static int lean(hc_shm_t *sh, hc_shm_chan_t *ch, hc_fast_t *f, hc_coll_t k, cons
             }
             cpu_relax();
         }
+    }
+    if (0 != sh->poffered) {
+        agree_freed(ch, s);
     }
     if (0 != m) { /* fold in rank order, as fold() (mine from my input) */
         uint64_t mine[HC_SHM_INLINE / 8];
