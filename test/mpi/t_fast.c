@@ -62,7 +62,7 @@ int main(int argc, char **argv)
         buf[b] = malloc(sizeof(int) * MAXC);
         out[b] = malloc(sizeof(int) * MAXC);
     }
-    static const int counts[] = {2, 2, 2, 1000, 2, 2, 8, 8};
+    static const int counts[] = {2, 2, 12, 1000, 2, 16, 8, 8}; /* 8 to 64 bytes, 4000 */
     for (int it = 0; it < iters; ++it) {
         int b = it % 2, count = counts[(it / 4) % 8], root = (it / 16) % np;
         int odd = rank % 2 && 0 == (it / 32) % 2; /* derived type on odd ranks */

@@ -3083,15 +3083,16 @@ const hcp_plan_t mca_coll_hiercoll_shm_mark;
  * reduce's root whose lines are not all there yet). */
 enum { LEAN_NO, LEAN_WAIT, LEAN_DONE };
 
-/* A lean call's copy of m <= HC_SHM_INLINE bytes.  Up to 32 bytes: two
- * fixed-size moves that overlap where m is not their size (as libc does
- * inside its memcpy), without the call.  Measured at np 2 (4 jobs
- * alternating builds): the lean allreduce of 16-32 bytes 0.143-0.145 us a
- * call against 0.194-0.197 with memcpy (its two calls were most of the
- * fold's cost); bcast and reduce alike.  From 33 bytes libc's: the same
- * moves by 32 made the 64-byte bcast and reduce 0.072-0.088 us against
- * 0.035-0.040. */
-static inline void copy_short(void *to, const void *from, size_t m)
+/* A lean call's copy of m <= HC_SHM_INLINE bytes.  Up to `most` bytes:
+ * two fixed-size moves that overlap where m is not their size (as libc
+ * does inside its memcpy), without the call; beyond, libc's.  Measured at
+ * np 2 (4 jobs alternating builds): the lean allreduce of 16-32 bytes
+ * 0.143-0.145 us a call against 0.194-0.197 with memcpy (its two calls
+ * were most of the fold's cost); bcast and reduce alike.  Moves by 32 for
+ * 33 to 64 bytes: the 64-byte allreduce 0.180 against 0.201 us, but the
+ * 64-byte bcast and reduce 0.072-0.088 against 0.035-0.040, so only the
+ * allreduce takes them (most 64; copy_short: 32). */
+static inline void copy_moves(void *to, const void *from, size_t m, size_t most)
 {
     char *t = (char *) to;
     const char *f = (const char *) from;
@@ -3103,8 +3104,10 @@ static inline void copy_short(void *to, const void *from, size_t m)
         __builtin_memcpy(t, a_, W);                                                                \
         __builtin_memcpy(t + m - W, b_, W);                                                        \
     } while (0)
-    if (m > 32) {
+    if (m > most) {
         memcpy(t, f, m);
+    } else if (m > 32) {
+        HC_MOVE2(32);
     } else if (m >= 16) {
         HC_MOVE2(16);
     } else if (m >= 8) {
@@ -3117,6 +3120,11 @@ static inline void copy_short(void *to, const void *from, size_t m)
         *t = *f;
     }
 #undef HC_MOVE2
+}
+
+static inline void copy_short(void *to, const void *from, size_t m)
+{
+    copy_moves(to, from, m, 32);
 }
 
 /* m bytes of f's type: where the engine would carry them in the flag
@@ -3235,7 +3243,7 @@ static int lean(hc_shm_t *sh, hc_shm_chan_t *ch, hc_fast_t *f, hc_coll_t k, cons
     ch->seq = s + 1;
     l = flag_of(ch, s, sh->me);
     if (0 != m) {
-        copy_short(l->data, src, m);
+        copy_moves(l->data, src, m, 64);
     }
     offer_freed(sh, l); /* (the engine's agrees(): a flat barrier, an inline allreduce) */
     st_rel(&l->seq, FV(s, 0));
@@ -3259,13 +3267,13 @@ static int lean(hc_shm_t *sh, hc_shm_chan_t *ch, hc_fast_t *f, hc_coll_t k, cons
     if (0 != m) { /* fold in rank order, as fold() (mine from my input) */
         uint64_t mine[HC_SHM_INLINE / 8];
         if (f->in_place) {
-            copy_short(mine, src, m);
+            copy_moves(mine, src, m, 64);
             src = (const char *) mine;
         }
         for (int r = sh->n - 1; r >= 0; --r) {
             const char *x = r == sh->me ? src : (const char *) flag_of(ch, s, r)->data;
             if (r == sh->n - 1) {
-                copy_short(rbuf, x, m);
+                copy_moves(rbuf, x, m, 64);
             } else {
                 reduce_with(f->op, f->dtype, x, rbuf, (size_t) f->count);
             }
