@@ -2800,7 +2800,7 @@ static int req_free(ompi_request_t **rp)
     if (r->active) {
         return MPI_ERR_REQUEST;
     }
-    if (r->persistent) { /* offered back at the next agreeing call */
+    if (r->persistent && NULL != r->m->shm) { /* offered at the next agreeing call */
         r->m->shm->pfreed |= 1u << (r->chan - 1);
     }
 
