@@ -961,12 +961,8 @@ struct hc_shm_op {
 
 /* Every rank done with operation s - K?  (Before writing slot s mod K:
  * K the flag slots, or the cell slots where the operation writes cells.) */
-static bool slot_free(hc_shm_chan_t *ch, uint64_t s, bool cells)
+static bool slot_wait(hc_shm_chan_t *ch, uint64_t s, int k)
 {
-    int k = cells ? ch->s->k : ch->s->kf;
-    if (s <= (uint64_t) k || ch->done_min + (uint64_t) k >= s) {
-        return true;
-    }
     uint64_t mn = UINT64_MAX;
     for (int r = 0; r < ch->s->n; ++r) {
         uint64_t d = ld_acq(&ch->done[r].seq);
@@ -974,6 +970,14 @@ static bool slot_free(hc_shm_chan_t *ch, uint64_t s, bool cells)
     }
     ch->done_min = mn;
     return mn + (uint64_t) k >= s;
+}
+
+/* (the test inline: it is on every short call's path, and almost always
+ * passes without reading a done line) */
+static inline bool slot_free(hc_shm_chan_t *ch, uint64_t s, bool cells)
+{
+    int k = cells ? ch->s->k : ch->s->kf;
+    return s <= (uint64_t) k || ch->done_min + (uint64_t) k >= s || slot_wait(ch, s, k);
 }
 
 /* Push [p, p + len) out of this core's caches into the shared last-level
@@ -3253,8 +3257,9 @@ static int lean(hc_shm_t *sh, hc_shm_chan_t *ch, hc_fast_t *f, hc_coll_t k, cons
     /* spin as the engine's wait would (then it takes over: progress,
      * yield, the watchdog) */
     uint32_t spin = spin_of(sh);
+    hc_line_t *row = flag_of(ch, s, 0);
     for (int r = 0; r < sh->n; ++r) {
-        while (r != sh->me && ld_acq(&flag_of(ch, s, r)->seq) < FV(s, 0)) {
+        while (r != sh->me && ld_acq(&row[r].seq) < FV(s, 0)) {
             if (++*polls >= spin) {
                 return LEAN_WAIT;
             }
@@ -3271,7 +3276,7 @@ static int lean(hc_shm_t *sh, hc_shm_chan_t *ch, hc_fast_t *f, hc_coll_t k, cons
             src = (const char *) mine;
         }
         for (int r = sh->n - 1; r >= 0; --r) {
-            const char *x = r == sh->me ? src : (const char *) flag_of(ch, s, r)->data;
+            const char *x = r == sh->me ? src : (const char *) row[r].data;
             if (r == sh->n - 1) {
                 copy_moves(rbuf, x, m, 64);
             } else {
