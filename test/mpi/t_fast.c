@@ -25,6 +25,13 @@
  */
 #include "t_common.h"
 
+/* Keep this rank busy (not in MPI) for `seconds`. */
+static void busy_for(double seconds)
+{
+    for (double until = hc_host_clock() + seconds; hc_host_clock() < until;) {
+    }
+}
+
 int main(int argc, char **argv)
 {
     tc_init(&argc, &argv);
@@ -101,8 +108,7 @@ int main(int argc, char **argv)
             out[b][i] = in_place ? buf[b][i] : SENTINEL;
         }
         if (0 == it % 50 && 0 == rank) { /* late now and then: the others wait long */
-            for (double until = hc_host_clock() + 0.005; hc_host_clock() < until;) {
-            }
+            busy_for(0.005);
         }
         MPI_Allreduce(in_place ? MPI_IN_PLACE : buf[b], out[b], count, MPI_INT, op, comm);
         tc_expect_ints(out[b], want, count, "allreduce result");
@@ -127,8 +133,7 @@ int main(int argc, char **argv)
         int late = 0 == it % 50;
         double entered = hc_host_clock();
         if (late && 0 == rank) {
-            for (double until = entered + 0.01; hc_host_clock() < until;) {
-            }
+            busy_for(0.01);
             entered = hc_host_clock();
         }
         MPI_Barrier(comm);
