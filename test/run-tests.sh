@@ -1017,6 +1017,38 @@ REJECT=("single copy \(CMA\)")
 run "shm-fault-cma-2-np3" 300 "${MPI[@]}" -np 3 --mca coll hiercoll,basic,libnbc \
     --mca coll_hiercoll_verbose 2 --mca coll_hiercoll_shm_cma_min 8 --mca coll_hiercoll_shm_fault cma:2 \
     "${SHM[@]}" "$colls" --only bcast
+# Flag-line placement (coll_hiercoll_shm_place, default 8): at np 2 with
+# a core each, channel 0 keeps the fastest 64 of 512 rows (the persistent
+# channels the next 64 each), and t_shm stays exact on them (every
+# collective, persistent requests too).  A rank that cannot time them
+# (fault place) or rank 0 past its time (budget:0): address order on
+# every rank, still exact.  A rank whose parameters lay the region out
+# otherwise (MPMD: place 2 on rank 1): one line, the layer below on every
+# rank, exact.
+PLACED='shm: channel 0 keeps the fastest 64 of 512 rows of flag lines .*, 2 persistent channels the next'
+MPI_CORE=("$mpirun" --mca btl self,$SM_BTL --mca pml ob1 --mca mpi_yield_when_idle 0)
+EXPECT=("$SHM_OK" "$PLACED" "$SHM_SET_UP")
+run "shm-place-np2" 300 "${MPI_CORE[@]}" -np 2 --mca coll hiercoll,basic,libnbc \
+    --mca coll_hiercoll_verbose 1 "${SHM[@]}" "$shm" --cycles 20
+for f in place:1 budget:0; do
+    EXPECT=("$SHM_OK" "shm: (a rank cannot time the rows|timing the rows of flag lines took over)"
+            "$SHM_SET_UP")
+    REJECT=("$PLACED")
+    run "shm-fault-${f/:/-}-np2" 300 "${MPI_CORE[@]}" -np 2 --mca coll hiercoll,basic,libnbc \
+        --mca coll_hiercoll_verbose 1 --mca coll_hiercoll_shm_fault $f "${SHM[@]}" "$shm" \
+        --cycles 20
+done
+EXPECT=("$SHM_OK" "world rank 1's parameters .* lay the region out otherwise than rank 0's"
+        "a rank could not attach the region")
+REJECT=("$SHM_SET_UP")
+run "shm-place-mismatch-np2" 300 "${MPI_CORE[@]}" --mca coll hiercoll,basic,libnbc \
+    --mca coll_hiercoll_verbose 1 "${SHM[@]}" -np 1 "$shm" --cycles 20 : \
+    -np 1 env OMPI_MCA_coll_hiercoll_shm_place=2 "$shm" --cycles 20
+# (mpi_yield_when_idle, as MPI[@] sets it: no timing, address order)
+EXPECT=("$SHM_OK" "$SHM_SET_UP")
+REJECT=("shm: (channel 0 keeps|a rank cannot time|timing the rows)")
+run "shm-place-yield-np2" 300 "${MPI[@]}" -np 2 --mca coll hiercoll,basic,libnbc \
+    --mca coll_hiercoll_verbose 1 "${SHM[@]}" "$shm" --cycles 20
 # a long bcast's root writes one n-th into each reader (from 32 KiB, the
 # 40000-int bcasts of t_colls, every type pair); when those writes fail on
 # the root (world rank 0, roots 0 and n - 1), the readers read the parts

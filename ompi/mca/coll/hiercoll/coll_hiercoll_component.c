@@ -398,7 +398,9 @@ static int hiercoll_register(void)
     reg_string("shm_fault",
                "Shared-memory node level, testing: \"STEP:RANK\" makes world rank RANK fail "
                "STEP of the set-up (create, reserve, alloc, attach; cma: the single-copy probe, "
-               "which only turns single copy off); every rank must then agree.  \"push:RANK\": "
+               "which only turns single copy off; place: the timing of the rows of flag lines, "
+               "which only keeps them in address order; budget:0, rank 0 finds that timing past "
+               "its time); every rank must then agree.  \"push:RANK\": "
                "that rank's writes into the readers of a long bcast fail (the readers then read "
                "those parts themselves)",
                OPAL_INFO_LVL_9, &c->shm_fault);
@@ -419,6 +421,13 @@ static int hiercoll_register(void)
                "Shared-memory node level: operations a process may run ahead of the slowest "
                "reader of a communicator (K slots of flag lines and cells)",
                OPAL_INFO_LVL_6, HC_NUM_INT, &c->shm_slots, 4, 2, 64);
+    reg_number("shm_place",
+               "Shared-memory node level: where a communicator of at most 4 processes, each with "
+               "a core of its own, sets its region up, it times this many candidate rows of flag "
+               "lines for each of channel 0's slots (a short exchange on each) and keeps the "
+               "fastest: a line's latency between two cores depends on its address (the "
+               "last-level cache slice that homes it). 1: no timing, the rows in address order",
+               OPAL_INFO_LVL_6, HC_NUM_INT, &c->shm_place, 8, 1, 16);
     reg_number("shm_persistent",
                "Shared-memory node level: persistent requests per communicator that run on it "
                "at a time (each has a channel of its own, in initialization order; a freed "

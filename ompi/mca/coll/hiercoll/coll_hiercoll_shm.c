@@ -123,8 +123,9 @@ typedef struct hc_shm_hdr {
     uint64_t magic;
     uint64_t cookie;   /* random, sent with the region's offset */
     uint64_t detached; /* members that left (atomic); the owner reclaims at n */
-    uint32_t n, k, nch, pad;
+    uint32_t n, k, nch, place;
     uint64_t cell, size;
+    uint64_t stop; /* place_rows: rank 0 ran out of time (before the value that says so) */
 } __attribute__((aligned(HC_SHM_LINE))) hc_shm_hdr_t;
 
 static inline uint64_t ld_acq(const uint64_t *p)
@@ -427,7 +428,9 @@ static void unmap_peer(char *base)
 typedef struct hc_shm_op hc_shm_op_t;
 typedef struct hc_shm_chan {
     struct hc_shm *s;
-    hc_line_t *flag; /* [K][n] */
+    hc_line_t **row; /* [kf]: slot i's n flag lines (see place_rows) */
+    uint64_t mask;   /* kf - 1 */
+    hc_line_t *flag; /* [rows][n]: kf rows, channel 0 kf x place */
     hc_line_t *done; /* [n] */
     char *cells;     /* [K][n] cells */
     char *res;       /* [K] result cells */
@@ -444,6 +447,8 @@ typedef struct hc_shm {
     int n, me;
     int calls; /* eligible calls before admission (auto) */
     int k, kf; /* slots of cells, of flag lines (kf a power of two) */
+    int place;   /* channel 0's candidate rows per flag slot (place_rows) */
+    hc_line_t **rows; /* [nch][kf] the channels' row tables */
     size_t cell;
     int nch, npers;
     /* Persistent channels given back (bit c - 1: channel c; see
@@ -474,7 +479,7 @@ typedef struct hc_shm {
  * and its result cell (k slots of cells). */
 static inline hc_line_t *flag_of(hc_shm_chan_t *ch, uint64_t s, int r)
 {
-    return &ch->flag[(size_t) (s & (uint64_t) (ch->s->kf - 1)) * (size_t) ch->s->n + (size_t) r];
+    return ch->row[s & ch->mask] + r;
 }
 static inline char *cell_of(hc_shm_chan_t *ch, uint64_t s, int r)
 {
@@ -486,10 +491,25 @@ static inline char *res_of(hc_shm_chan_t *ch, uint64_t s)
     return ch->res + (size_t) (s % (uint64_t) ch->s->k) * ch->s->cell;
 }
 
-static size_t chan_bytes(int n, int kf, int k, size_t cell)
+static size_t chan_bytes(int n, int rows, int k, size_t cell)
 {
-    return (size_t) kf * n * HC_SHM_LINE + (size_t) n * HC_SHM_LINE + (size_t) k * n * cell
+    return (size_t) rows * n * HC_SHM_LINE + (size_t) n * HC_SHM_LINE + (size_t) k * n * cell
            + (size_t) k * cell;
+}
+
+/* Rows of flag lines of channel i (channel 0 has place candidates per
+ * slot) and the region's bytes. */
+static int rows_of(const hc_shm_t *s, int i)
+{
+    return 0 == i ? s->kf * s->place : s->kf;
+}
+static size_t region_bytes(const hc_shm_t *s)
+{
+    size_t len = sizeof(hc_shm_hdr_t);
+    for (int i = 0; i < s->nch; ++i) {
+        len += chan_bytes(s->n, rows_of(s, i), s->k, s->cell);
+    }
+    return (len + 4095) & ~(size_t) 4095;
 }
 
 /* Flag-line slots: as many as small back-to-back calls use to run ahead
@@ -522,19 +542,31 @@ static size_t cell_for(int n, int k)
 static void lay_out(hc_shm_t *s, char *region)
 {
     char *p = region + sizeof(hc_shm_hdr_t);
-    size_t per = chan_bytes(s->n, s->kf, s->k, s->cell);
     for (int i = 0; i < s->nch; ++i) {
         hc_shm_chan_t *ch = &s->ch[i];
         memset(ch, 0, sizeof(*ch));
         ch->s = s;
         ch->flag = (hc_line_t *) p;
-        ch->done = ch->flag + (size_t) s->kf * s->n;
+        ch->row = s->rows + (size_t) i * s->kf;
+        ch->mask = (uint64_t) s->kf - 1;
+        for (int j = 0; j < s->kf; ++j) { /* (place_rows may choose others) */
+            ch->row[j] = ch->flag + (size_t) j * s->n;
+        }
+        ch->done = ch->flag + (size_t) rows_of(s, i) * s->n;
         ch->cells = (char *) (ch->done + s->n);
         ch->res = ch->cells + (size_t) s->k * s->n * s->cell;
         ch->seq = 1; /* flags and done lines start at 0: "nothing yet" */
         ch->done_min = 0;
-        p += per;
+        p += chan_bytes(s->n, rows_of(s, i), s->k, s->cell);
     }
+}
+
+/* Waits yield the core?  Asked when the level is set up and when auto
+ * chooses, not once at the module's enable: MPI_COMM_WORLD's comes before
+ * MPI_Init sets mpi_yield_when_idle. */
+static inline bool oversubscribed(const hc_shm_t *sh)
+{
+    return opal_progress_yield_when_idle || sh->n > g.ncpus;
 }
 
 /* Polls of a wait before Open MPI's progress and yield. */
@@ -581,7 +613,7 @@ void mca_coll_hiercoll_shm_enable(mca_coll_hiercoll_module_t *m, ompi_communicat
         long n = sysconf(_SC_NPROCESSORS_ONLN);
         g.ncpus = n > 0 ? (int) n : 1;
     }
-    s->yield = opal_progress_yield_when_idle || s->n > g.ncpus;
+    s->yield = oversubscribed(s);
     m->shm = s;
 }
 
@@ -616,6 +648,7 @@ void mca_coll_hiercoll_shm_free(mca_coll_hiercoll_module_t *m)
     }
     region_leave(s);
     free(s->pids);
+    free(s->rows);
     free(s->lead);
     free(s->leaders);
     free(s);
@@ -766,6 +799,163 @@ static int cma_probe(const hc_shm_peer_t *peers, int n, int me)
     return v == (HC_SHM_MAGIC ^ (uint64_t) peers[q].pid) ? 1 : 0;
 }
 
+/* Flag-line placement.  The time a line takes to cross between two cores
+ * depends on its address (on a mesh, on the last-level cache slice that
+ * homes it): on this project's VM, two processes exchanging a pair of
+ * lines took 0.105 to 0.152 us by the lines' address, the same within a
+ * process run after run.  Channel 0 (the blocking and nonblocking calls)
+ * has `place` candidate rows of flag lines for each of its kf slots.  At
+ * set-up every rank times a short exchange on each row (a barrier's
+ * pattern: write my line, wait for the others'), the slowest rank's time
+ * per row is agreed (the layer below's allreduce), and every rank keeps
+ * the same kf fastest rows, in address order.  The exchange writes 1, 2,
+ * 3 in turn and a rank waits until the others' lines no longer hold the
+ * value before (none runs more than one exchange ahead), so the lines end
+ * below FV(1, 0), which the engine reads as "nothing yet". */
+#define HC_PLACE_EXCH 8       /* exchanges per timing of a row */
+#define HC_PLACE_BUDGET 0.025 /* s: a peer without a core to itself (rank 0 stops the timing) */
+static inline void demote(const void *p, size_t len);
+static double now(void);
+static uint32_t *place_cost; /* (for qsort) */
+
+static int place_cmp(const void *a, const void *b)
+{
+    int x = *(const int *) a, y = *(const int *) b;
+    if (place_cost[x] != place_cost[y]) {
+        return place_cost[x] < place_cost[y] ? -1 : 1;
+    }
+    return x < y ? -1 : x > y;
+}
+
+static int int_cmp(const void *a, const void *b)
+{
+    int x = *(const int *) a, y = *(const int *) b;
+    return x < y ? -1 : x > y;
+}
+
+/* The fastest of reps timings of HC_PLACE_EXCH exchanges on row j, in ns
+ * per exchange; *e counts the row's exchanges (place_rows).  Past the
+ * deadline, rank 0 sets the header's stop before its next value;
+ * each rank looks at it after each exchange (never elsewhere), so every
+ * rank stops after that exchange, the same one, and says so in *stop. */
+static uint32_t place_time(hc_shm_t *s, int j, int reps, int *e, double deadline, bool *stop)
+{
+    hc_line_t *row = s->ch[0].flag + (size_t) j * s->n;
+    double best = 1e9;
+    for (int rep = 0; rep < reps; ++rep) {
+        double a = now();
+        if (0 == s->me && a > deadline) {
+            st_rel(&s->hdr->stop, 1);
+        }
+        for (int x = 0; x < HC_PLACE_EXCH; ++x, ++*e) {
+            uint64_t v = (uint64_t) (*e % 3) + 1, prev = 0 == *e ? 0 : (uint64_t) ((*e - 1) % 3) + 1;
+            st_rel(&row[s->me].seq, v);
+            if (s->demote) {
+                demote(&row[s->me], HC_SHM_LINE);
+            }
+            for (int r = 0; r < s->n; ++r) {
+                while (r != s->me && ld_acq(&row[r].seq) == prev) {
+                    cpu_relax();
+                }
+            }
+            if (ld_acq(&s->hdr->stop)) { /* (rank 0's value, just read, came after it) */
+                *stop = true;
+                return UINT32_MAX;
+            }
+        }
+        double t = now() - a;
+        best = t < best ? t : best;
+    }
+    double ns = best * 1e9 / HC_PLACE_EXCH;
+    return ns < 1e9 ? (uint32_t) ns + 1 : UINT32_MAX;
+}
+
+/* Order idx[0, m) by the slowest rank's cost (agreed: the layer below's
+ * allreduce of cost[0, m) into cost[m, 2m)), index breaking ties; at: m
+ * ints of scratch. */
+static int place_rank(hc_shm_t *s, mca_coll_base_comm_coll_t *p, uint32_t *cost, int *idx, int m,
+                      int *at)
+{
+    int rc = p->coll_allreduce(cost, cost + m, m, MPI_UINT32_T, MPI_MAX, s->comm,
+                               p->coll_allreduce_module);
+    if (OMPI_SUCCESS != rc) {
+        return rc;
+    }
+    place_cost = cost + m; /* at: the rows in idx order, ranked by the agreed costs */
+    for (int j = 0; j < m; ++j) {
+        at[j] = j;
+    }
+    qsort(at, (size_t) m, sizeof(*at), place_cmp);
+    place_cost = NULL;
+    for (int j = 0; j < m; ++j) {
+        cost[j] = cost[m + at[j]];
+        at[j] = idx[at[j]];
+    }
+    memcpy(idx, at, sizeof(*idx) * (size_t) m);
+    return OMPI_SUCCESS;
+}
+
+/* cost: 2 x rows words; idx: 2 x rows.  Two rounds: every row timed once,
+ * then the fastest 2 kf three times each.  Channel 0 keeps the kf fastest;
+ * the persistent channels take the next kf each while there are rows. */
+static int place_rows(hc_shm_t *s, mca_coll_base_comm_coll_t *p, uint32_t *cost, int *idx)
+{
+    hc_shm_chan_t *ch = &s->ch[0];
+    int rows = rows_of(s, 0), m = 2 * s->kf < rows ? 2 * s->kf : rows;
+    double t0 = now(), all = 0, kept = 0;
+    double deadline = t0 + (fault("budget") ? 0 : HC_PLACE_BUDGET); /* (rank 0's) */
+    int rc;
+    bool stop = false; /* (the same on every rank: see place_time) */
+    for (int j = 0; j < rows && !stop; ++j) {
+        int e = 0;
+        idx[j] = j;
+        cost[j] = place_time(s, j, 1, &e, deadline, &stop);
+    }
+    if (stop) {
+        goto stopped;
+    }
+    rc = place_rank(s, p, cost, idx, rows, idx + rows);
+    for (int j = 0; OMPI_SUCCESS == rc && j < rows; ++j) {
+        all += cost[j];
+    }
+    for (int j = 0; OMPI_SUCCESS == rc && j < m && !stop; ++j) {
+        int e = HC_PLACE_EXCH; /* (the row's first round) */
+        cost[j] = place_time(s, idx[j], 3, &e, deadline, &stop);
+    }
+    if (stop) {
+        goto stopped;
+    }
+    rc = OMPI_SUCCESS == rc ? place_rank(s, p, cost, idx, m, idx + rows) : rc;
+    if (OMPI_SUCCESS != rc) {
+        return rc;
+    }
+    for (int j = 0; j < s->kf; ++j) {
+        kept += cost[j];
+    }
+    int c = 0;
+    for (; c < s->nch && (c + 1) * s->kf <= rows; ++c) {
+        int *sel = idx + (size_t) c * s->kf;
+        qsort(sel, (size_t) s->kf, sizeof(*sel), int_cmp);
+        for (int j = 0; j < s->kf; ++j) {
+            s->ch[c].row[j] = ch->flag + (size_t) sel[j] * s->n;
+        }
+    }
+    if (0 == s->me) {
+        mca_coll_hiercoll_log(1, "%s: shm: channel 0 keeps the fastest %d of %d rows of flag "
+                              "lines (an exchange %.0f ns against %.0f over all rows; timed in "
+                              "%.2f ms), %d persistent channels the next", s->comm->c_name,
+                              s->kf, rows, kept / s->kf, all / rows, (now() - t0) * 1e3, c - 1);
+    }
+    return OMPI_SUCCESS;
+stopped: /* (rows in address order: lay_out's) */
+    if (0 == s->me) {
+        mca_coll_hiercoll_log(1, "%s: shm: timing the rows of flag lines took over %.0f ms (a "
+                              "process without a core of its own?); channel 0 keeps them in "
+                              "address order", s->comm->c_name, HC_PLACE_BUDGET * 1e3);
+    }
+    return OMPI_SUCCESS;
+}
+
 static int set_up(mca_coll_hiercoll_module_t *m)
 {
     mca_coll_hiercoll_params_t *c = &mca_coll_hiercoll_params;
@@ -776,6 +966,7 @@ static int set_up(mca_coll_hiercoll_module_t *m)
     if (NULL == p->coll_allgather || NULL == p->coll_bcast || NULL == p->coll_allreduce) {
         return OMPI_SUCCESS;
     }
+    s->yield = oversubscribed(s);
     s->k = c->shm_slots;
     s->kf = flag_slots(s->n, s->k);
     s->cell = cell_for(s->n, s->k);
@@ -783,8 +974,15 @@ static int set_up(mca_coll_hiercoll_module_t *m)
     s->lean = m->shm_lean;
     s->flat = s->n <= mca_coll_hiercoll_params.shm_group_size;
     s->nch = 1 + c->shm_persistent;
-    s->len = sizeof(hc_shm_hdr_t) + (size_t) s->nch * chan_bytes(s->n, s->kf, s->k, s->cell);
-    s->len = (s->len + 4095) & ~(size_t) 4095;
+    /* (measured on 2 processes; a row of more is slower to time, and a
+     * place of 4 at 8 processes would be 192 KiB more) */
+    s->place = s->flat && s->n <= 4 && !s->yield ? c->shm_place : 1;
+    s->len = region_bytes(s);
+    free(s->rows);
+    s->rows = malloc(sizeof(*s->rows) * (size_t) s->nch * (size_t) s->kf);
+    if (NULL == s->rows) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
     if (!g.tried) {
         arena_create();
     }
@@ -829,6 +1027,7 @@ static int set_up(mca_coll_hiercoll_module_t *m)
             h->n = (uint32_t) s->n;
             h->k = (uint32_t) s->k;
             h->nch = (uint32_t) s->nch;
+            h->place = (uint32_t) s->place;
             h->cell = s->cell;
             h->size = s->len;
             h->cookie = random64();
@@ -853,10 +1052,23 @@ static int set_up(mca_coll_hiercoll_module_t *m)
     int ok = NULL != map && where[0] + s->len <= msize;
     hc_shm_hdr_t *h = ok ? (hc_shm_hdr_t *) (map + where[0]) : NULL;
     ok = ok && HC_SHM_MAGIC == ld_acq(&h->magic) && h->cookie == where[1];
+    if (ok && (h->n != (uint32_t) s->n || h->k != (uint32_t) s->k || h->nch != (uint32_t) s->nch
+               || h->place != (uint32_t) s->place || h->cell != s->cell || h->size != s->len)) {
+        mca_coll_hiercoll_log(1, "shm: world rank %d's parameters (coll_hiercoll_shm_slots, "
+                              "_persistent, _place, _cell_size, _chan_bytes) lay the region out "
+                              "otherwise than rank %d's", world_rank(), owner);
+        ok = 0;
+    }
     char how[96] = "";
     ok = ok && group_ranks(s, peers, how, sizeof(how));
-    int mine2[2] = {ok, c->shm_cma_min > 0 ? cma_probe(peers, s->n, s->me) : 0}, both[2] = {0, 0};
-    rc = p->coll_allreduce(mine2, both, 2, MPI_INT, MPI_MIN, comm, p->coll_allreduce_module);
+    /* timing the rows of flag lines needs every rank on a core of its own */
+    int rows0 = rows_of(s, 0);
+    uint32_t *cost = s->place > 1 ? malloc(sizeof(*cost) * 2 * (size_t) rows0) : NULL;
+    int *idx = NULL != cost ? malloc(sizeof(*idx) * 2 * (size_t) rows0) : NULL;
+    int mine2[3] = {ok, c->shm_cma_min > 0 ? cma_probe(peers, s->n, s->me) : 0,
+                    NULL != idx && !fault("place")};
+    int both[3] = {0, 0, 0};
+    rc = p->coll_allreduce(mine2, both, 3, MPI_INT, MPI_MIN, comm, p->coll_allreduce_module);
     int all = OMPI_SUCCESS == rc ? both[0] : 0;
     s->cma = OMPI_SUCCESS == rc && both[1];
     if (s->cma) {
@@ -867,6 +1079,20 @@ static int set_up(mca_coll_hiercoll_module_t *m)
         }
     }
     free(peers);
+    if (all) {
+        s->hdr = h;
+        lay_out(s, (char *) h);
+        if (both[2]) {
+            rc = place_rows(s, p, cost, idx);
+            all = OMPI_SUCCESS == rc;
+        } else if (s->place > 1 && 0 == s->me) {
+            mca_coll_hiercoll_log(1, "%s: shm: a rank cannot time the rows of flag lines (see "
+                                  "coll_hiercoll_shm_fault); channel 0 keeps them in address "
+                                  "order", comm->c_name);
+        }
+    }
+    free(cost);
+    free(idx);
     if (!all) {
         if (NULL != map && !s->owner) {
             unmap_peer(map);
@@ -884,7 +1110,6 @@ static int set_up(mca_coll_hiercoll_module_t *m)
     s->map = map;
     s->off = where[0];
     s->hdr = h;
-    lay_out(s, (char *) h);
     s->state = HC_SHM_READY;
     if (0 == s->me) {
         char cma[64] = "no single copy";
@@ -2622,15 +2847,26 @@ static void wait_slow(hc_shm_t *sh, hc_wait_t *w, const hc_shm_op_t *o)
         } else if (!w->warned && t - w->since > c->shm_watchdog && NULL != o) {
             w->warned = true;
             const hc_shm_chan_t *ch = o->ch;
-            long line = NULL == o->wait_on ? -1
-                        : (long) (((const char *) o->wait_on - (const char *) ch->flag)
-                                  / HC_SHM_LINE);
+            /* the line from the region's first flag line; a flag line's
+             * slot and rank (place_rows may have moved the rows), a done
+             * line's rank */
+            const hc_line_t *at = (const hc_line_t *) o->wait_on;
+            long line = NULL == at ? -1 : (long) (at - sh->ch[0].flag), slot = -1, rank = -1;
+            for (int j = 0; NULL != at && j < sh->kf; ++j) {
+                if (at >= ch->row[j] && at < ch->row[j] + sh->n) {
+                    slot = j;
+                    rank = (long) (at - ch->row[j]);
+                }
+            }
+            if (NULL != at && slot < 0 && at >= ch->done && at < ch->done + sh->n) {
+                rank = (long) (at - ch->done);
+            }
             opal_output(0, "hiercoll: shm watchdog: %s rank %d (world %d) has waited %.0f s in "
                         "%s seq %llu chunk %d phase %d on line %ld (slot %ld, rank %ld) for "
                         "value >= %llu, sees %llu",
                         sh->comm->c_name, sh->me, world_rank(), t - w->since,
                         coll_name(o->coll), (unsigned long long) o->s0, o->j,
-                        o->ph, line, line < 0 ? -1 : line / sh->n, line < 0 ? -1 : line % sh->n,
+                        o->ph, line, slot, rank,
                         (unsigned long long) o->wait_val,
                         (unsigned long long) (NULL == o->wait_on ? 0 : ld_acq(o->wait_on)));
         }
@@ -3005,7 +3241,7 @@ bool mca_coll_hiercoll_shm_claims(const mca_coll_hiercoll_module_t *m, hc_coll_t
 {
     const hc_shm_t *sh = m->shm;
     return NULL != sh && auto_served(k)
-           && (!sh->yield || mca_coll_hiercoll_params.shm_oversubscribed);
+           && (!oversubscribed(sh) || mca_coll_hiercoll_params.shm_oversubscribed);
 }
 
 bool mca_coll_hiercoll_shm_may_take(const mca_coll_hiercoll_module_t *m, hc_coll_t k)
