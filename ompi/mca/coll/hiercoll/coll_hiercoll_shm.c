@@ -834,18 +834,21 @@ static int int_cmp(const void *a, const void *b)
 }
 
 /* The fastest of reps timings of HC_PLACE_EXCH exchanges on row j, in ns
- * per exchange; *e counts the row's exchanges (place_rows).  Past the
- * deadline, rank 0 sets the header's stop before its next value;
- * each rank looks at it after each exchange (never elsewhere), so every
- * rank stops after that exchange, the same one, and says so in *stop. */
-static uint32_t place_time(hc_shm_t *s, int j, int reps, int *e, double deadline, bool *stop)
+ * per exchange; *e counts the row's exchanges, *g all of place_rows' (the
+ * same on every rank).  Past the deadline, rank 0 writes the number of
+ * its next exchange (+ 1) into the header's stop before its value of that
+ * exchange; each rank looks after each exchange, so every rank stops
+ * after that one (a rank done with the exchange before may see stop
+ * already: it goes on to that one), and says so in *stop. */
+static uint32_t place_time(hc_shm_t *s, int j, int reps, int *e, uint64_t *g, double deadline,
+                           bool *stop)
 {
     hc_line_t *row = s->ch[0].flag + (size_t) j * s->n;
     double best = 1e9;
     for (int rep = 0; rep < reps; ++rep) {
         double a = now();
         if (0 == s->me && a > deadline) {
-            st_rel(&s->hdr->stop, 1);
+            st_rel(&s->hdr->stop, *g + 1);
         }
         for (int x = 0; x < HC_PLACE_EXCH; ++x, ++*e) {
             uint64_t v = (uint64_t) (*e % 3) + 1, prev = 0 == *e ? 0 : (uint64_t) ((*e - 1) % 3) + 1;
@@ -858,7 +861,9 @@ static uint32_t place_time(hc_shm_t *s, int j, int reps, int *e, double deadline
                     cpu_relax();
                 }
             }
-            if (ld_acq(&s->hdr->stop)) { /* (rank 0's value, just read, came after it) */
+            uint64_t at = ld_acq(&s->hdr->stop), done = (*g)++; /* (stop: before rank 0's
+                                                                  * value, just read) */
+            if (0 != at && at - 1 <= done) {
                 *stop = true;
                 return UINT32_MAX;
             }
@@ -905,29 +910,37 @@ static int place_rows(hc_shm_t *s, mca_coll_base_comm_coll_t *p, uint32_t *cost,
     double t0 = now(), all = 0, kept = 0;
     double deadline = t0 + (fault("budget") ? 0 : HC_PLACE_BUDGET); /* (rank 0's) */
     int rc;
+    /* (once stopped, the rows left count as slowest and the allreduces
+     * still run: the set-up sends the same messages whatever the timing,
+     * so pml monitoring's differences of two jobs cancel it) */
     bool stop = false; /* (the same on every rank: see place_time) */
-    for (int j = 0; j < rows && !stop; ++j) {
+    uint64_t g = 0;
+    for (int j = 0; j < rows; ++j) {
         int e = 0;
         idx[j] = j;
-        cost[j] = place_time(s, j, 1, &e, deadline, &stop);
-    }
-    if (stop) {
-        goto stopped;
+        cost[j] = stop ? UINT32_MAX : place_time(s, j, 1, &e, &g, deadline, &stop);
     }
     rc = place_rank(s, p, cost, idx, rows, idx + rows);
     for (int j = 0; OMPI_SUCCESS == rc && j < rows; ++j) {
         all += cost[j];
     }
-    for (int j = 0; OMPI_SUCCESS == rc && j < m && !stop; ++j) {
+    for (int j = 0; j < m; ++j) {
         int e = HC_PLACE_EXCH; /* (the row's first round) */
-        cost[j] = place_time(s, idx[j], 3, &e, deadline, &stop);
-    }
-    if (stop) {
-        goto stopped;
+        cost[j] = stop || OMPI_SUCCESS != rc ? UINT32_MAX
+                                              : place_time(s, idx[j], 3, &e, &g, deadline, &stop);
     }
     rc = OMPI_SUCCESS == rc ? place_rank(s, p, cost, idx, m, idx + rows) : rc;
     if (OMPI_SUCCESS != rc) {
         return rc;
+    }
+    if (stop) { /* (rows in address order: lay_out's) */
+        if (0 == s->me) {
+            mca_coll_hiercoll_log(1, "%s: shm: timing the rows of flag lines took over %.0f ms "
+                                  "(a process without a core of its own?); channel 0 keeps "
+                                  "them in address order", s->comm->c_name,
+                                  HC_PLACE_BUDGET * 1e3);
+        }
+        return OMPI_SUCCESS;
     }
     for (int j = 0; j < s->kf; ++j) {
         kept += cost[j];
@@ -945,13 +958,6 @@ static int place_rows(hc_shm_t *s, mca_coll_base_comm_coll_t *p, uint32_t *cost,
                               "lines (an exchange %.0f ns against %.0f over all rows; timed in "
                               "%.2f ms), %d persistent channels the next", s->comm->c_name,
                               s->kf, rows, kept / s->kf, all / rows, (now() - t0) * 1e3, c - 1);
-    }
-    return OMPI_SUCCESS;
-stopped: /* (rows in address order: lay_out's) */
-    if (0 == s->me) {
-        mca_coll_hiercoll_log(1, "%s: shm: timing the rows of flag lines took over %.0f ms (a "
-                              "process without a core of its own?); channel 0 keeps them in "
-                              "address order", s->comm->c_name, HC_PLACE_BUDGET * 1e3);
     }
     return OMPI_SUCCESS;
 }
