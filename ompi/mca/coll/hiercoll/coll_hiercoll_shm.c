@@ -980,8 +980,8 @@ static int set_up(mca_coll_hiercoll_module_t *m)
     s->lean = m->shm_lean;
     s->flat = s->n <= mca_coll_hiercoll_params.shm_group_size;
     s->nch = 1 + c->shm_persistent;
-    /* (measured on 2 processes; a row of more is slower to time, and a
-     * place of 4 at 8 processes would be 192 KiB more) */
+    /* (measured on 2 processes only; a row of more is slower to time, and
+     * place 8 at 8 processes would add 448 KiB to the region) */
     s->place = s->flat && s->n <= 4 && !s->yield ? c->shm_place : 1;
     s->len = region_bytes(s);
     free(s->rows);
