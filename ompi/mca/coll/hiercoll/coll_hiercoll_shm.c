@@ -125,7 +125,7 @@ typedef struct hc_shm_hdr {
     uint64_t detached; /* members that left (atomic); the owner reclaims at n */
     uint32_t n, k, nch, place;
     uint64_t cell, size;
-    uint64_t stop; /* place_rows: rank 0 ran out of time (before the value that says so) */
+    uint64_t stop; /* place_rows past its time: 1 + the exchange every rank stops after */
 } __attribute__((aligned(HC_SHM_LINE))) hc_shm_hdr_t;
 
 static inline uint64_t ld_acq(const uint64_t *p)
@@ -613,8 +613,7 @@ void mca_coll_hiercoll_shm_enable(mca_coll_hiercoll_module_t *m, ompi_communicat
         long n = sysconf(_SC_NPROCESSORS_ONLN);
         g.ncpus = n > 0 ? (int) n : 1;
     }
-    s->yield = oversubscribed(s);
-    m->shm = s;
+    m->shm = s; /* (yield: set_up) */
 }
 
 static void region_leave(hc_shm_t *s)
@@ -816,21 +815,25 @@ static int cma_probe(const hc_shm_peer_t *peers, int n, int me)
 #define HC_PLACE_BUDGET 0.025 /* s: a peer without a core to itself (rank 0 stops the timing) */
 static inline void demote(const void *p, size_t len);
 static double now(void);
-static uint32_t *place_cost; /* (for qsort) */
 
-static int place_cmp(const void *a, const void *b)
+typedef struct {
+    uint32_t cost; /* ns per exchange, the slowest rank's */
+    int row;
+} hc_place_t;
+
+static int by_cost(const void *a, const void *b) /* (then by row: the same on every rank) */
 {
-    int x = *(const int *) a, y = *(const int *) b;
-    if (place_cost[x] != place_cost[y]) {
-        return place_cost[x] < place_cost[y] ? -1 : 1;
+    const hc_place_t *x = a, *y = b;
+    if (x->cost != y->cost) {
+        return x->cost < y->cost ? -1 : 1;
     }
-    return x < y ? -1 : x > y;
+    return x->row < y->row ? -1 : x->row > y->row;
 }
 
-static int int_cmp(const void *a, const void *b)
+static int by_row(const void *a, const void *b)
 {
-    int x = *(const int *) a, y = *(const int *) b;
-    return x < y ? -1 : x > y;
+    const hc_place_t *x = a, *y = b;
+    return x->row < y->row ? -1 : x->row > y->row;
 }
 
 /* The fastest of reps timings of HC_PLACE_EXCH exchanges on row j, in ns
@@ -875,35 +878,26 @@ static uint32_t place_time(hc_shm_t *s, int j, int reps, int *e, uint64_t *g, do
     return ns < 1e9 ? (uint32_t) ns + 1 : UINT32_MAX;
 }
 
-/* Order idx[0, m) by the slowest rank's cost (agreed: the layer below's
- * allreduce of cost[0, m) into cost[m, 2m)), index breaking ties; at: m
- * ints of scratch. */
-static int place_rank(hc_shm_t *s, mca_coll_base_comm_coll_t *p, uint32_t *cost, int *idx, int m,
-                      int *at)
+/* pl[0, m) timed as cost[0, m) here: agree the slowest rank's costs (the
+ * layer below's allreduce(MAX) into cost[m, 2m)), then order pl by them. */
+static int place_rank(hc_shm_t *s, mca_coll_base_comm_coll_t *p, uint32_t *cost, hc_place_t *pl,
+                      int m)
 {
     int rc = p->coll_allreduce(cost, cost + m, m, MPI_UINT32_T, MPI_MAX, s->comm,
                                p->coll_allreduce_module);
-    if (OMPI_SUCCESS != rc) {
-        return rc;
+    for (int j = 0; OMPI_SUCCESS == rc && j < m; ++j) {
+        pl[j].cost = cost[m + j];
     }
-    place_cost = cost + m; /* at: the rows in idx order, ranked by the agreed costs */
-    for (int j = 0; j < m; ++j) {
-        at[j] = j;
+    if (OMPI_SUCCESS == rc) {
+        qsort(pl, (size_t) m, sizeof(*pl), by_cost);
     }
-    qsort(at, (size_t) m, sizeof(*at), place_cmp);
-    place_cost = NULL;
-    for (int j = 0; j < m; ++j) {
-        cost[j] = cost[m + at[j]];
-        at[j] = idx[at[j]];
-    }
-    memcpy(idx, at, sizeof(*idx) * (size_t) m);
-    return OMPI_SUCCESS;
+    return rc;
 }
 
-/* cost: 2 x rows words; idx: 2 x rows.  Two rounds: every row timed once,
- * then the fastest 2 kf three times each.  Channel 0 keeps the kf fastest;
- * the persistent channels take the next kf each while there are rows. */
-static int place_rows(hc_shm_t *s, mca_coll_base_comm_coll_t *p, uint32_t *cost, int *idx)
+/* cost: 2 x rows words; pl: rows.  Two rounds: every row timed once, then
+ * the fastest 2 kf three times each.  Channel 0 keeps the kf fastest; the
+ * persistent channels take the next kf each while there are rows. */
+static int place_rows(hc_shm_t *s, mca_coll_base_comm_coll_t *p, uint32_t *cost, hc_place_t *pl)
 {
     hc_shm_chan_t *ch = &s->ch[0];
     int rows = rows_of(s, 0), m = 2 * s->kf < rows ? 2 * s->kf : rows;
@@ -917,19 +911,19 @@ static int place_rows(hc_shm_t *s, mca_coll_base_comm_coll_t *p, uint32_t *cost,
     uint64_t g = 0;
     for (int j = 0; j < rows; ++j) {
         int e = 0;
-        idx[j] = j;
+        pl[j].row = j;
         cost[j] = stop ? UINT32_MAX : place_time(s, j, 1, &e, &g, deadline, &stop);
     }
-    rc = place_rank(s, p, cost, idx, rows, idx + rows);
+    rc = place_rank(s, p, cost, pl, rows);
     for (int j = 0; OMPI_SUCCESS == rc && j < rows; ++j) {
-        all += cost[j];
+        all += pl[j].cost;
     }
     for (int j = 0; j < m; ++j) {
         int e = HC_PLACE_EXCH; /* (the row's first round) */
         cost[j] = stop || OMPI_SUCCESS != rc ? UINT32_MAX
-                                              : place_time(s, idx[j], 3, &e, &g, deadline, &stop);
+                                              : place_time(s, pl[j].row, 3, &e, &g, deadline, &stop);
     }
-    rc = OMPI_SUCCESS == rc ? place_rank(s, p, cost, idx, m, idx + rows) : rc;
+    rc = OMPI_SUCCESS == rc ? place_rank(s, p, cost, pl, m) : rc;
     if (OMPI_SUCCESS != rc) {
         return rc;
     }
@@ -943,14 +937,14 @@ static int place_rows(hc_shm_t *s, mca_coll_base_comm_coll_t *p, uint32_t *cost,
         return OMPI_SUCCESS;
     }
     for (int j = 0; j < s->kf; ++j) {
-        kept += cost[j];
+        kept += pl[j].cost;
     }
     int c = 0;
     for (; c < s->nch && (c + 1) * s->kf <= rows; ++c) {
-        int *sel = idx + (size_t) c * s->kf;
-        qsort(sel, (size_t) s->kf, sizeof(*sel), int_cmp);
+        hc_place_t *sel = pl + (size_t) c * s->kf;
+        qsort(sel, (size_t) s->kf, sizeof(*sel), by_row);
         for (int j = 0; j < s->kf; ++j) {
-            s->ch[c].row[j] = ch->flag + (size_t) sel[j] * s->n;
+            s->ch[c].row[j] = ch->flag + (size_t) sel[j].row * s->n;
         }
     }
     if (0 == s->me) {
@@ -1070,9 +1064,9 @@ static int set_up(mca_coll_hiercoll_module_t *m)
     /* timing the rows of flag lines needs every rank on a core of its own */
     int rows0 = rows_of(s, 0);
     uint32_t *cost = s->place > 1 ? malloc(sizeof(*cost) * 2 * (size_t) rows0) : NULL;
-    int *idx = NULL != cost ? malloc(sizeof(*idx) * 2 * (size_t) rows0) : NULL;
+    hc_place_t *pl = NULL != cost ? malloc(sizeof(*pl) * (size_t) rows0) : NULL;
     int mine2[3] = {ok, c->shm_cma_min > 0 ? cma_probe(peers, s->n, s->me) : 0,
-                    NULL != idx && !fault("place")};
+                    NULL != pl && !fault("place")};
     int both[3] = {0, 0, 0};
     rc = p->coll_allreduce(mine2, both, 3, MPI_INT, MPI_MIN, comm, p->coll_allreduce_module);
     int all = OMPI_SUCCESS == rc ? both[0] : 0;
@@ -1089,7 +1083,7 @@ static int set_up(mca_coll_hiercoll_module_t *m)
         s->hdr = h;
         lay_out(s, (char *) h);
         if (both[2]) {
-            rc = place_rows(s, p, cost, idx);
+            rc = place_rows(s, p, cost, pl);
             all = OMPI_SUCCESS == rc;
         } else if (s->place > 1 && 0 == s->me) {
             mca_coll_hiercoll_log(1, "%s: shm: a rank cannot time the rows of flag lines (see "
@@ -1098,7 +1092,7 @@ static int set_up(mca_coll_hiercoll_module_t *m)
         }
     }
     free(cost);
-    free(idx);
+    free(pl);
     if (!all) {
         if (NULL != map && !s->owner) {
             unmap_peer(map);
