@@ -1018,15 +1018,16 @@ run "shm-fault-cma-2-np3" 300 "${MPI[@]}" -np 3 --mca coll hiercoll,basic,libnbc
     --mca coll_hiercoll_verbose 2 --mca coll_hiercoll_shm_cma_min 8 --mca coll_hiercoll_shm_fault cma:2 \
     "${SHM[@]}" "$colls" --only bcast
 # Flag-line placement (coll_hiercoll_shm_place, default 8): at np 2 with
-# a core each, channel 0 keeps the fastest 64 of 512 rows (the persistent
-# channels the next 64 each), and t_shm stays exact on them (every
-# collective, persistent requests too).  A rank that cannot time them
+# a core each, channel 0 keeps the fastest 4 of 544 rows as its hot rows
+# (barriers, allreduces in the line) and the next 64 as its slots (the
+# persistent channels the next 68 each), and t_shm stays exact on them
+# (every collective, persistent requests too).  A rank that cannot time them
 # (fault place) or rank 0 past its time (budget:0): address order on
 # every rank, still exact.  A rank whose parameters lay the region out
 # otherwise (place 2 on rank 1, through its environment: Open MPI 5.0.7's
 # mpirun crashes on an MPMD command line here): one line, the layer below
 # on every rank, exact.
-PLACED='shm: channel 0 keeps the fastest 64 of 512 rows of flag lines .*, 2 persistent channels the next'
+PLACED='shm: channel 0 keeps the fastest 4 of 544 rows of flag lines as its hot rows and the next 64 as its slots .*, 2 persistent channels the next'
 MPI_CORE=("$mpirun" --mca btl self,$SM_BTL --mca pml ob1 --mca mpi_yield_when_idle 0)
 EXPECT=("$SHM_OK" "$PLACED" "$SHM_SET_UP")
 run "shm-place-np2" 300 "${MPI_CORE[@]}" -np 2 --mca coll hiercoll,basic,libnbc \
