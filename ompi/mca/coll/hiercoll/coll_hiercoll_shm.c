@@ -1002,7 +1002,7 @@ static int set_up(mca_coll_hiercoll_module_t *m)
     s->flat = s->n <= mca_coll_hiercoll_params.shm_group_size;
     s->nch = 1 + c->shm_persistent;
     /* (measured on 2 processes only; a row of more is slower to time, and
-     * place 8 at 8 processes would add 448 KiB to the region) */
+     * place 8 at 8 processes would add 476 KiB to the region) */
     s->place = s->flat && s->n <= 4 && !s->yield ? c->shm_place : 1;
     s->len = region_bytes(s);
     free(s->rows);
