@@ -27,6 +27,11 @@
  *                      neighbor_allgather neighbor_alltoall (on a periodic
  *                      ring: every contender's communicator duplicates one
  *                      MPI_Cart_create of MPI_COMM_WORLD)
+ *                      dup: a communicator's life: MPI_Comm_dup of the
+ *                      contender's, 3 x (8-byte allreduce, bcast, barrier),
+ *                      MPI_Comm_free (what a set-up costs a short-lived
+ *                      communicator; no data: one row, as barrier;
+ *                      blocking calls, with --nonblocking too)
  *   --against LIST     components to compare with (tuned, basic, han, libnbc,
  *                      ...; "linear" means basic); each gets tuned below it
  *                      and hiercoll excluded from its communicator; "default"
@@ -144,7 +149,13 @@ static int elems(const bench_t *b, long bytes)
  * small sizes are told apart without a string compare per call (a chain
  * of them cost tens of nanoseconds a call, on every stack alike: more
  * than a short bcast takes). */
-enum { K_OTHER, K_BCAST, K_BARRIER, K_REDUCE, K_ALLREDUCE };
+enum { K_OTHER, K_BCAST, K_BARRIER, K_REDUCE, K_ALLREDUCE, K_DUP };
+
+/* Collectives that move no data: one row (0 bytes). */
+static int no_data(const char *c)
+{
+    return !strcmp(c, "barrier") || !strcmp(c, "dup");
+}
 static void call(bench_t *b, MPI_Comm comm, long bytes)
 {
     if (b->named != b->coll) {
@@ -153,6 +164,7 @@ static void call(bench_t *b, MPI_Comm comm, long bytes)
                   : !strcmp(c, "barrier")   ? K_BARRIER
                   : !strcmp(c, "reduce")    ? K_REDUCE
                   : !strcmp(c, "allreduce") ? K_ALLREDUCE
+                  : !strcmp(c, "dup")       ? K_DUP
                                             : K_OTHER;
         b->named = b->coll;
     }
@@ -176,6 +188,22 @@ static void call(bench_t *b, MPI_Comm comm, long bytes)
         GO(MPI_Allreduce(s, r, (int) (bytes / 8), MPI_DOUBLE, MPI_SUM, comm),
            MPI_Iallreduce(s, r, (int) (bytes / 8), MPI_DOUBLE, MPI_SUM, comm, q));
         break;
+    case K_DUP: { /* (with the contender's info: its stack; a plain dup
+                   * drops ompi_comm_coll_preference in 4.1) */
+        MPI_Comm d;
+        MPI_Info info;
+        double x = 1, y = 0;
+        MPI_Comm_get_info(comm, &info);
+        MPI_Comm_dup_with_info(comm, info, &d);
+        MPI_Info_free(&info);
+        for (int i = 0; i < 3; ++i) {
+            MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, d);
+            MPI_Bcast(&y, 1, MPI_DOUBLE, 0, d);
+            MPI_Barrier(d);
+        }
+        MPI_Comm_free(&d);
+        break;
+    }
     default:
         break;
     }
@@ -260,7 +288,7 @@ static size_t result_bytes(const bench_t *b, long bytes)
 {
     const char *c = b->coll;
     size_t p = (size_t) b->size, n = (size_t) bytes;
-    if (!strcmp(c, "barrier")) {
+    if (no_data(c)) {
         return 0;
     }
     if ((!strcmp(c, "gather") || !strcmp(c, "gatherv") || !strcmp(c, "reduce"))
@@ -556,7 +584,7 @@ static int report(bench_t *b, const char *list, const char *algos, double trial_
             cs[nc++].comm = contender_comm("^hiercoll", NULL, 0);
         }
         long lo = b->min, hi = b->max;
-        if (!strcmp(b->coll, "barrier")) {
+        if (no_data(b->coll)) {
             lo = hi = 0;
         } else if (is_reduction(b->coll) && lo < 8) {
             lo = 8;
@@ -667,7 +695,7 @@ static int report(bench_t *b, const char *list, const char *algos, double trial_
         for (int i = 0; i <= control; ++i) {
             printf(i ? "\n| %d control |" : "\n| %d |", b->size);
             for (int ci = 0; ci < ncoll; ++ci) {
-                if (!strcmp(cname[ci], "barrier")) {
+                if (no_data(cname[ci])) {
                     printf(" %.2f |", gmean[i][ci]);
                 } else {
                     printf(" %.2f (worst %.2f at %ld B) |", gmean[i][ci], worst[i][ci],
@@ -772,12 +800,12 @@ int main(int argc, char **argv)
      * (one size: the first of --sizes, else --min). */
     long sizes[64];
     int ns = 0;
-    if (!strcmp(b.coll, "barrier")) {
+    if (no_data(b.coll)) {
         b.min = b.max = 0;
     } else if (is_reduction(b.coll) && b.min < 8) {
         b.min = 8;
     }
-    if (!strcmp(b.coll, "barrier")) {
+    if (no_data(b.coll)) {
         sizes[ns++] = 0;
     } else if (NULL != size_list) {
         char sl[512], *sv = NULL;

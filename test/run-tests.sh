@@ -1026,16 +1026,25 @@ run "shm-fault-cma-2-np3" 300 "${MPI[@]}" -np 3 --mca coll hiercoll,basic,libnbc
 # every rank, still exact.  A rank whose parameters lay the region out
 # otherwise (place 2 on rank 1, through its environment: Open MPI 5.0.7's
 # mpirun crashes on an MPMD command line here): one line, the layer below
-# on every rank, exact.
+# on every rank, exact.  The 20 dups of --cycles come where earlier ones
+# were: they take the rows remembered (MEMO); a rank that remembers other
+# rows (fault memo) makes every rank time them again, each time.
+MEMO='shm: channel 0 keeps the rows of flag lines timed for an earlier communicator in the same place'
 PLACED='shm: channel 0 keeps the fastest 4 of 544 rows of flag lines as its hot rows and the next 64 as its slots .*, 2 persistent channels the next'
 MPI_CORE=("$mpirun" --mca btl self,$SM_BTL --mca pml ob1 --mca mpi_yield_when_idle 0)
-EXPECT=("$SHM_OK" "$PLACED" "$SHM_SET_UP")
+EXPECT=("$SHM_OK" "$PLACED" "$SHM_SET_UP" "$MEMO")
 run "shm-place-np2" 300 "${MPI_CORE[@]}" -np 2 --mca coll hiercoll,basic,libnbc \
     --mca coll_hiercoll_verbose 1 "${SHM[@]}" "$shm" --cycles 20
+EXPECT=("$SHM_OK" "$PLACED" "$SHM_SET_UP"
+        "shm: the ranks remember other rows of flag lines for this place; timing them again")
+REJECT=("$MEMO")
+run "shm-fault-memo-1-np2" 300 "${MPI_CORE[@]}" -np 2 --mca coll hiercoll,basic,libnbc \
+    --mca coll_hiercoll_verbose 1 --mca coll_hiercoll_shm_fault memo:1 "${SHM[@]}" "$shm" \
+    --cycles 20
 for f in place:1 budget:0; do
     EXPECT=("$SHM_OK" "shm: (a rank cannot time the rows|timing the rows of flag lines took over)"
             "$SHM_SET_UP")
-    REJECT=("$PLACED")
+    REJECT=("$PLACED" "$MEMO")
     run "shm-fault-${f/:/-}-np2" 300 "${MPI_CORE[@]}" -np 2 --mca coll hiercoll,basic,libnbc \
         --mca coll_hiercoll_verbose 1 --mca coll_hiercoll_shm_fault $f "${SHM[@]}" "$shm" \
         --cycles 20
@@ -1048,7 +1057,7 @@ run "shm-place-mismatch-np2" 300 "${MPI_CORE[@]}" -np 2 --mca coll hiercoll,basi
     export OMPI_MCA_coll_hiercoll_shm_place=2; exec "$@"' sh "$shm" --cycles 20
 # (mpi_yield_when_idle, as MPI[@] sets it: no timing, address order)
 EXPECT=("$SHM_OK" "$SHM_SET_UP")
-REJECT=("shm: (channel 0 keeps|a rank cannot time|timing the rows)")
+REJECT=("shm: (channel 0 keeps|a rank cannot time|timing the rows|the ranks remember)")
 run "shm-place-yield-np2" 300 "${MPI[@]}" -np 2 --mca coll hiercoll,basic,libnbc \
     --mca coll_hiercoll_verbose 1 "${SHM[@]}" "$shm" --cycles 20
 # a long bcast's root writes one n-th into each reader (from 32 KiB, the

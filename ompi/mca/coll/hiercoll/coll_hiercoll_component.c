@@ -400,7 +400,8 @@ static int hiercoll_register(void)
                "STEP of the set-up (create, reserve, alloc, attach; cma: the single-copy probe, "
                "which only turns single copy off; place: the timing of the rows of flag lines, "
                "which only keeps them in address order; budget:0, rank 0 finds that timing past "
-               "its time); every rank must then agree.  \"push:RANK\": "
+               "its time; memo: that rank remembers other rows than the others for a place, "
+               "which only has them timed again); every rank must then agree.  \"push:RANK\": "
                "that rank's writes into the readers of a long bcast fail (the readers then read "
                "those parts themselves)",
                OPAL_INFO_LVL_9, &c->shm_fault);
