@@ -1115,7 +1115,7 @@ run "shm-auto-np2" 600 "$mpirun" "${OVERSUBSCRIBE[@]}" --mca btl self,$SM_BTL --
 NUMERIC=(priority:40 verbose:0 bcast_binomial_max:524288 allreduce_rhrd_min:65536
          reduce_rhrd_min:524288 gatherv_tree_min:128 hand_back_after:1000 offload_radix:0
          offload_credits:64 shm_arena_size:4194304 shm_cell_size:8192 shm_chan_bytes:262144
-         shm_slots:4 shm_persistent:2 shm_min_calls:2 shm_spin:2000 shm_watchdog:0
+         shm_slots:4 shm_persistent:2 shm_min_calls:16 shm_spin:2000 shm_watchdog:0
          shm_auto_max:16777216 shm_fold_max:4096 shm_fold_ranks:2
          shm_cma_min:16384 shm_group_size:8 shm_reduce_min:512)
 for bad in -5 banana 99999999999999999999; do

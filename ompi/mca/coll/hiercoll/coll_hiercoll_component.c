@@ -437,8 +437,9 @@ static int hiercoll_register(void)
                OPAL_INFO_LVL_6, HC_NUM_INT, &c->shm_persistent, 2, 0, 16);
     reg_number("shm_min_calls",
                "Shared-memory node level: calls of a communicator that auto runs elsewhere "
-               "before it sets up shared memory (short-lived communicators never allocate)",
-               OPAL_INFO_LVL_6, HC_NUM_INT, &c->shm_min_calls, 2, 0, 1000000);
+               "before it sets up shared memory (short-lived communicators never allocate: a "
+               "set-up costs about 5 us at 2 processes, 25 to 50 calls' gain)",
+               OPAL_INFO_LVL_6, HC_NUM_INT, &c->shm_min_calls, 16, 0, 1000000);
     reg_number("shm_spin",
                "Shared-memory node level: polls of a waiting process before it calls Open MPI's "
                "progress at every poll (oversubscribed: a 32nd of them, then progress and "
