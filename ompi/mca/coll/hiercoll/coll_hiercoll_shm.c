@@ -2104,10 +2104,10 @@ static void red_slice(const hc_shm_op_t *o, int r, size_t *lo, size_t *hi)
 
 /* Where rank r's input of CMA reduction s is (the first word of the data
  * of its flag line). */
-static uint64_t input_of(hc_shm_chan_t *ch, uint64_t s, int r)
+static uint64_t input_of(const hc_shm_op_t *o, uint64_t s, int r)
 {
     uint64_t at;
-    memcpy(&at, flag_of(ch, s, r)->data, sizeof(at));
+    memcpy(&at, line_of(o, s, r)->data, sizeof(at));
     return at;
 }
 
@@ -2141,7 +2141,7 @@ static void cma_piece(hc_shm_op_t *o, uint64_t s, size_t a, size_t cnt, char *ac
         int from = swap && r == n - 1 ? n - 2 : r;
         if (from != me) {
             char *to = r == n - 1 ? acc : o->scratch;
-            if (0 != cma_read(sh->pids[from], to, input_of(ch, s, from) + off, len)) {
+            if (0 != cma_read(sh->pids[from], to, input_of(o, s, from) + off, len)) {
                 o->error = OMPI_ERROR;
             }
             if (++*reads == total) {
@@ -2301,7 +2301,7 @@ static bool run_red_root_cma(hc_shm_op_t *o)
              * x0 op x1, or x1 op x0 under a predefined commutative op (the
              * same bits); in place once the other has read mine (below) */
             char *to = in_place ? (o->tmp = malloc(o->m)) : o->dst;
-            if (NULL == to || 0 != cma_read(sh->pids[1 - me], to, input_of(ch, s, 1 - me), o->m)) {
+            if (NULL == to || 0 != cma_read(sh->pids[1 - me], to, input_of(o, s, 1 - me), o->m)) {
                 o->error = OMPI_ERROR;
             }
             finish_reading(ch, s);
