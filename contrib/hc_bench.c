@@ -850,7 +850,7 @@ int main(int argc, char **argv)
         for (char *t = strtok_r(colon + 1, ",", &sv); t && nkv < 16; t = strtok_r(NULL, ",", &sv)) {
             kv[nkv++] = t;
         }
-        snprintf(cs[nc].name, sizeof(cs[nc].name), "%s", spec);
+        snprintf(cs[nc].name, sizeof(cs[nc].name), "%.31s", spec); /* (a label: cut) */
         cs[nc].comm = contender_comm("hiercoll", kv, nkv);
         ++nc;
     }
