@@ -533,19 +533,6 @@ static int rows_of(const hc_shm_t *s, int i)
 {
     return (s->kf + hot_of(s)) * (0 == i ? s->place : 1);
 }
-/* A new region's header, flag and done lines zeroed: "nothing yet" (the
- * cells are written before they are read; zeroing the whole region, 460
- * KiB at np 2, took 5-7 us of each set-up; the arena's pages were
- * allocated by posix_fallocate). */
-static void zero_control(const hc_shm_t *s, char *region)
-{
-    memset(region, 0, sizeof(hc_shm_hdr_t));
-    char *p = region + sizeof(hc_shm_hdr_t);
-    for (int i = 0; i < s->nch; ++i) {
-        memset(p, 0, (size_t) (rows_of(s, i) + 1) * (size_t) s->n * HC_SHM_LINE);
-        p += chan_bytes(s->n, rows_of(s, i), s->k, s->cell);
-    }
-}
 
 static size_t region_bytes(const hc_shm_t *s)
 {
@@ -603,6 +590,19 @@ static void lay_out(hc_shm_t *s, char *region)
         ch->seq = ch->hseq = 1; /* flags and done lines start at 0: "nothing yet" */
         ch->done_min = 0;
         p += chan_bytes(s->n, rows_of(s, i), s->k, s->cell);
+    }
+}
+
+/* A new region's header, flag and done lines zeroed, "nothing yet", as
+ * lay_out finds them (the cells are written before they are read;
+ * zeroing the whole region, 460 KiB at np 2, took 5-7 us of each set-up;
+ * the arena's pages were allocated by posix_fallocate). */
+static void zero_control(hc_shm_t *s, char *region)
+{
+    memset(region, 0, sizeof(hc_shm_hdr_t));
+    lay_out(s, region);
+    for (int i = 0; i < s->nch; ++i) {
+        memset(s->ch[i].flag, 0, (size_t) ((char *) s->ch[i].cells - (char *) s->ch[i].flag));
     }
 }
 
@@ -939,15 +939,41 @@ static int place_rank(hc_shm_t *s, mca_coll_base_comm_coll_t *p, uint32_t *cost,
     return rc;
 }
 
-/* cost: 2 x rows words; pl: rows.  Two rounds: every row timed once, then
- * the fastest 2 (kf + HC_SHM_HOT) three times each.  Channel 0 keeps the
- * HC_SHM_HOT fastest as its hot rows and the kf next as its slots; the
- * persistent channels take the next HC_SHM_HOT + kf each while there are
- * rows.  (Only flat regions are placed: they have hot rows.) */
-static int place_rows(hc_shm_t *s, mca_coll_base_comm_coll_t *p, uint32_t *cost, hc_place_t *pl,
-                      bool *placed)
+/* Channels given rows by placement: as many as channel 0's candidates
+ * fill, kf + HC_SHM_HOT each (only flat regions are placed: they have hot
+ * rows). */
+#define HC_PLACE_SET (16 * (64 + HC_SHM_HOT)) /* the most rows it sets (place <= 16, kf <= 64) */
+static int place_sets(const hc_shm_t *s)
 {
-    hc_shm_chan_t *ch = &s->ch[0];
+    int per = s->kf + HC_SHM_HOT, nset = 0;
+    while (nset < s->nch && (nset + 1) * per <= rows_of(s, 0)) {
+        ++nset;
+    }
+    return nset;
+}
+
+/* Channel c < nset's row table (its kf slots, then its hot rows) from
+ * channel 0's candidate rows idx[c (kf + HC_SHM_HOT) + j]: place_rows'
+ * choice, or one remembered (set_up). */
+static void rows_set(hc_shm_t *s, const uint16_t *idx, int nset)
+{
+    int per = s->kf + HC_SHM_HOT;
+    for (int c = 0; c < nset; ++c) {
+        for (int j = 0; j < per; ++j) {
+            s->ch[c].row[j] = s->ch[0].flag + (size_t) idx[c * per + j] * s->n;
+        }
+    }
+}
+
+/* cost: 2 x rows words; pl: rows; idx: HC_PLACE_SET.  Two rounds: every
+ * row timed once, then the fastest 2 (kf + HC_SHM_HOT) three times each.
+ * Channel 0 keeps the HC_SHM_HOT fastest as its hot rows and the kf next
+ * as its slots; the persistent channels take the next HC_SHM_HOT + kf
+ * each while there are rows (place_sets).  *placed: idx holds the rows
+ * set (not when the timing stopped). */
+static int place_rows(hc_shm_t *s, mca_coll_base_comm_coll_t *p, uint32_t *cost, hc_place_t *pl,
+                      uint16_t *idx, bool *placed)
+{
     int per = s->kf + HC_SHM_HOT, rows = rows_of(s, 0), m = 2 * per < rows ? 2 * per : rows;
     double t0 = now(), all = 0, hot = 0, kept = 0;
     double deadline = t0 + (fault("budget") ? 0 : HC_PLACE_BUDGET); /* (rank 0's) */
@@ -988,24 +1014,24 @@ static int place_rows(hc_shm_t *s, mca_coll_base_comm_coll_t *p, uint32_t *cost,
     for (int j = 0; j < per; ++j) {
         *(j < HC_SHM_HOT ? &hot : &kept) += pl[j].cost;
     }
-    int c = 0;
-    for (; c < s->nch && (c + 1) * per <= rows; ++c) {
-        /* (each part in address order) */
+    int nset = place_sets(s);
+    for (int c = 0; c < nset; ++c) {
+        /* (pl: the hot rows, then the slots; each part in address order) */
         hc_place_t *sel = pl + (size_t) c * (size_t) per;
         qsort(sel, HC_SHM_HOT, sizeof(*sel), by_row);
         qsort(sel + HC_SHM_HOT, (size_t) s->kf, sizeof(*sel), by_row);
         for (int j = 0; j < per; ++j) {
-            hc_line_t **at = j < HC_SHM_HOT ? &s->ch[c].hot[j] : &s->ch[c].row[j - HC_SHM_HOT];
-            *at = ch->flag + (size_t) sel[j].row * s->n;
+            idx[c * per + (j < HC_SHM_HOT ? s->kf + j : j - HC_SHM_HOT)] = (uint16_t) sel[j].row;
         }
     }
+    rows_set(s, idx, nset);
     if (0 == s->me) {
         mca_coll_hiercoll_log(1, "%s: shm: channel 0 keeps the fastest %d of %d rows of flag "
                               "lines as its hot rows and the next %d as its slots (an exchange "
                               "%.0f and %.0f ns against %.0f over all rows; timed in %.2f ms), "
                               "%d persistent channels the next", s->comm->c_name, HC_SHM_HOT,
                               rows, s->kf, hot / HC_SHM_HOT, kept / s->kf, all / rows,
-                              (now() - t0) * 1e3, c - 1);
+                              (now() - t0) * 1e3, nset - 1);
     }
     return OMPI_SUCCESS;
 }
@@ -1021,12 +1047,10 @@ static int place_rows(hc_shm_t *s, mca_coll_base_comm_coll_t *p, uint32_t *cost,
  * mixed; else the rows are timed again and remembered anew.  A few
  * entries, replaced in turn. */
 #define HC_MEMO 8
-#define HC_MEMO_ROWS (16 * (64 + HC_SHM_HOT)) /* (placed: n <= 4, kf 64, place <= 16) */
 static struct {
     uint64_t key;
     int32_t sum; /* the rows' hash (>= 0) */
-    int nset;    /* channels with rows (each its table: kf slots, then the hot rows) */
-    uint16_t row[HC_MEMO_ROWS];
+    uint16_t row[HC_PLACE_SET]; /* place_rows' idx (place_sets channels) */
 } memo[HC_MEMO];
 static unsigned memo_next;
 
@@ -1049,10 +1073,10 @@ static uint64_t memo_key(const hc_shm_t *s, const hc_shm_peer_t *peers, int owne
     return 0 == h ? 1 : h; /* (0: an empty entry) */
 }
 
-static int32_t memo_sum(int nset, const uint16_t *row, int per)
+static int32_t memo_sum(const uint16_t *row, int n)
 {
-    uint64_t h = mix(0, (uint64_t) nset);
-    for (int i = 0; i < nset * per; ++i) {
+    uint64_t h = 0;
+    for (int i = 0; i < n; ++i) {
         h = mix(h, row[i]);
     }
     return (int32_t) (h & 0x7fffffff);
@@ -1068,48 +1092,24 @@ static int memo_find(uint64_t key)
     return -1;
 }
 
-/* The rows place_rows left in the channels' tables, remembered under key
- * (coll_hiercoll_shm_fault=memo:RANK: that rank remembers others, as if
- * its entry came from another timing). */
-static void memo_store(const hc_shm_t *s, uint64_t key)
+/* place_rows' idx, remembered under key (coll_hiercoll_shm_fault=
+ * memo:RANK: that rank remembers others, as if its entry came from
+ * another timing). */
+static void memo_store(const hc_shm_t *s, uint64_t key, const uint16_t *idx)
 {
-    int per = s->kf + HC_SHM_HOT, nset = 0;
-    while (nset < s->nch && (nset + 1) * per <= rows_of(s, 0)) {
-        ++nset;
-    }
-    if (nset * per > HC_MEMO_ROWS) {
-        return;
-    }
+    int n = place_sets(s) * (s->kf + HC_SHM_HOT);
     int i = memo_find(key);
     if (i < 0) {
         i = (int) (memo_next++ % HC_MEMO);
     }
-    const hc_line_t *flag = s->ch[0].flag;
-    for (int c = 0; c < nset; ++c) {
-        for (int j = 0; j < per; ++j) {
-            const hc_line_t *at = s->ch[c].row[j]; /* (hot rows at kf: row + kf) */
-            memo[i].row[c * per + j] = (uint16_t) ((at - flag) / s->n);
-        }
-    }
-    if (fault("memo") && per > 1) {
+    memcpy(memo[i].row, idx, sizeof(*idx) * (size_t) n);
+    if (fault("memo") && n > 1) {
         uint16_t t = memo[i].row[0];
         memo[i].row[0] = memo[i].row[1];
         memo[i].row[1] = t;
     }
     memo[i].key = key;
-    memo[i].nset = nset;
-    memo[i].sum = memo_sum(nset, memo[i].row, per);
-}
-
-static void memo_apply(hc_shm_t *s, int i)
-{
-    int per = s->kf + HC_SHM_HOT;
-    hc_line_t *flag = s->ch[0].flag;
-    for (int c = 0; c < memo[i].nset; ++c) {
-        for (int j = 0; j < per; ++j) {
-            s->ch[c].row[j] = flag + (size_t) memo[i].row[c * per + j] * s->n;
-        }
-    }
+    memo[i].sum = memo_sum(memo[i].row, n);
 }
 
 static int set_up(mca_coll_hiercoll_module_t *m)
@@ -1221,12 +1221,13 @@ static int set_up(mca_coll_hiercoll_module_t *m)
     int rows0 = rows_of(s, 0);
     uint32_t *cost = s->place > 1 ? malloc(sizeof(*cost) * 2 * (size_t) rows0) : NULL;
     hc_place_t *pl = NULL != cost ? malloc(sizeof(*pl) * (size_t) rows0) : NULL;
+    uint16_t *idx = NULL != pl ? malloc(sizeof(*idx) * HC_PLACE_SET) : NULL;
     uint64_t key = s->place > 1 ? memo_key(s, peers, owner, where[0]) : 0;
     int hit = 0 != key ? memo_find(key) : -1;
     int32_t sum = hit >= 0 ? memo[hit].sum : 0;
     /* ok, single copy, timing, remembered rows (see memo_key) */
     int mine2[6] = {ok, c->shm_cma_min > 0 ? cma_probe(peers, s->n, s->me) : 0,
-                    NULL != pl && !fault("place"), hit >= 0, sum, ~sum};
+                    NULL != idx && !fault("place"), hit >= 0, sum, ~sum};
     int both[6] = {0, 0, 0, 0, 0, 0};
     rc = p->coll_allreduce(mine2, both, 6, MPI_INT, MPI_MIN, comm, p->coll_allreduce_module);
     int all = OMPI_SUCCESS == rc ? both[0] : 0;
@@ -1245,7 +1246,7 @@ static int set_up(mca_coll_hiercoll_module_t *m)
         lay_out(s, (char *) h);
         bool placed = false;
         if (same) {
-            memo_apply(s, hit);
+            rows_set(s, memo[hit].row, place_sets(s));
             if (0 == s->me) {
                 mca_coll_hiercoll_log(1, "%s: shm: channel 0 keeps the rows of flag lines timed "
                                       "for an earlier communicator in the same place",
@@ -1256,10 +1257,10 @@ static int set_up(mca_coll_hiercoll_module_t *m)
                 mca_coll_hiercoll_log(1, "%s: shm: the ranks remember other rows of flag lines "
                                       "for this place; timing them again", comm->c_name);
             }
-            rc = place_rows(s, p, cost, pl, &placed);
+            rc = place_rows(s, p, cost, pl, idx, &placed);
             all = OMPI_SUCCESS == rc;
             if (all && placed) {
-                memo_store(s, key);
+                memo_store(s, key, idx);
             }
         } else if (s->place > 1 && 0 == s->me) {
             mca_coll_hiercoll_log(1, "%s: shm: a rank cannot time the rows of flag lines (see "
@@ -1269,6 +1270,7 @@ static int set_up(mca_coll_hiercoll_module_t *m)
     }
     free(cost);
     free(pl);
+    free(idx);
     if (!all) {
         if (NULL != map && !s->owner) {
             unmap_peer(map, !ok);
@@ -1570,8 +1572,7 @@ static void my_group(const hc_shm_op_t *o, int *lead, int *size)
  * inits). */
 static inline bool agrees(const hc_shm_op_t *o)
 {
-    return NULL == o->req && 0 == o->grp
-           && (HC_BARRIER == o->coll || (HC_ALLREDUCE == o->coll && PATH_INLINE == o->path));
+    return NULL == o->req && o->hot; /* (a flat barrier, an allreduce in the line: op_ring) */
 }
 
 /* Before publishing line l of an agreeing call: what I offer. */
