@@ -1021,33 +1021,57 @@ run "shm-fault-cma-2-np3" 300 "${MPI[@]}" -np 3 --mca coll hiercoll,basic,libnbc
 # a core each, channel 0 keeps the fastest 4 of 544 rows as its hot rows
 # (barriers, allreduces in the line) and the next 64 as its slots (the
 # persistent channels the next 68 each), and t_shm stays exact on them
-# (every collective, persistent requests too).  A rank that cannot time them
-# (fault place) or rank 0 past its time (budget:0): address order on
-# every rank, still exact.  A rank whose parameters lay the region out
-# otherwise (place 2 on rank 1, through its environment: Open MPI 5.0.7's
-# mpirun crashes on an MPMD command line here): one line, the layer below
-# on every rank, exact.  The 20 dups of --cycles come where earlier ones
-# were: they take the rows remembered (MEMO); a rank that remembers other
-# rows (fault memo) makes every rank time them again, each time.
+# (every collective, persistent requests too).  The timing comes at a
+# blocking call coll_hiercoll_shm_place_after numbers after the set-up
+# (here 0: the first; 8: in the middle of t_shm's calls on
+# MPI_COMM_WORLD, the dups of --cycles too short-lived to time theirs;
+# the default 10000: none of t_shm's communicators, and hc_bench's, which
+# runs longer, does).  A rank that cannot time them (fault place) or rank
+# 0 past its time (budget:0): address order on every rank, still exact.
+# A rank whose parameters lay the region out otherwise (place 2 on rank
+# 1, through its environment: Open MPI 5.0.7's mpirun crashes on an MPMD
+# command line here): one line, the layer below on every rank, exact.
+# The 20 dups of --cycles come where earlier ones were: they take the
+# rows remembered (MEMO); a rank that remembers other rows (fault memo)
+# makes every rank time them again, each time.
 MEMO='shm: channel 0 keeps the rows of flag lines timed for an earlier communicator in the same place'
 PLACED='shm: channel 0 keeps the fastest 4 of 544 rows of flag lines as its hot rows and the next 64 as its slots .*, 2 persistent channels the next'
+TIMING='shm: (channel 0 keeps|a rank cannot time|timing the rows|the ranks remember)'
 MPI_CORE=("$mpirun" --mca btl self,$SM_BTL --mca pml ob1 --mca mpi_yield_when_idle 0)
 EXPECT=("$SHM_OK" "$PLACED" "$SHM_SET_UP" "$MEMO")
 run "shm-place-np2" 300 "${MPI_CORE[@]}" -np 2 --mca coll hiercoll,basic,libnbc \
+    --mca coll_hiercoll_verbose 1 --mca coll_hiercoll_shm_place_after 0 "${SHM[@]}" "$shm" \
+    --cycles 20
+EXPECT=("$SHM_OK" "MPI_COMM_WORLD: $PLACED" "$SHM_SET_UP")
+REJECT=("DUP FROM [0-9]+: $TIMING" "$MEMO")
+run "shm-place-after-8-np2" 300 "${MPI_CORE[@]}" -np 2 --mca coll hiercoll,basic,libnbc \
+    --mca coll_hiercoll_verbose 1 --mca coll_hiercoll_shm_place_after 8 "${SHM[@]}" "$shm" \
+    --cycles 20
+EXPECT=("$SHM_OK" "$SHM_SET_UP")
+REJECT=("$TIMING")
+run "shm-place-after-default-np2" 300 "${MPI_CORE[@]}" -np 2 --mca coll hiercoll,basic,libnbc \
     --mca coll_hiercoll_verbose 1 "${SHM[@]}" "$shm" --cycles 20
+if [ -x "$top_builddir/contrib/hc_bench" ] || [ "$list" = yes ]; then
+    EXPECT=("DUP FROM [0-9]+: $PLACED")
+    REJECT=("$MEMO")
+    run "shm-place-after-bench-np2" 300 "${MPI_CORE[@]}" -np 2 \
+        --mca coll hiercoll,tuned,basic,libnbc --mca coll_hiercoll_verbose 1 \
+        "$top_builddir/contrib/hc_bench" --coll allreduce --against tuned --sizes 8 --trials 3 \
+        --iters 5000
+fi
 EXPECT=("$SHM_OK" "$PLACED" "$SHM_SET_UP"
         "shm: the ranks remember other rows of flag lines for this place; timing them again")
 REJECT=("$MEMO")
 run "shm-fault-memo-1-np2" 300 "${MPI_CORE[@]}" -np 2 --mca coll hiercoll,basic,libnbc \
-    --mca coll_hiercoll_verbose 1 --mca coll_hiercoll_shm_fault memo:1 "${SHM[@]}" "$shm" \
-    --cycles 20
+    --mca coll_hiercoll_verbose 1 --mca coll_hiercoll_shm_fault memo:1 \
+    --mca coll_hiercoll_shm_place_after 0 "${SHM[@]}" "$shm" --cycles 20
 for f in place:1 budget:0; do
     EXPECT=("$SHM_OK" "shm: (a rank cannot time the rows|timing the rows of flag lines took over)"
             "$SHM_SET_UP")
     REJECT=("$PLACED" "$MEMO")
     run "shm-fault-${f/:/-}-np2" 300 "${MPI_CORE[@]}" -np 2 --mca coll hiercoll,basic,libnbc \
-        --mca coll_hiercoll_verbose 1 --mca coll_hiercoll_shm_fault $f "${SHM[@]}" "$shm" \
-        --cycles 20
+        --mca coll_hiercoll_verbose 1 --mca coll_hiercoll_shm_fault $f \
+        --mca coll_hiercoll_shm_place_after 0 "${SHM[@]}" "$shm" --cycles 20
 done
 EXPECT=("$SHM_OK" "world rank 1's parameters .* lay the region out otherwise than rank 0's"
         "a rank could not attach the region")
@@ -1057,9 +1081,10 @@ run "shm-place-mismatch-np2" 300 "${MPI_CORE[@]}" -np 2 --mca coll hiercoll,basi
     export OMPI_MCA_coll_hiercoll_shm_place=2; exec "$@"' sh "$shm" --cycles 20
 # (mpi_yield_when_idle, as MPI[@] sets it: no timing, address order)
 EXPECT=("$SHM_OK" "$SHM_SET_UP")
-REJECT=("shm: (channel 0 keeps|a rank cannot time|timing the rows|the ranks remember)")
+REJECT=("$TIMING")
 run "shm-place-yield-np2" 300 "${MPI[@]}" -np 2 --mca coll hiercoll,basic,libnbc \
-    --mca coll_hiercoll_verbose 1 "${SHM[@]}" "$shm" --cycles 20
+    --mca coll_hiercoll_verbose 1 --mca coll_hiercoll_shm_place_after 0 "${SHM[@]}" "$shm" \
+    --cycles 20
 # a long bcast's root writes one n-th into each reader (from 32 KiB, the
 # 40000-int bcasts of t_colls, every type pair); when those writes fail on
 # the root (world rank 0, roots 0 and n - 1), the readers read the parts

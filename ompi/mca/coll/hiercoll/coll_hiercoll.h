@@ -348,7 +348,7 @@ typedef struct mca_coll_hiercoll_params_t {
     size_t shm_arena_size, shm_cell_size, shm_chan_bytes, shm_auto_max, shm_fold_max, shm_cma_min;
     size_t shm_reduce_min;
     int shm_slots, shm_persistent, shm_min_calls, shm_spin, shm_watchdog, shm_fold_ranks;
-    int shm_group_size, shm_place;
+    int shm_group_size, shm_place, shm_place_after;
 } mca_coll_hiercoll_params_t;
 
 extern mca_coll_hiercoll_params_t mca_coll_hiercoll_params;

@@ -271,7 +271,7 @@ int mca_coll_hiercoll_dispatch(hc_call_t *c, ompi_request_t **request, struct om
         if (NULL != c->rule) {
             char ranges[96];
             hcp_rule_ranges(c->rule, ranges, sizeof(ranges));
-            snprintf(why, sizeof(why), "rule %s:%d %s", mca_coll_hiercoll_params.rules.source,
+            snprintf(why, sizeof(why), "rule %.48s:%d %s", mca_coll_hiercoll_params.rules.source,
                      c->rule->line, ranges);
         } else if (HC_ALGO_AUTO != m->choice[c->coll]) {
             snprintf(why, sizeof(why), "%s", HC_ALGO_FALLBACK == m->choice[c->coll] ? "fallback"

@@ -493,6 +493,9 @@ typedef struct hc_shm {
     bool lean;   /* short blocking calls may go straight (lean(); coll_hiercoll_shm_lean) */
     bool flat;   /* no groups (n <= coll_hiercoll_shm_group_size) */
     bool part;  /* a decomposition's part (mca_coll_hiercoll_shm_prepare) */
+    bool pdue;     /* its rows are to be timed (place_later) from ... */
+    uint64_t pnext; /* ... this count of channel 0's numbers (seq + hseq) */
+    uint64_t pkey;  /* its place (memo_key) */
     pid_t *pids;
     int *lead;    /* [n] the first rank of each rank's group (grouped algorithms) */
     int *leaders; /* [ngroups] the groups' first ranks, ascending */
@@ -848,14 +851,16 @@ static int cma_probe(const hc_shm_peer_t *peers, int n, int me)
  * homes it): on this project's VM, two processes exchanging a pair of
  * lines took 0.105 to 0.152 us by the lines' address, the same within a
  * process run after run.  Channel 0 (the blocking and nonblocking calls)
- * has `place` candidate rows of flag lines for each of its kf slots.  At
- * set-up every rank times a short exchange on each row (a barrier's
- * pattern: write my line, wait for the others'), the slowest rank's time
- * per row is agreed (the layer below's allreduce), and every rank keeps
- * the same kf fastest rows, in address order.  The exchange writes 1, 2,
- * 3 in turn and a rank waits until the others' lines no longer hold the
- * value before (none runs more than one exchange ahead), so the lines end
- * below FV(1, 0), which the engine reads as "nothing yet". */
+ * has `place` candidate rows of flag lines for each of its kf slots.  Every
+ * rank times a short exchange on each row (a barrier's pattern: write my
+ * line, wait for the others'), the slowest rank's time per row is agreed
+ * (the layer below's allreduce), and every rank keeps the same kf fastest
+ * rows, in address order.  The exchange writes 1, 2, 3 in turn and a rank
+ * waits until the others' lines no longer hold the value before (none
+ * runs more than one exchange ahead), so the lines end below FV(1, 0),
+ * which the engine reads as "nothing yet" whatever its numbers.
+ * The timing (1.2 ms at np 2) waits until a communicator has shown it
+ * lives long (place_later): it gains 0.01-0.02 us a call. */
 #define HC_PLACE_EXCH 8       /* exchanges per timing of a row */
 #define HC_PLACE_BUDGET 0.025 /* s: a peer without a core to itself (rank 0 stops the timing) */
 static inline void demote(const void *p, size_t len);
@@ -1132,7 +1137,8 @@ static int set_up(mca_coll_hiercoll_module_t *m)
     s->nch = 1 + c->shm_persistent;
     /* (measured on 2 processes only; a row of more is slower to time, and
      * place 8 at 8 processes would add 476 KiB to the region) */
-    s->place = s->flat && s->n <= 4 && !s->yield ? c->shm_place : 1;
+    s->place = s->flat && s->n <= 4 && !s->yield && !s->part ? c->shm_place : 1;
+    s->pdue = false;
     s->len = region_bytes(s);
     free(s->rows);
     s->rows = malloc(sizeof(*s->rows) * (size_t) s->nch * (size_t) (s->kf + HC_SHM_HOT));
@@ -1217,17 +1223,14 @@ static int set_up(mca_coll_hiercoll_module_t *m)
     }
     char how[96] = "";
     ok = ok && group_ranks(s, peers, how, sizeof(how));
-    /* timing the rows of flag lines needs every rank on a core of its own */
-    int rows0 = rows_of(s, 0);
-    uint32_t *cost = s->place > 1 ? malloc(sizeof(*cost) * 2 * (size_t) rows0) : NULL;
-    hc_place_t *pl = NULL != cost ? malloc(sizeof(*pl) * (size_t) rows0) : NULL;
-    uint16_t *idx = NULL != pl ? malloc(sizeof(*idx) * HC_PLACE_SET) : NULL;
+    /* (timing the rows of flag lines needs every rank on a core of its own:
+     * place > 1) */
     uint64_t key = s->place > 1 ? memo_key(s, peers, owner, where[0]) : 0;
     int hit = 0 != key ? memo_find(key) : -1;
     int32_t sum = hit >= 0 ? memo[hit].sum : 0;
     /* ok, single copy, timing, remembered rows (see memo_key) */
     int mine2[6] = {ok, c->shm_cma_min > 0 ? cma_probe(peers, s->n, s->me) : 0,
-                    NULL != idx && !fault("place"), hit >= 0, sum, ~sum};
+                    s->place > 1 && !fault("place"), hit >= 0, sum, ~sum};
     int both[6] = {0, 0, 0, 0, 0, 0};
     rc = p->coll_allreduce(mine2, both, 6, MPI_INT, MPI_MIN, comm, p->coll_allreduce_module);
     int all = OMPI_SUCCESS == rc ? both[0] : 0;
@@ -1244,7 +1247,6 @@ static int set_up(mca_coll_hiercoll_module_t *m)
     if (all) {
         s->hdr = h;
         lay_out(s, (char *) h);
-        bool placed = false;
         if (same) {
             rows_set(s, memo[hit].row, place_sets(s));
             if (0 == s->me) {
@@ -1257,20 +1259,16 @@ static int set_up(mca_coll_hiercoll_module_t *m)
                 mca_coll_hiercoll_log(1, "%s: shm: the ranks remember other rows of flag lines "
                                       "for this place; timing them again", comm->c_name);
             }
-            rc = place_rows(s, p, cost, pl, idx, &placed);
-            all = OMPI_SUCCESS == rc;
-            if (all && placed) {
-                memo_store(s, key, idx);
-            }
+            /* (later: place_later) */
+            s->pdue = true;
+            s->pkey = key;
+            s->pnext = 2 + (uint64_t) c->shm_place_after;
         } else if (s->place > 1 && 0 == s->me) {
             mca_coll_hiercoll_log(1, "%s: shm: a rank cannot time the rows of flag lines (see "
                                   "coll_hiercoll_shm_fault); channel 0 keeps them in address "
                                   "order", comm->c_name);
         }
     }
-    free(cost);
-    free(pl);
-    free(idx);
     if (!all) {
         if (NULL != map && !s->owner) {
             unmap_peer(map, !ok);
@@ -1321,6 +1319,87 @@ static int setup(mca_coll_hiercoll_module_t *m)
         mca_coll_hiercoll_hooks.shm_settled(m);
     }
     return rc;
+}
+
+/* PLACEMENT DEFERRED.  A region whose rows are to be timed (pdue) times
+ * them at the blocking call that finds channel 0's count of numbers at
+ * pnext: coll_hiercoll_shm_place_after numbers after its set-up.  Every
+ * rank numbers the same calls alike, and each blocking call comes here
+ * (mca_coll_hiercoll_shm_start, _fast) before taking its numbers, so every
+ * rank comes at the same call (a decomposition's parts, whose calls may
+ * come from inside progress, are not placed).  The layer below's
+ * allreduce agrees that every rank's channels are idle (each has finished
+ * every operation, and so read every line it was to read; else again
+ * HC_PLACE_RETRY numbers later); each rank then clears its line of every
+ * candidate row, a second allreduce orders that before anyone's timing,
+ * and place_rows times and sets the rows (it ends with an allreduce, so
+ * no rank writes the new rows before every rank has finished timing).
+ * The rows end below FV(1, 0), so the channels go on with their numbers;
+ * their done lines are untouched.  Meanwhile the region says FAILED and
+ * the fast path forgets what it remembered: the layer below's calls may
+ * come back to hiercoll's (coll/basic's allreduce is a reduce and a
+ * bcast of the communicator), which must then run elsewhere, as during
+ * the set-up. */
+#define HC_PLACE_RETRY 1024
+static void place_timed(mca_coll_hiercoll_module_t *m);
+static void place_later(mca_coll_hiercoll_module_t *m)
+{
+    hc_shm_t *s = m->shm;
+    s->pdue = false; /* (a failed allreduce: the rows stay as they are) */
+    s->state = HC_SHM_FAILED;
+    if (NULL != mca_coll_hiercoll_hooks.shm_settled) {
+        mca_coll_hiercoll_hooks.shm_settled(m);
+    }
+    place_timed(m);
+    s->state = HC_SHM_READY;
+    if (NULL != mca_coll_hiercoll_hooks.shm_settled) {
+        mca_coll_hiercoll_hooks.shm_settled(m);
+    }
+}
+
+static void place_timed(mca_coll_hiercoll_module_t *m)
+{
+    hc_shm_t *s = m->shm;
+    mca_coll_base_comm_coll_t *p = &m->prev;
+    int idle = 1, all = 0;
+    for (int i = 0; i < s->nch; ++i) {
+        idle &= NULL == s->ch[i].head;
+    }
+    int rc = p->coll_allreduce(&idle, &all, 1, MPI_INT, MPI_MIN, s->comm,
+                               p->coll_allreduce_module);
+    if (OMPI_SUCCESS == rc && !all) {
+        s->pdue = true;
+        s->pnext = s->ch[0].seq + s->ch[0].hseq + HC_PLACE_RETRY;
+        return;
+    }
+    if (OMPI_SUCCESS != rc) {
+        return;
+    }
+    int rows = rows_of(s, 0);
+    for (int j = 0; j < rows; ++j) {
+        st_rel(&s->ch[0].flag[(size_t) j * (size_t) s->n + (size_t) s->me].seq, 0);
+    }
+    uint32_t *cost = malloc(sizeof(*cost) * 2 * (size_t) rows);
+    hc_place_t *pl = malloc(sizeof(*pl) * (size_t) rows);
+    uint16_t *idx = malloc(sizeof(*idx) * HC_PLACE_SET);
+    int ok = NULL != cost && NULL != pl && NULL != idx;
+    rc = p->coll_allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, s->comm, p->coll_allreduce_module);
+    if (OMPI_SUCCESS == rc && all) {
+        bool placed = false;
+        rc = place_rows(s, p, cost, pl, idx, &placed);
+        if (OMPI_SUCCESS == rc && placed) {
+            memo_store(s, s->pkey, idx);
+        }
+    }
+    free(cost);
+    free(pl);
+    free(idx);
+}
+
+/* Before a blocking call takes its numbers (see place_later). */
+static inline bool place_due(const hc_shm_t *s)
+{
+    return OPAL_UNLIKELY(s->pdue) && s->ch[0].seq + s->ch[0].hseq >= s->pnext;
 }
 
 /* ------------------------------------------------------------------ */
@@ -3368,6 +3447,9 @@ int mca_coll_hiercoll_shm_start(hc_call_t *c, ompi_request_t **request, struct o
     }
     if (HC_BLOCKING == c->mode) {
         hc_shm_op_t o;
+        if (place_due(sh)) {
+            place_later(m);
+        }
         if (0 == op_init(&o, &sh->ch[0], c)) {
             return OMPI_SUCCESS;
         }
@@ -3749,6 +3831,13 @@ int mca_coll_hiercoll_shm_fast(mca_coll_hiercoll_module_t *m, hc_fast_t *f, hc_c
     hc_shm_chan_t *ch = &sh->ch[0];
     int lean_rc = LEAN_NO;
     uint32_t polls = 0;
+    if (place_due(sh)) {
+        /* (the layer below's calls in place_later may fill the fast
+         * path's entries anew, this one's too: it stays as it was) */
+        hc_fast_t keep = *f;
+        place_later(m);
+        *f = keep;
+    }
     if (NULL == ch->head && sh->lean) {
         lean_rc = lean(sh, ch, f, k, sbuf, rbuf, &polls);
         if (LEAN_DONE == lean_rc) {
