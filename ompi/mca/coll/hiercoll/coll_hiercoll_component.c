@@ -430,12 +430,12 @@ static int hiercoll_register(void)
                "last-level cache slice that homes it). 1: no timing, the rows in address order",
                OPAL_INFO_LVL_6, HC_NUM_INT, &c->shm_place, 8, 1, 16);
     reg_number("shm_place_after",
-               "Shared-memory node level: operations a communicator runs on it (blocking and "
-               "nonblocking; a long message counts one per chunk) before it times its rows of "
-               "flag lines (coll_hiercoll_shm_place), at a blocking call where no rank has one "
-               "in flight: the timing costs about 1.2 ms at 2 processes and gains 0.01 to 0.02 "
-               "us a call, so only communicators that live long pay it (0: at the first "
-               "blocking call)",
+               "Shared-memory node level: barriers and allreduces of up to 112 bytes (blocking "
+               "or not) a communicator runs on it before it times its rows of flag lines "
+               "(coll_hiercoll_shm_place), right after the next blocking one, where no rank has "
+               "a call in flight on it: the timing costs about 1.2 ms at 2 processes and gains "
+               "0.01 to 0.02 us a call, so only communicators that live long pay it (0: after "
+               "the first blocking one)",
                OPAL_INFO_LVL_6, HC_NUM_INT, &c->shm_place_after, 10000, 0, 1 << 30);
     reg_number("shm_persistent",
                "Shared-memory node level: persistent requests per communicator that run on it "

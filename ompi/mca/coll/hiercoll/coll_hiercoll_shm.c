@@ -493,15 +493,19 @@ typedef struct hc_shm {
     bool lean;   /* short blocking calls may go straight (lean(); coll_hiercoll_shm_lean) */
     bool flat;   /* no groups (n <= coll_hiercoll_shm_group_size) */
     bool part;  /* a decomposition's part (mca_coll_hiercoll_shm_prepare) */
-    bool pdue;     /* its rows are to be timed (place_later) from ... */
-    uint64_t pnext; /* ... this count of channel 0's numbers (seq + hseq) */
-    uint64_t pkey;  /* its place (memo_key) */
     pid_t *pids;
     int *lead;    /* [n] the first rank of each rank's group (grouped algorithms) */
     int *leaders; /* [ngroups] the groups' first ranks, ascending */
     int ngroups;
     ompi_communicator_t *comm;
     hc_shm_chan_t ch[HC_SHM_MAXCH];
+    /* PLACEMENT DEFERRED: the hot number from which its agreeing calls
+     * offer the timing (UINT64_MAX: none), every rank's offer seen (time
+     * the rows after this call), its place (memo_key) */
+    uint64_t pwant;
+    bool pnow;
+    uint64_t pkey;
+    mca_coll_hiercoll_module_t *module; /* (place_later's calls of the layer below) */
 } hc_shm_t;
 
 /* Operation s's flag line of rank r (kf slots of flag lines), its cell
@@ -657,6 +661,7 @@ void mca_coll_hiercoll_shm_enable(mca_coll_hiercoll_module_t *m, ompi_communicat
     s->n = ompi_comm_size(comm);
     s->me = ompi_comm_rank(comm);
     s->comm = comm; /* not retained: the module lives as long */
+    s->module = m;
     if (0 == g.ncpus) {
         long n = sysconf(_SC_NPROCESSORS_ONLN);
         g.ncpus = n > 0 ? (int) n : 1;
@@ -1138,7 +1143,8 @@ static int set_up(mca_coll_hiercoll_module_t *m)
     /* (measured on 2 processes only; a row of more is slower to time, and
      * place 8 at 8 processes would add 476 KiB to the region) */
     s->place = s->flat && s->n <= 4 && !s->yield && !s->part ? c->shm_place : 1;
-    s->pdue = false;
+    s->pwant = UINT64_MAX;
+    s->pnow = false;
     s->len = region_bytes(s);
     free(s->rows);
     s->rows = malloc(sizeof(*s->rows) * (size_t) s->nch * (size_t) (s->kf + HC_SHM_HOT));
@@ -1260,9 +1266,8 @@ static int set_up(mca_coll_hiercoll_module_t *m)
                                       "for this place; timing them again", comm->c_name);
             }
             /* (later: place_later) */
-            s->pdue = true;
             s->pkey = key;
-            s->pnext = 2 + (uint64_t) c->shm_place_after;
+            s->pwant = 1 + (uint64_t) c->shm_place_after; /* (hot numbers from 1) */
         } else if (s->place > 1 && 0 == s->me) {
             mca_coll_hiercoll_log(1, "%s: shm: a rank cannot time the rows of flag lines (see "
                                   "coll_hiercoll_shm_fault); channel 0 keeps them in address "
@@ -1321,16 +1326,24 @@ static int setup(mca_coll_hiercoll_module_t *m)
     return rc;
 }
 
-/* PLACEMENT DEFERRED.  A region whose rows are to be timed (pdue) times
- * them at the blocking call that finds channel 0's count of numbers at
- * pnext: coll_hiercoll_shm_place_after numbers after its set-up.  Every
- * rank numbers the same calls alike, and each blocking call comes here
- * (mca_coll_hiercoll_shm_start, _fast) before taking its numbers, so every
- * rank comes at the same call (a decomposition's parts, whose calls may
- * come from inside progress, are not placed).  The layer below's
- * allreduce agrees that every rank's channels are idle (each has finished
- * every operation, and so read every line it was to read; else again
- * HC_PLACE_RETRY numbers later); each rank then clears its line of every
+/* PLACEMENT DEFERRED.  A region whose rows are to be timed times them
+ * after the first agreeing call (a blocking flat barrier or allreduce in
+ * the line: see agrees) numbered pwant or later on channel 0, that is
+ * coll_hiercoll_shm_place_after hot numbers after its set-up: like the
+ * persistent channels given back, each rank offers it in its line's aux
+ * (HC_PLACE_BIT: offer_freed), and where every rank's line offers it
+ * every rank sees so at the same call (agree_freed: pnow) and times right
+ * after it, before it returns (lean; the engine's run_alone and
+ * run_blocking_op).  Nothing is on the path of a short bcast or reduce (a
+ * test at the entry of every blocking call made the 8-byte reduce 0.026
+ * -> 0.028 us a call).  The fast path's entries, forgotten, are learnt
+ * again (the layer below's allreduce may call the communicator's reduce
+ * and bcast, never its barrier or allreduce: the calling entry's fields
+ * stay).  A decomposition's parts, whose calls may come from inside
+ * progress, are not placed.  The layer below's allreduce agrees that
+ * every rank's channels are idle (each has finished every operation, and
+ * so read every line it was to read; else again HC_PLACE_RETRY hot
+ * numbers later); each rank then clears its line of every
  * candidate row, a second allreduce orders that before anyone's timing,
  * and place_rows times and sets the rows (it ends with an allreduce, so
  * no rank writes the new rows before every rank has finished timing).
@@ -1342,10 +1355,11 @@ static int setup(mca_coll_hiercoll_module_t *m)
  * the set-up. */
 #define HC_PLACE_RETRY 1024
 static void place_timed(mca_coll_hiercoll_module_t *m);
-static void place_later(mca_coll_hiercoll_module_t *m)
+static __attribute__((cold)) void place_later(mca_coll_hiercoll_module_t *m)
 {
     hc_shm_t *s = m->shm;
-    s->pdue = false; /* (a failed allreduce: the rows stay as they are) */
+    s->pnow = false;
+    s->pwant = UINT64_MAX; /* (a failed allreduce: the rows stay as they are) */
     s->state = HC_SHM_FAILED;
     if (NULL != mca_coll_hiercoll_hooks.shm_settled) {
         mca_coll_hiercoll_hooks.shm_settled(m);
@@ -1368,8 +1382,7 @@ static void place_timed(mca_coll_hiercoll_module_t *m)
     int rc = p->coll_allreduce(&idle, &all, 1, MPI_INT, MPI_MIN, s->comm,
                                p->coll_allreduce_module);
     if (OMPI_SUCCESS == rc && !all) {
-        s->pdue = true;
-        s->pnext = s->ch[0].seq + s->ch[0].hseq + HC_PLACE_RETRY;
+        s->pwant = s->ch[0].hseq + HC_PLACE_RETRY;
         return;
     }
     if (OMPI_SUCCESS != rc) {
@@ -1396,11 +1409,6 @@ static void place_timed(mca_coll_hiercoll_module_t *m)
     free(idx);
 }
 
-/* Before a blocking call takes its numbers (see place_later). */
-static inline bool place_due(const hc_shm_t *s)
-{
-    return OPAL_UNLIKELY(s->pdue) && s->ch[0].seq + s->ch[0].hseq >= s->pnext;
-}
 
 /* ------------------------------------------------------------------ */
 /* Operations                                                           */
@@ -1654,15 +1662,18 @@ static inline bool agrees(const hc_shm_op_t *o)
     return NULL == o->req && o->hot; /* (a flat barrier, an allreduce in the line: op_ring) */
 }
 
-/* Before publishing line l of an agreeing call: what I offer. */
-static inline void offer_freed(hc_shm_t *sh, hc_line_t *l)
+/* Before publishing line l of agreeing call s (its hot number): what I
+ * offer (and the timing of the rows where it is due: PLACEMENT DEFERRED). */
+#define HC_PLACE_BIT (1u << 31) /* (bit c - 1: channel c <= 16) */
+static inline void offer_freed(hc_shm_t *sh, hc_line_t *l, uint64_t s)
 {
-    sh->poffered = sh->pfreed;
+    sh->poffered = sh->pfreed | (s >= sh->pwant ? HC_PLACE_BIT : 0u);
     l->aux = sh->poffered;
 }
 
 /* After reading every rank's line of an operation (row: its slot's lines,
- * phase 0, acquired): the channels every rank offered are agreed. */
+ * phase 0, acquired): the channels every rank offered are agreed; the
+ * timing where every rank offered it. */
 static void agree_freed(hc_shm_t *sh, const hc_line_t *row)
 {
     uint64_t all = sh->poffered;
@@ -1671,7 +1682,10 @@ static void agree_freed(hc_shm_t *sh, const hc_line_t *row)
             all &= __atomic_load_n(&row[r].aux, __ATOMIC_RELAXED);
         }
     }
-    sh->pagreed |= (uint32_t) all;
+    sh->pagreed |= (uint32_t) all & ~HC_PLACE_BIT;
+    if (0 != (all & HC_PLACE_BIT)) {
+        sh->pnow = true;
+    }
 }
 
 /* Flat: every rank writes its line and reads everyone's.  Grouped: the
@@ -1685,7 +1699,7 @@ static bool run_barrier(hc_shm_op_t *o)
             return false;
         }
         if (agrees(o)) {
-            offer_freed(ch->s, line_of(o, s, ch->s->me));
+            offer_freed(ch->s, line_of(o, s, ch->s->me), s);
         }
         publish(o, line_of(o, s, ch->s->me), FV(s, 0));
         o->ph = 1;
@@ -2108,7 +2122,7 @@ static bool publish_chunk(hc_shm_op_t *o, const hc_chunk_t *k)
         demote(to, k->cnt * o->esize);
     }
     if (agrees(o)) {
-        offer_freed(ch->s, l);
+        offer_freed(ch->s, l, k->s);
     }
     publish(o, l, FV(k->s, 0));
     o->ph = 1;
@@ -3304,6 +3318,9 @@ static void run_alone(hc_shm_op_t *o, uint32_t polls)
             wait_step(o->ch->s, &w, o);
         } while (!op_step(o));
     }
+    if (OPAL_UNLIKELY(o->ch->s->pnow)) { /* (an agreeing call: PLACEMENT DEFERRED) */
+        place_later(o->ch->s->module);
+    }
 }
 
 /* A blocking operation: alone on its channel, the fastest way; behind
@@ -3320,6 +3337,9 @@ static int run_blocking_op(hc_shm_op_t *o, const hc_call_t *c)
         wait_init(ch->s, &w);
         while (chan_advance(ch), !o->finished) {
             wait_once(ch->s, &w, o);
+        }
+        if (OPAL_UNLIKELY(ch->s->pnow)) {
+            place_later(ch->s->module);
         }
     }
     op_end(o);
@@ -3447,9 +3467,6 @@ int mca_coll_hiercoll_shm_start(hc_call_t *c, ompi_request_t **request, struct o
     }
     if (HC_BLOCKING == c->mode) {
         hc_shm_op_t o;
-        if (place_due(sh)) {
-            place_later(m);
-        }
         if (0 == op_init(&o, &sh->ch[0], c)) {
             return OMPI_SUCCESS;
         }
@@ -3782,7 +3799,7 @@ static int lean(hc_shm_t *sh, hc_shm_chan_t *ch, hc_fast_t *f, hc_coll_t k, cons
     if (0 != m) {
         copy_moves(l->data, src, m, 64);
     }
-    offer_freed(sh, l); /* (the engine's agrees(): a flat barrier, an inline allreduce) */
+    offer_freed(sh, l, s); /* (the engine's agrees(): a flat barrier, an inline allreduce) */
     st_rel(&l->seq, FV(s, 0));
     if (sh->demote) {
         demote(l, HC_SHM_LINE);
@@ -3821,6 +3838,9 @@ static int lean(hc_shm_t *sh, hc_shm_chan_t *ch, hc_fast_t *f, hc_coll_t k, cons
     if (ch->seq - 1 > ch->done_min) {
         ch->done_min = ch->seq - 1;
     }
+    if (OPAL_UNLIKELY(sh->pnow)) {
+        place_later(sh->module);
+    }
     return LEAN_DONE;
 }
 
@@ -3831,13 +3851,6 @@ int mca_coll_hiercoll_shm_fast(mca_coll_hiercoll_module_t *m, hc_fast_t *f, hc_c
     hc_shm_chan_t *ch = &sh->ch[0];
     int lean_rc = LEAN_NO;
     uint32_t polls = 0;
-    if (place_due(sh)) {
-        /* (the layer below's calls in place_later may fill the fast
-         * path's entries anew, this one's too: it stays as it was) */
-        hc_fast_t keep = *f;
-        place_later(m);
-        *f = keep;
-    }
     if (NULL == ch->head && sh->lean) {
         lean_rc = lean(sh, ch, f, k, sbuf, rbuf, &polls);
         if (LEAN_DONE == lean_rc) {
