@@ -1021,9 +1021,9 @@ run "shm-fault-cma-2-np3" 300 "${MPI[@]}" -np 3 --mca coll hiercoll,basic,libnbc
 # a core each, channel 0 keeps the fastest 4 of 544 rows as its hot rows
 # (barriers, allreduces in the line) and the next 64 as its slots (the
 # persistent channels the next 68 each), and t_shm stays exact on them
-# (every collective, persistent requests too).  The timing comes at a
-# blocking call coll_hiercoll_shm_place_after numbers after the set-up
-# (here 0: the first; 8: in the middle of t_shm's calls on
+# (every collective, persistent requests too).  The timing comes after a
+# blocking barrier or allreduce in the line once coll_hiercoll_shm_place_after
+# of them have run (here 0: the first; 8: in the middle of t_shm's calls on
 # MPI_COMM_WORLD, the dups of --cycles too short-lived to time theirs;
 # the default 10000: none of t_shm's communicators, and hc_bench's, which
 # runs longer, does).  A rank that cannot time them (fault place) or rank
