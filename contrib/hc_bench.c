@@ -32,6 +32,11 @@
  *                      MPI_Comm_free (what a set-up costs a short-lived
  *                      communicator; no data: one row, as barrier;
  *                      blocking calls, with --nonblocking too)
+ *                      comms: many communicators' lives: 16 duplicates of
+ *                      the contender's alive at once, 1000 8-byte
+ *                      allreduces on each in turn, then freed (what
+ *                      set-ups cost communicators of a middling life, each
+ *                      new where the others are; one row, as dup)
  *   --against LIST     components to compare with (tuned, basic, han, libnbc,
  *                      ...; "linear" means basic); each gets tuned below it
  *                      and hiercoll excluded from its communicator; "default"
@@ -149,12 +154,14 @@ static int elems(const bench_t *b, long bytes)
  * small sizes are told apart without a string compare per call (a chain
  * of them cost tens of nanoseconds a call, on every stack alike: more
  * than a short bcast takes). */
-enum { K_OTHER, K_BCAST, K_BARRIER, K_REDUCE, K_ALLREDUCE, K_DUP };
+enum { K_OTHER, K_BCAST, K_BARRIER, K_REDUCE, K_ALLREDUCE, K_DUP, K_COMMS };
+#define HCB_COMMS 16       /* comms: communicators alive at once */
+#define HCB_COMMS_CALLS 1000 /* comms: allreduces on each */
 
 /* Collectives that move no data: one row (0 bytes). */
 static int no_data(const char *c)
 {
-    return !strcmp(c, "barrier") || !strcmp(c, "dup");
+    return !strcmp(c, "barrier") || !strcmp(c, "dup") || !strcmp(c, "comms");
 }
 static void call(bench_t *b, MPI_Comm comm, long bytes)
 {
@@ -165,6 +172,7 @@ static void call(bench_t *b, MPI_Comm comm, long bytes)
                   : !strcmp(c, "reduce")    ? K_REDUCE
                   : !strcmp(c, "allreduce") ? K_ALLREDUCE
                   : !strcmp(c, "dup")       ? K_DUP
+                  : !strcmp(c, "comms")     ? K_COMMS
                                             : K_OTHER;
         b->named = b->coll;
     }
@@ -202,6 +210,25 @@ static void call(bench_t *b, MPI_Comm comm, long bytes)
             MPI_Barrier(d);
         }
         MPI_Comm_free(&d);
+        break;
+    }
+    case K_COMMS: { /* (blocking calls, with --nonblocking too) */
+        MPI_Comm d[HCB_COMMS];
+        MPI_Info info;
+        double x = 1, y = 0;
+        MPI_Comm_get_info(comm, &info);
+        for (int k = 0; k < HCB_COMMS; ++k) {
+            MPI_Comm_dup_with_info(comm, info, &d[k]);
+        }
+        MPI_Info_free(&info);
+        for (int k = 0; k < HCB_COMMS; ++k) {
+            for (int i = 0; i < HCB_COMMS_CALLS; ++i) {
+                MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, d[k]);
+            }
+        }
+        for (int k = 0; k < HCB_COMMS; ++k) {
+            MPI_Comm_free(&d[k]);
+        }
         break;
     }
     default:

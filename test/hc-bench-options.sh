@@ -66,8 +66,9 @@ bad() {
 
 COLLS="bcast reduce allreduce barrier gather gatherv scatter scatterv allgather allgatherv
        alltoall alltoallv alltoallw reduce_scatter reduce_scatter_block scan exscan neighbor_allgather
-       neighbor_alltoall dup"
-# every collective (and dup: a communicator's life): a --sizes list (0, odd, 2 MiB beyond the default --max)
+       neighbor_alltoall dup comms"
+# every collective (and dup: a communicator's life; comms: 16 alive at once): a --sizes list (0,
+# odd, 2 MiB beyond the default --max)
 for c in $COLLS; do
     ok 3 --coll "$c" --sizes 0,13,2M "${quick[@]}"
 done
