@@ -1058,6 +1058,15 @@ if [ -x "$top_builddir/contrib/hc_bench" ] || [ "$list" = yes ]; then
         --mca coll hiercoll,tuned,basic,libnbc --mca coll_hiercoll_verbose 1 \
         "$top_builddir/contrib/hc_bench" --coll allreduce --against tuned --sizes 8 --trials 3 \
         --iters 5000
+    # a rank with calls in flight whenever the timing asks (fault idle:1):
+    # put off 1024 barriers and allreduces each time, every rank alike
+    EXPECT=("DUP FROM [0-9]+: shm: a rank has calls in flight; the rows of flag lines are timed 1024 barriers and allreduces later")
+    REJECT=("$TIMING")
+    run "shm-fault-idle-1-np2" 300 "${MPI_CORE[@]}" -np 2 \
+        --mca coll hiercoll,tuned,basic,libnbc --mca coll_hiercoll_verbose 1 \
+        --mca coll_hiercoll_shm_place_after 0 --mca coll_hiercoll_shm_fault idle:1 \
+        "$top_builddir/contrib/hc_bench" --coll allreduce --against tuned --sizes 8 --trials 3 \
+        --iters 5000
 fi
 EXPECT=("$SHM_OK" "$PLACED" "$SHM_SET_UP"
         "shm: the ranks remember other rows of flag lines for this place; timing them again")

@@ -401,7 +401,9 @@ static int hiercoll_register(void)
                "which only turns single copy off; place: the timing of the rows of flag lines, "
                "which only keeps them in address order; budget:0, rank 0 finds that timing past "
                "its time; memo: that rank remembers other rows than the others for a place, "
-               "which only has them timed again); every rank must then agree.  \"push:RANK\": "
+               "which only has them timed again; idle: that rank says it has calls in flight "
+               "whenever the deferred timing asks, which only puts it off); every rank must "
+               "then agree.  \"push:RANK\": "
                "that rank's writes into the readers of a long bcast fail (the readers then read "
                "those parts themselves)",
                OPAL_INFO_LVL_9, &c->shm_fault);

@@ -1375,7 +1375,7 @@ static void place_timed(mca_coll_hiercoll_module_t *m)
 {
     hc_shm_t *s = m->shm;
     mca_coll_base_comm_coll_t *p = &m->prev;
-    int idle = 1, all = 0;
+    int idle = !fault("idle"), all = 0;
     for (int i = 0; i < s->nch; ++i) {
         idle &= NULL == s->ch[i].head;
     }
@@ -1383,6 +1383,11 @@ static void place_timed(mca_coll_hiercoll_module_t *m)
                                p->coll_allreduce_module);
     if (OMPI_SUCCESS == rc && !all) {
         s->pwant = s->ch[0].hseq + HC_PLACE_RETRY;
+        if (0 == s->me) {
+            mca_coll_hiercoll_log(1, "%s: shm: a rank has calls in flight; the rows of flag "
+                                  "lines are timed %d barriers and allreduces later",
+                                  s->comm->c_name, HC_PLACE_RETRY);
+        }
         return;
     }
     if (OMPI_SUCCESS != rc) {
