@@ -163,6 +163,49 @@ static int no_data(const char *c)
 {
     return !strcmp(c, "barrier") || !strcmp(c, "dup") || !strcmp(c, "comms");
 }
+/* The info a contender's communicator was made with (an attribute of it),
+ * for the duplicates of dup and comms: Open MPI 5.0's MPI_Comm_get_info
+ * leaves ompi_comm_coll_preference out, so duplicates made with it took
+ * the default stack, hiercoll included, on every contender. */
+static int info_key = MPI_KEYVAL_INVALID;
+
+static int info_delete(MPI_Comm comm, int key, void *val, void *extra)
+{
+    (void) comm;
+    (void) key;
+    (void) extra;
+    MPI_Info_free((MPI_Info *) val);
+    free(val);
+    return MPI_SUCCESS;
+}
+
+static void info_keep(MPI_Comm comm, MPI_Info info)
+{
+    MPI_Info *kept = malloc(sizeof(*kept));
+    if (NULL == kept) {
+        return;
+    }
+    if (MPI_KEYVAL_INVALID == info_key) {
+        MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, info_delete, &info_key, NULL);
+    }
+    MPI_Info_dup(info, kept);
+    MPI_Comm_set_attr(comm, info_key, kept);
+}
+
+static void info_of(MPI_Comm comm, MPI_Info *info)
+{
+    MPI_Info *kept = NULL;
+    int found = 0;
+    if (MPI_KEYVAL_INVALID != info_key) {
+        MPI_Comm_get_attr(comm, info_key, &kept, &found);
+    }
+    if (found) {
+        MPI_Info_dup(*kept, info);
+    } else {
+        MPI_Comm_get_info(comm, info);
+    }
+}
+
 static void call(bench_t *b, MPI_Comm comm, long bytes)
 {
     if (b->named != b->coll) {
@@ -201,7 +244,7 @@ static void call(bench_t *b, MPI_Comm comm, long bytes)
         MPI_Comm d;
         MPI_Info info;
         double x = 1, y = 0;
-        MPI_Comm_get_info(comm, &info);
+        info_of(comm, &info);
         MPI_Comm_dup_with_info(comm, info, &d);
         MPI_Info_free(&info);
         for (int i = 0; i < 3; ++i) {
@@ -216,7 +259,7 @@ static void call(bench_t *b, MPI_Comm comm, long bytes)
         MPI_Comm d[HCB_COMMS];
         MPI_Info info;
         double x = 1, y = 0;
-        MPI_Comm_get_info(comm, &info);
+        info_of(comm, &info);
         for (int k = 0; k < HCB_COMMS; ++k) {
             MPI_Comm_dup_with_info(comm, info, &d[k]);
         }
@@ -472,6 +515,7 @@ static MPI_Comm contender_comm(const char *pref, char **infos, int ninfo)
         MPI_Info_set(info, kv, eq + 1);
     }
     MPI_Comm_dup_with_info(base_comm, info, &c);
+    info_keep(c, info);
     MPI_Info_free(&info);
     /* one blocking call before any timing: hiercoll makes a communicator's
      * parts (decomposition) and its shared-memory region at a blocking
