@@ -216,6 +216,38 @@ static inline int hc_info_get(opal_info_t *info, const char *key, char *val, siz
 #endif
 }
 
+/* Has info a key that begins with prefix?  (Where it cannot tell, yes:
+ * the caller then asks for each key it knows.) */
+static inline bool hc_info_has_prefix(opal_info_t *info, const char *prefix)
+{
+    int n = 0;
+    if (NULL == info || OPAL_SUCCESS != opal_info_get_nkeys(info, &n)) {
+        return NULL != info;
+    }
+    size_t pl = strlen(prefix);
+    for (int i = 0; i < n; ++i) {
+        bool hit;
+#if HC_OMPI_5
+        opal_cstring_t *k = NULL;
+        if (OPAL_SUCCESS != opal_info_get_nthkey(info, i, &k) || NULL == k) {
+            return true;
+        }
+        hit = 0 == strncmp(k->string, prefix, pl);
+        OBJ_RELEASE(k);
+#else
+        char k[OPAL_MAX_INFO_KEY + 1];
+        if (OPAL_SUCCESS != opal_info_get_nthkey(info, i, k)) {
+            return true;
+        }
+        hit = 0 == strncmp(k, prefix, pl);
+#endif
+        if (hit) {
+            return true;
+        }
+    }
+    return false;
+}
+
 /* Set an info key (same in both; named here so that callers need not
  * know it changed nothing). */
 #define hc_info_set(info, key, value) opal_info_set((info), (key), (value))

@@ -140,7 +140,10 @@ static void info_bool(opal_info_t *info, ompi_communicator_t *comm, const char *
 static void read_info(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm)
 {
     opal_info_t *info = comm->super.s_info;
-    if (NULL == info) {
+    /* (every key read here begins "hiercoll_"; a communicator's info
+     * rarely has one, and asking for each of them cost about a tenth of a
+     * dup with hiercoll) */
+    if (NULL == info || !hc_info_has_prefix(info, "hiercoll_")) {
         return;
     }
     char key[OPAL_MAX_INFO_KEY + 1], val[OPAL_MAX_INFO_VAL + 1];

@@ -10,6 +10,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -254,6 +255,23 @@ int hcp_rules_parse(const char *text, const hcp_rules_names_t *names, const char
         say(why, len, "truncated: no \"end\" line after line %d", line);
         goto fail;
     }
+    out->by_coll = malloc(sizeof(int) * (size_t) (out->n > 0 ? out->n : 1));
+    out->first = malloc(sizeof(int) * (size_t) (names->ncoll + 1));
+    if (NULL == out->by_coll || NULL == out->first) {
+        say(why, len, "out of memory");
+        goto fail;
+    }
+    out->ncoll = names->ncoll;
+    int at = 0;
+    for (int c = 0; c < names->ncoll; ++c) {
+        out->first[c] = at;
+        for (int i = 0; i < out->n; ++i) {
+            if (out->rule[i].coll == c) {
+                out->by_coll[at++] = i;
+            }
+        }
+    }
+    out->first[names->ncoll] = at;
     return 0;
 fail:
     hcp_rules_fini(out);
@@ -293,16 +311,24 @@ int hcp_rules_load(const char *path, const hcp_rules_names_t *names, hcp_rules_t
 void hcp_rules_fini(hcp_rules_t *r)
 {
     free(r->rule);
+    free(r->by_coll);
+    free(r->first);
     r->rule = NULL;
-    r->n = 0;
+    r->by_coll = r->first = NULL;
+    r->n = r->ncoll = 0;
 }
 
 int hcp_rules_for(const hcp_rules_t *r, int coll, int np, const char *below, hcp_rule_t *out,
                   int max)
 {
-    int n = 0;
-    for (int i = 0; i < r->n && n < max; ++i) {
-        const hcp_rule_t *x = &r->rule[i];
+    int n = 0, lo = 0, hi = r->n;
+    bool indexed = NULL != r->first && coll >= 0 && coll < r->ncoll;
+    if (indexed) {
+        lo = r->first[coll];
+        hi = r->first[coll + 1];
+    }
+    for (int j = lo; j < hi && n < max; ++j) {
+        const hcp_rule_t *x = &r->rule[indexed ? r->by_coll[j] : j];
         if (x->coll != coll || np < x->np_lo || np > x->np_hi) {
             continue;
         }

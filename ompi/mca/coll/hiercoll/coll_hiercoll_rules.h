@@ -39,9 +39,13 @@ typedef struct hcp_rule {
 } hcp_rule_t;
 
 typedef struct hcp_rules {
-    hcp_rule_t *rule;
+    hcp_rule_t *rule; /* in the text's order */
     int n;
     char source[256]; /* "built-in" or the file's name */
+    /* collective c's rules are rule[by_coll[first[c]]] .. rule[by_coll[
+     * first[c + 1] - 1]] (text order), c < ncoll (hcp_rules_for: every
+     * communicator asks for each collective's; NULL: it scans them all) */
+    int *by_coll, *first, ncoll;
 } hcp_rules_t;
 
 /* What the parser checks names against: ncoll collectives, and for
