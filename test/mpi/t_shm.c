@@ -10,6 +10,10 @@
  *   determ    allreduce of doubles (sums that depend on the order) gives
  *             the same bits on every rank and in every repetition, equal
  *             to the serial fold x0 + (x1 + (... + x[n-1]));
+ *   redlines  reduce of doubles and of int16s past one flag line (the lean
+ *             reduce in several lines: 113-448 bytes) and around its
+ *             ends, at every root, in place or not, a few times in a row
+ *             (the non-roots run ahead): the bits of the serial fold;
  *   cycles N  N times: dup, allreduce, bcast, barrier, free; the number of
  *             lines of /proc/self/maps and of our files in the backing
  *             directory must not grow after the first few cycles;
@@ -173,6 +177,65 @@ static void test_determinism(MPI_Comm comm)
             }
         }
         free(x), free(y), free(first), free(all), free(want);
+    }
+}
+
+/* Reduces of a few flag lines: doubles (the fold's order shows in the
+ * bits) and int16s (28 elements a line: the last line partly filled). */
+static void test_red_lines(MPI_Comm comm)
+{
+    const int lens[] = {14, 15, 28, 29, 42, 55, 56, 57, 200, 224, 225};
+    for (size_t li = 0; li < sizeof(lens) / sizeof(lens[0]); ++li) {
+        int n = lens[li];
+        double *x = malloc(sizeof(double) * n), *y = malloc(sizeof(double) * n);
+        double *want = malloc(sizeof(double) * n);
+        int16_t *a = malloc(sizeof(int16_t) * n), *b = malloc(sizeof(int16_t) * n);
+        int16_t *wa = malloc(sizeof(int16_t) * n);
+        for (int root = 0; root < np; ++root) {
+            for (int inplace = 0; inplace < 2; ++inplace) {
+                int mine = root == rank;
+                /* (4 calls alike in a row: the fast path takes the last 3) */
+                for (int t = 0; t < 8; ++t) {
+                    int salt = root * 7 + inplace * 3 + t, dbl = t < 4;
+                    for (int i = 0; i < n; ++i) {
+                        want[i] = val(np - 1, i + salt, 0);
+                        wa[i] = (int16_t) ((np - 1) * 5 + i + salt);
+                        for (int r = np - 2; r >= 0; --r) {
+                            want[i] = val(r, i + salt, 0) + want[i];
+                            wa[i] = (int16_t) (wa[i] + r * 5 + i + salt);
+                        }
+                        x[i] = y[i] = val(rank, i + salt, 0);
+                        a[i] = b[i] = (int16_t) (rank * 5 + i + salt);
+                    }
+                    tc_at("redlines len %d root %d inplace %d %s %d", n, root, inplace,
+                          dbl ? "double" : "int16", t);
+                    if (dbl) {
+                        MPI_Reduce(inplace && mine ? MPI_IN_PLACE : x, y, n, MPI_DOUBLE, MPI_SUM,
+                                   root, comm);
+                    } else {
+                        MPI_Reduce(inplace && mine ? MPI_IN_PLACE : a, b, n, MPI_INT16_T, MPI_SUM,
+                                   root, comm);
+                    }
+                    if (!mine) {
+                        continue;
+                    }
+                    tc_checks++;
+                    int bad = !dbl && 0 != memcmp(b, wa, sizeof(int16_t) * n);
+                    for (int i = 0; dbl && !bad && i < n; ++i) {
+                        double d = y[i] - want[i], w = want[i];
+                        d = d < 0 ? -d : d;
+                        w = w < 0 ? -w : w;
+                        bad = any_order ? d > 1e-12 * w
+                                        : 0 != memcmp(&y[i], &want[i], sizeof(double));
+                    }
+                    if (bad) {
+                        tc_failures++;
+                        printf("FAIL [rank %d] %s: not the serial fold's values\n", rank, tc_where);
+                    }
+                }
+            }
+        }
+        free(x), free(y), free(want), free(a), free(b), free(wa);
     }
 }
 
@@ -474,6 +537,7 @@ int main(int argc, char **argv)
     } else {
         test_matrix(MPI_COMM_WORLD);
         test_determinism(MPI_COMM_WORLD);
+        test_red_lines(MPI_COMM_WORLD);
         test_inflight(MPI_COMM_WORLD);
         test_vinflight(MPI_COMM_WORLD);
         test_cycles(MPI_COMM_WORLD, cycles, backing);
