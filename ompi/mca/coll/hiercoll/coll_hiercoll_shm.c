@@ -3745,11 +3745,9 @@ static __attribute__((noinline)) int lean_reduce_lines(hc_shm_t *sh, hc_shm_chan
         return LEAN_DONE;
     }
     for (int r = 0; r < sh->n; ++r) {
-        if (r != sh->me && ld_acq(&flag_of(ch, last, r)->seq) < FV(last, 0)) {
-            return LEAN_NO;
-        }
-        for (uint64_t j = 0; r != sh->me && j + 1 < nch; ++j) {
-            if (ld_acq(&flag_of(ch, s + j, r)->seq) < FV(s + j, 0)) {
+        for (uint64_t j = 0; r != sh->me && j < nch; ++j) {
+            uint64_t t = last - j; /* (the last line first: the one most often missing) */
+            if (ld_acq(&flag_of(ch, t, r)->seq) < FV(t, 0)) {
                 return LEAN_NO;
             }
         }
