@@ -1414,7 +1414,6 @@ static void place_timed(mca_coll_hiercoll_module_t *m)
     free(idx);
 }
 
-
 /* ------------------------------------------------------------------ */
 /* Operations                                                           */
 /* ------------------------------------------------------------------ */
@@ -2872,8 +2871,6 @@ static char *base_of(const void *buf, ompi_datatype_t *dt)
     return (char *) buf + lb;
 }
 
-/* Sequence numbers an operation of these arguments consumes (1 for
- * barrier, the chunk count otherwise; 0: nothing to do). */
 /* A flat region's reduce of m bytes (elements of esize) past one flag
  * line goes in the flag lines all the same, in chunks of whole elements
  * (up to HC_SHM_RED_LINES of them): the non-roots publish and go on, as
@@ -2888,6 +2885,8 @@ static inline bool red_lines(const hc_shm_t *sh, size_t m, size_t esize)
            && m <= HC_SHM_RED_LINES * per;
 }
 
+/* Sequence numbers an operation of these arguments consumes (1 for
+ * barrier, the chunk count otherwise; 0: nothing to do). */
 static int op_init(hc_shm_op_t *o, hc_shm_chan_t *ch, const hc_call_t *c)
 {
     hc_shm_t *sh = ch->s;
