@@ -3709,6 +3709,23 @@ static inline bool lean_inline(const hc_shm_t *sh, const hc_fast_t *f, size_t m)
            && ompi_datatype_is_predefined(f->dtype) && contiguous(f->dtype, (size_t) f->count);
 }
 
+/* A lean reduce's root done with numbers s .. last: every rank has begun
+ * s (see all_flags); its done line; the others' next lines, of a next
+ * call like this one (prefetch_next). */
+static inline void lean_root_done(hc_shm_chan_t *ch, uint64_t s, uint64_t last)
+{
+    const hc_shm_t *sh = ch->s;
+    if (s - 1 > ch->done_min) {
+        ch->done_min = s - 1;
+    }
+    finish_reading(ch, last);
+    for (int r = 0; r < sh->n && r < 8; ++r) {
+        if (r != sh->me) {
+            prefetch_line(flag_of(ch, last + 1, r));
+        }
+    }
+}
+
 /* A lean reduce in several flag lines (red_lines; the engine numbers and
  * lays them out alike, op_init): chunk j of the message in line s + j.
  * A non-root publishes them all once the last one's slot is free; the
@@ -3770,15 +3787,7 @@ static __attribute__((noinline)) int lean_reduce_lines(hc_shm_t *sh, hc_shm_chan
             }
         }
     }
-    if (s - 1 > ch->done_min) { /* every rank has begun s (see all_flags) */
-        ch->done_min = s - 1;
-    }
-    finish_reading(ch, last);
-    for (int r = 0; r < sh->n && r < 8; ++r) { /* (prefetch_next) */
-        if (r != sh->me) {
-            prefetch_line(flag_of(ch, last + 1, r));
-        }
-    }
+    lean_root_done(ch, s, last);
     return LEAN_DONE;
 }
 
@@ -3860,15 +3869,7 @@ static int lean(hc_shm_t *sh, hc_shm_chan_t *ch, hc_fast_t *f, hc_coll_t k, cons
                 reduce_with(f->op, f->dtype, x, rbuf, (size_t) f->count);
             }
         }
-        if (s - 1 > ch->done_min) { /* every rank has begun s (see all_flags) */
-            ch->done_min = s - 1;
-        }
-        finish_reading(ch, s);
-        for (int r = 0; r < sh->n && r < 8; ++r) { /* (prefetch_next) */
-            if (r != sh->me) {
-                prefetch_line(flag_of(ch, s + 1, r));
-            }
-        }
+        lean_root_done(ch, s, s);
         return LEAN_DONE;
     }
     /* a barrier or an allreduce (flat): publish, then every other line */
