@@ -79,6 +79,20 @@
  *                      hiercoll, timed and compared like hiercoll's (row
  *                      "control"): the ratios an idle difference gets on
  *                      this machine now, i.e. its noise
+ *   --floor            with --report, barrier and allreduce, every rank on
+ *                      one node: also the bare flag exchange through a
+ *                      shared window (MPI_Win_allocate_shared; no MPI call
+ *                      per exchange), timed in the same alternation (column
+ *                      "floor"): each rank writes its own 64-byte line (the
+ *                      allreduce's data, up to 48 bytes, beside the flag) and
+ *                      waits for every other rank's, then sums the lines in
+ *                      rank order.  No shared-memory barrier or allreduce
+ *                      that waits for every rank's line can run a loop
+ *                      faster, so its ratio (t(without) / t(floor), column
+ *                      "ceiling") is the most any of them could gain here,
+ *                      now; not part of the geometric means.  Larger
+ *                      allreduces print "-"; with ranks on several nodes or
+ *                      more ranks than cores, one line says there is none
  *   --help             this text
  *   --traffic K        no timing: make K calls of the collective at --min
  *                      bytes on the communicator of the LAST contender only
@@ -102,10 +116,13 @@
  */
 #include <math.h>
 #include <mpi.h>
+#include <sched.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define MAXC 20
 
@@ -115,6 +132,7 @@ typedef struct contender {
     double lat[64]; /* per size, microseconds */
     double ratio;   /* report mode: median of t(without) / t(this) over trial pairs */
     int ok[64];     /* result equal to hiercoll's */
+    int floor;      /* report mode: the bare flag exchange (--floor), no communicator */
 } contender_t;
 
 typedef struct bench {
@@ -417,6 +435,133 @@ static double trial(bench_t *b, MPI_Comm comm, long bytes, int iters)
     return tmax * 1e6;
 }
 
+/* --floor: the bare flag exchange (see the header), through lines in a
+ * window of the node's shared memory: two per rank, by the parity of the
+ * exchange's number (a rank writes line s mod 2 again for s + 2 only once
+ * every rank has begun s + 1, so done reading it for s), each holding
+ * the flag (the number) and up to HCB_FLOOR_DATA bytes. */
+#define HCB_FLOOR_DATA 48
+typedef struct floor_line {
+    uint64_t seq;
+    uint64_t pad;
+    double data[HCB_FLOOR_DATA / 8];
+} __attribute__((aligned(64))) floor_line_t;
+
+static MPI_Win floor_win = MPI_WIN_NULL;
+static floor_line_t **floor_lines; /* every rank's two lines, mapped here */
+static uint64_t floor_seq;
+
+static inline void floor_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ volatile("yield");
+#endif
+}
+
+/* The lines, where every rank of the job shares this node and has a core
+ * of its own (a spinning floor of more ranks than cores measures the
+ * scheduler); else NULL, with why, on every rank alike. */
+static const char *floor_open(bench_t *b)
+{
+    MPI_Comm node;
+    int nn, why[2], all[2];
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Comm_size(node, &nn);
+    why[0] = nn != b->size;
+    why[1] = nn > sysconf(_SC_NPROCESSORS_ONLN);
+    MPI_Allreduce(why, all, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (all[0] || all[1]) {
+        MPI_Comm_free(&node);
+        return all[0] ? "not every rank shares this node" : "more ranks than cores on this node";
+    }
+    char *mine;
+    /* (three lines' room: two aligned to a line wherever the segment starts) */
+    MPI_Win_allocate_shared((MPI_Aint) (3 * sizeof(floor_line_t)), 1, MPI_INFO_NULL, node, &mine,
+                            &floor_win);
+    MPI_Comm_free(&node);
+    floor_lines = malloc(sizeof(*floor_lines) * (size_t) b->size);
+    if (NULL == floor_lines) {
+        die("out of memory");
+    }
+    for (int r = 0; r < b->size; ++r) {
+        MPI_Aint sz;
+        int du;
+        char *base;
+        MPI_Win_shared_query(floor_win, r, &sz, &du, &base);
+        floor_lines[r] = (floor_line_t *) (((uintptr_t) base + 63) & ~(uintptr_t) 63);
+    }
+    memset(floor_lines[b->rank], 0, 2 * sizeof(floor_line_t));
+    MPI_Win_lock_all(MPI_MODE_NOCHECK, floor_win);
+    MPI_Win_sync(floor_win);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Win_sync(floor_win);
+    return NULL;
+}
+
+static void floor_close(void)
+{
+    if (MPI_WIN_NULL != floor_win) {
+        MPI_Win_unlock_all(floor_win);
+        MPI_Win_free(&floor_win);
+        free(floor_lines);
+    }
+}
+
+/* One exchange: my line (the data, then the flag), every other rank's
+ * flag, then the sum of every line's data in rank order (the allreduce of
+ * bytes/8 doubles; the barrier: none).  After 1000 polls it yields: an
+ * oversubscribed job must let the rank it waits for run. */
+static void floor_call(bench_t *b, long bytes)
+{
+    uint64_t s = ++floor_seq;
+    size_t n = (size_t) bytes / 8;
+    floor_line_t *l = &floor_lines[b->rank][s & 1];
+    if (0 != n) {
+        memcpy(l->data, b->sbuf, n * 8);
+    }
+    __atomic_store_n(&l->seq, s, __ATOMIC_RELEASE);
+    for (int r = 0; r < b->size; ++r) {
+        unsigned polls = 0;
+        while (r != b->rank && __atomic_load_n(&floor_lines[r][s & 1].seq, __ATOMIC_ACQUIRE) < s) {
+            if (++polls < 1000) {
+                floor_relax();
+            } else {
+                sched_yield();
+            }
+        }
+    }
+    if (0 != n) {
+        double *out = (double *) b->rbuf;
+        const double *my = (const double *) b->sbuf;
+        for (size_t i = 0; i < n; ++i) {
+            double acc = 0 == b->rank ? my[i] : floor_lines[0][s & 1].data[i];
+            for (int r = 1; r < b->size; ++r) {
+                acc += r == b->rank ? my[i] : floor_lines[r][s & 1].data[i];
+            }
+            out[i] = acc;
+        }
+    }
+}
+
+/* trial() for the floor: the same warm-up, start and slowest rank. */
+static double floor_trial(bench_t *b, long bytes, int iters)
+{
+    for (int i = 0; i < 2; ++i) {
+        floor_call(b, bytes);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t = MPI_Wtime();
+    for (int i = 0; i < iters; ++i) {
+        floor_call(b, bytes);
+    }
+    t = (MPI_Wtime() - t) / iters;
+    double tmax;
+    MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return tmax * 1e6;
+}
+
 /* --overlap: a compute loop of `work` steps (no MPI call). */
 static volatile double sink;
 static void compute(long work)
@@ -590,7 +735,7 @@ static int calibrate(bench_t *b, MPI_Comm comm, long bytes, double ms)
 }
 
 static int report(bench_t *b, const char *list, const char *algos, double trial_ms, char **infos,
-                  int ninfo, const char *csv, int control)
+                  int ninfo, const char *csv, int control, int floor)
 {
     char colls[512], alist[512];
     snprintf(colls, sizeof(colls), "%s", list);
@@ -627,6 +772,13 @@ static int report(bench_t *b, const char *list, const char *algos, double trial_
                "hiercoll) / t(hiercoll)\n",
                b->size, b->trials);
     }
+    const char *no_floor = floor ? floor_open(b) : NULL;
+    if (NULL != no_floor) {
+        if (0 == b->rank) {
+            printf("# --floor: %s: no floor\n", no_floor);
+        }
+        floor = 0;
+    }
     for (int ci = 0; ci < ncoll; ++ci) {
         b->coll = cname[ci];
         set_base(b->coll, b->size); /* (the neighborhood ones: a ring) */
@@ -650,6 +802,12 @@ static int report(bench_t *b, const char *list, const char *algos, double trial_
             snprintf(cs[nc].name, sizeof(cs[nc].name), "%s", aname[a]);
             cs[nc++].comm = contender_comm("hiercoll", kv, ninfo + 1);
         }
+        if (floor && (!strcmp(b->coll, "barrier") || !strcmp(b->coll, "allreduce"))) {
+            snprintf(cs[nc].name, sizeof(cs[nc].name), "floor"); /* (before the control:
+                                                                  * the control is last) */
+            cs[nc].floor = 1;
+            cs[nc++].comm = MPI_COMM_NULL;
+        }
         if (control) {
             snprintf(cs[nc].name, sizeof(cs[nc].name), "control");
             cs[nc++].comm = contender_comm("^hiercoll", NULL, 0);
@@ -670,13 +828,17 @@ static int report(bench_t *b, const char *list, const char *algos, double trial_
                 printf(" %12s", c ? cs[c].name : "without_us");
             }
             for (int c = 1; c < nc; ++c) {
-                printf(" %12s", "ratio");
+                printf(" %12s", cs[c].floor ? "ceiling" : "ratio");
             }
             printf("\n");
         }
         for (long bytes = lo; bytes <= hi; bytes = bytes ? bytes * 2 : 1) {
             size_t rb = result_bytes(b, bytes);
             for (int c = 0; c < nc; ++c) {
+                if (cs[c].floor) { /* (no result to compare: it sums plain doubles) */
+                    cs[c].ok[0] = 1;
+                    continue;
+                }
                 fill(b, bytes);
                 call(b, cs[c].comm, bytes);
                 if (0 == c) {
@@ -693,7 +855,9 @@ static int report(bench_t *b, const char *list, const char *algos, double trial_
             for (int k = 0; k < b->trials; ++k) {
                 for (int j = 0; j < nc; ++j) {
                     int c = k % 2 ? nc - 1 - j : j; /* A B, B A, ... */
-                    t[c][k] = trial(b, cs[c].comm, bytes, iters);
+                    t[c][k] = !cs[c].floor ? trial(b, cs[c].comm, bytes, iters)
+                              : bytes <= HCB_FLOOR_DATA ? floor_trial(b, bytes, iters)
+                                                        : -1; /* (none: "-") */
                 }
             }
             /* per candidate: the median over trials of t(without) / t(it),
@@ -702,7 +866,7 @@ static int report(bench_t *b, const char *list, const char *algos, double trial_
             double pr[MAXC][64], ratio[2] = {0, 1};
             for (int c = 0; c < nc; ++c) {
                 for (int k = 0; k < b->trials; ++k) {
-                    pr[c][k] = t[0][k] / t[c][k];
+                    pr[c][k] = t[c][k] > 0 ? t[0][k] / t[c][k] : -1;
                 }
                 qsort(pr[c], (size_t) b->trials, sizeof(double), cmp_double);
                 cs[c].ratio = pr[c][b->trials / 2];
@@ -710,7 +874,7 @@ static int report(bench_t *b, const char *list, const char *algos, double trial_
                 cs[c].lat[0] = t[c][b->trials / 2];
                 if (control && c == nc - 1) {
                     ratio[1] = cs[c].ratio;
-                } else if (c > 0) {
+                } else if (c > 0 && !cs[c].floor) {
                     ratio[0] = fmax(ratio[0], cs[c].ratio);
                 }
             }
@@ -725,10 +889,18 @@ static int report(bench_t *b, const char *list, const char *algos, double trial_
             if (0 == b->rank) {
                 printf("%10ld", bytes);
                 for (int c = 0; c < nc; ++c) {
-                    printf(" %12.3f", cs[c].lat[0]);
+                    if (cs[c].lat[0] > 0) {
+                        printf(" %12.3f", cs[c].lat[0]);
+                    } else {
+                        printf(" %12s", "-");
+                    }
                 }
                 for (int c = 1; c < nc; ++c) {
-                    printf(" %11.3fx", cs[c].ratio);
+                    if (cs[c].ratio > 0) {
+                        printf(" %11.3fx", cs[c].ratio);
+                    } else {
+                        printf(" %12s", "-");
+                    }
                 }
                 for (int c = 1; c < nc; ++c) {
                     if (!cs[c].ok[0]) {
@@ -738,6 +910,9 @@ static int report(bench_t *b, const char *list, const char *algos, double trial_
                 printf("\n");
                 fflush(stdout);
                 for (int c = 0; c < nc && out; ++c) {
+                    if (cs[c].lat[0] <= 0) {
+                        continue;
+                    }
                     fprintf(out, "%s,%d,%ld,%s,%.4f,%.4f\n", b->coll, b->size, bytes,
                             cs[c].name, cs[c].lat[0], cs[c].ratio);
                 }
@@ -749,7 +924,9 @@ static int report(bench_t *b, const char *list, const char *algos, double trial_
         gmean[0][ci] = exp(logsum[0] / nsz);
         gmean[1][ci] = exp(logsum[1] / nsz);
         for (int c = 0; c < nc; ++c) {
-            MPI_Comm_free(&cs[c].comm);
+            if (MPI_COMM_NULL != cs[c].comm) {
+                MPI_Comm_free(&cs[c].comm);
+            }
         }
         free(cs);
         free_base();
@@ -779,6 +956,7 @@ static int report(bench_t *b, const char *list, const char *algos, double trial_
             fclose(out);
         }
     }
+    floor_close();
     return all_ok;
 }
 
@@ -791,7 +969,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &b.size);
     const char *against = NULL, *csv = NULL, *png = NULL, *report_list = NULL, *algos = NULL;
     double trial_ms = 2;
-    int control = 0;
+    int control = 0, floor = 0;
     char *infos[16], *variants[MAXC];
     int ninfo = 0, nvar = 0, overlap = 0;
     const char *size_list = NULL;
@@ -835,6 +1013,8 @@ int main(int argc, char **argv)
             algos = v, ++i;
         } else if (!strcmp(a, "--control")) {
             control = 1;
+        } else if (!strcmp(a, "--floor")) {
+            floor = 1;
         } else if (!strcmp(a, "--trial-ms")) {
             trial_ms = atof(v), ++i;
         } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -862,7 +1042,7 @@ int main(int argc, char **argv)
     }
     if (NULL != report_list) {
         alloc_buffers(&b);
-        int ok = report(&b, report_list, algos, trial_ms, infos, ninfo, csv, control);
+        int ok = report(&b, report_list, algos, trial_ms, infos, ninfo, csv, control, floor);
         MPI_Finalize();
         return ok ? 0 : 1;
     }

@@ -9,7 +9,7 @@
 # written holds garbage): every --coll, several --sizes lists (0, odd,
 # beyond the default --max), --min/--max, --against, --variant, --info,
 # --nonblocking, --layout, --root, --csv, --png, --overlap, --traffic,
-# --report with --algos and --control, np 1 and 2 (a ring of one and of two
+# --report with --algos, --control and --floor, np 1 and 2 (a ring of one and of two
 # for the neighborhood collectives), and bad options (one line, exit 2).
 # Every good run must exit 0 without "RESULT DIFFERS" (hc_bench checks each
 # contender's result against hiercoll's before it times anything).
@@ -48,6 +48,17 @@ ok() {
         echo "ok: np $np hc_bench $*"
     fi
 }
+# has NP REGEX ARGS...: a good combination whose output matches REGEX
+has() {
+    local np=$1 re=$2
+    shift 2
+    ok "$np" "$@"
+    if ! grep -qE -- "$re" "$out/run.log"; then
+        failed=$((failed + 1))
+        echo "FAILED (no /$re/ in its output): np $np hc_bench $*"
+        tail -n 15 "$out/run.log" | sed 's/^/    /'
+    fi
+}
 # bad NP REGEX ARGS...: refused with exit 2 and a line matching REGEX
 bad() {
     local np=$1 re=$2 rc
@@ -77,6 +88,13 @@ ok 3 --report "$(echo $COLLS | tr ' ' ,)" --min 0 --max 64 --trials 1 --trial-ms
     --csv "$out/report.csv"
 ok 2 --report allreduce --algos recursive_doubling,rhrd,rabenseifner,decomp,shortcut,linear \
     --min 8 --max 16 --trials 1 --trial-ms 0.2 --info hiercoll_decomp_criterion=block:1
+# the floor (the bare flag exchange): timed for barrier and allreduce up to 48 bytes
+# ("-" beyond), refused in one line with more ranks than cores
+has 2 "^ +32 +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+x +[0-9.]+x +[0-9.]+x" --report \
+    allreduce,barrier,bcast --min 8 --max 64 --trials 1 --trial-ms 0.2 --floor --control
+has 2 "^ +64 +[0-9.]+ +[0-9.]+ +- " --report allreduce --min 64 --max 64 --trials 1 \
+    --trial-ms 0.2 --floor
+has 3 "^# --floor: more ranks than cores" --report barrier --trials 1 --trial-ms 0.2 --floor
 # the combination, and barrier with every sizing option
 ok 3 --coll barrier --sizes 8,1024 "${quick[@]}"
 ok 3 --coll barrier --min 8 --max 1K --nonblocking "${quick[@]}"
