@@ -239,6 +239,50 @@ static void test_red_lines(MPI_Comm comm)
     }
 }
 
+/* Long reduces (single copy where CMA works: at 2 ranks folded by the
+ * root alone at every length, from 1 MiB too; slice-parallel on more
+ * ranks): every root, in place or not, the bits of the rank-order fold. */
+static void test_red_long(MPI_Comm comm)
+{
+    const int lens[] = {131072, 131075, 300001};
+    for (size_t li = 0; li < sizeof(lens) / sizeof(lens[0]); ++li) {
+        int n = lens[li];
+        double *x = malloc(sizeof(double) * n), *y = malloc(sizeof(double) * n);
+        double *want = malloc(sizeof(double) * n);
+        for (int root = 0; root < np; ++root) {
+            for (int inplace = 0; inplace < 2; ++inplace) {
+                int mine = root == rank, salt = root * 7 + inplace * 3;
+                for (int i = 0; i < n; ++i) {
+                    want[i] = val(np - 1, i + salt, 0);
+                    for (int r = np - 2; r >= 0; --r) {
+                        want[i] = val(r, i + salt, 0) + want[i];
+                    }
+                    x[i] = y[i] = val(rank, i + salt, 0);
+                }
+                tc_at("redlong len %d root %d inplace %d", n, root, inplace);
+                MPI_Reduce(inplace && mine ? MPI_IN_PLACE : x, y, n, MPI_DOUBLE, MPI_SUM, root,
+                           comm);
+                if (!mine) {
+                    continue;
+                }
+                tc_checks++;
+                int bad = 0;
+                for (int i = 0; !bad && i < n; ++i) {
+                    double d = y[i] - want[i], w = want[i];
+                    d = d < 0 ? -d : d;
+                    w = w < 0 ? -w : w;
+                    bad = any_order ? d > 1e-12 * w : 0 != memcmp(&y[i], &want[i], sizeof(double));
+                }
+                if (bad) {
+                    tc_failures++;
+                    printf("FAIL [rank %d] %s: not the serial fold's values\n", rank, tc_where);
+                }
+            }
+        }
+        free(x), free(y), free(want);
+    }
+}
+
 /* ---------------------------------------------------------------- */
 /* Many communicators: maps and files stay flat                       */
 /* ---------------------------------------------------------------- */
@@ -538,6 +582,7 @@ int main(int argc, char **argv)
         test_matrix(MPI_COMM_WORLD);
         test_determinism(MPI_COMM_WORLD);
         test_red_lines(MPI_COMM_WORLD);
+        test_red_long(MPI_COMM_WORLD);
         test_inflight(MPI_COMM_WORLD);
         test_vinflight(MPI_COMM_WORLD);
         test_cycles(MPI_COMM_WORLD, cycles, backing);

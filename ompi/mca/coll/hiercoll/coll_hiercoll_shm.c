@@ -2178,11 +2178,17 @@ static bool run_fold(hc_shm_op_t *o)
 }
 
 #define HC_SHM_PIECE (128 * 1024)
-/* Below this a reduce on few ranks is folded by its root alone (measured
- * at np 2: 1.0 to 1.16 times the layer below's from 16 KiB, where slice-
- * parallel folds were 0.4 to 0.65); from it slice-parallel (1.16 at 1 MiB,
- * 1.43 from 2 MiB, where the root alone was 0.99 and 1.22). */
-#define HC_SHM_ROOT_MAX (1024 * 1024) /* bytes a CMA reduction folds at a time (stays in L2) */
+/* Below this an allreduce on few ranks is folded whole by every rank; from
+ * it slice-parallel (2 MiB: 236 against 320 us).  A reduce on few ranks is
+ * folded by its root alone at every length: measured at np 2, 1.0 to 1.16
+ * times the layer below's from 16 KiB, where slice-parallel folds were 0.4
+ * to 0.65.  From 1 MiB the slices had won on the first machine (1.16 at 1
+ * MiB, 1.43 from 2 MiB, the root alone 0.99 and 1.22), but on a second
+ * (AMD EPYC, 2 cores) they ran 0.85 to 1.11 and, in a slow state of it,
+ * 0.30 to 0.40 (1 to 4 MiB), where the root alone ran 0.98 to 1.04 in
+ * every job (1 to 16 MiB, 2 jobs each, alternating builds): the layer
+ * below's pattern, never far from it. */
+#define HC_SHM_ROOT_MAX (1024 * 1024) /* bytes a CMA allreduce folds whole (stays in L2) */
 
 /* Rank r's slice [lo, hi) of `total` elements of esize bytes split over
  * n ranks: whole elements, 64 bytes apart where the size allows. */
@@ -3019,13 +3025,15 @@ static int op_init(hc_shm_op_t *o, hc_shm_chan_t *ch, const hc_call_t *c)
         o->chunk = PATH_INLINE != o->path ? sh->cell / o->esize * o->esize
                    : o->m <= HC_SHM_INLINE ? o->m : HC_SHM_INLINE / o->esize * o->esize;
         o->nchunks = (int) ((o->m + o->chunk - 1) / o->chunk);
-        /* Folded whole by CMA (few ranks, below HC_SHM_ROOT_MAX): every
-         * rank (allreduce) or the root (reduce) reads the other inputs
-         * straight from their owners and folds them; in place, an
-         * allreduce only at two ranks (each reads the other's input into
-         * a buffer before anyone overwrites one).  Else slice-parallel. */
-        bool whole = sh->n <= mca_coll_hiercoll_params.shm_fold_ranks && o->m < HC_SHM_ROOT_MAX
-                     && (HC_REDUCE == c->coll || !c->in_place || 2 == sh->n);
+        /* Folded whole by CMA (few ranks; an allreduce below
+         * HC_SHM_ROOT_MAX): every rank (allreduce) or the root (reduce)
+         * reads the other inputs straight from their owners and folds
+         * them; in place, an allreduce only at two ranks (each reads the
+         * other's input into a buffer before anyone overwrites one).  Else
+         * slice-parallel. */
+        bool whole =
+            sh->n <= mca_coll_hiercoll_params.shm_fold_ranks
+            && (HC_REDUCE == c->coll || (o->m < HC_SHM_ROOT_MAX && (!c->in_place || 2 == sh->n)));
         size_t cma_from = mca_coll_hiercoll_params.shm_cma_min;
         if (HC_ALLREDUCE == c->coll && whole) {
             /* np 2: each rank copies once instead of twice (into its cell,
