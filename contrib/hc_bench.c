@@ -419,20 +419,39 @@ static void fill(bench_t *b, long bytes)
     }
 }
 
-static double trial(bench_t *b, MPI_Comm comm, long bytes, int iters)
+static void floor_call(bench_t *b, long bytes);
+
+/* Microseconds per call (the slowest rank's average) of `iters` calls on
+ * comm after two to warm up; with `floor`, of the bare flag exchange
+ * instead (--floor). */
+static inline void one(bench_t *b, MPI_Comm comm, long bytes, int floor)
+{
+    if (floor) {
+        floor_call(b, bytes);
+    } else {
+        call(b, comm, bytes);
+    }
+}
+
+static double trial_of(bench_t *b, MPI_Comm comm, long bytes, int iters, int floor)
 {
     for (int i = 0; i < 2; ++i) {
-        call(b, comm, bytes); /* warm up */
+        one(b, comm, bytes, floor); /* warm up */
     }
     MPI_Barrier(MPI_COMM_WORLD);
     double t = MPI_Wtime();
     for (int i = 0; i < iters; ++i) {
-        call(b, comm, bytes);
+        one(b, comm, bytes, floor);
     }
     t = (MPI_Wtime() - t) / iters;
     double tmax;
     MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     return tmax * 1e6;
+}
+
+static double trial(bench_t *b, MPI_Comm comm, long bytes, int iters)
+{
+    return trial_of(b, comm, bytes, iters, 0);
 }
 
 /* --floor: the bare flag exchange (see the header), through lines in a
@@ -543,23 +562,6 @@ static void floor_call(bench_t *b, long bytes)
             out[i] = acc;
         }
     }
-}
-
-/* trial() for the floor: the same warm-up, start and slowest rank. */
-static double floor_trial(bench_t *b, long bytes, int iters)
-{
-    for (int i = 0; i < 2; ++i) {
-        floor_call(b, bytes);
-    }
-    MPI_Barrier(MPI_COMM_WORLD);
-    double t = MPI_Wtime();
-    for (int i = 0; i < iters; ++i) {
-        floor_call(b, bytes);
-    }
-    t = (MPI_Wtime() - t) / iters;
-    double tmax;
-    MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    return tmax * 1e6;
 }
 
 /* --overlap: a compute loop of `work` steps (no MPI call). */
@@ -855,9 +857,9 @@ static int report(bench_t *b, const char *list, const char *algos, double trial_
             for (int k = 0; k < b->trials; ++k) {
                 for (int j = 0; j < nc; ++j) {
                     int c = k % 2 ? nc - 1 - j : j; /* A B, B A, ... */
-                    t[c][k] = !cs[c].floor ? trial(b, cs[c].comm, bytes, iters)
-                              : bytes <= HCB_FLOOR_DATA ? floor_trial(b, bytes, iters)
-                                                        : -1; /* (none: "-") */
+                    t[c][k] = !cs[c].floor || bytes <= HCB_FLOOR_DATA
+                                  ? trial_of(b, cs[c].comm, bytes, iters, cs[c].floor)
+                                  : -1; /* (no floor: "-") */
                 }
             }
             /* per candidate: the median over trials of t(without) / t(it),
