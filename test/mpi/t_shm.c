@@ -180,6 +180,20 @@ static void test_determinism(MPI_Comm comm)
     }
 }
 
+/* y[0, n) is not want's bits (--any-order: not within 1e-12 of them). */
+static int not_fold(const double *y, const double *want, int n)
+{
+    for (int i = 0; i < n; ++i) {
+        double d = y[i] - want[i], w = want[i];
+        d = d < 0 ? -d : d;
+        w = w < 0 ? -w : w;
+        if (any_order ? d > 1e-12 * w : 0 != memcmp(&y[i], &want[i], sizeof(double))) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* Reduces of a few flag lines: doubles (the fold's order shows in the
  * bits) and int16s (28 elements a line: the last line partly filled). */
 static void test_red_lines(MPI_Comm comm)
@@ -220,15 +234,7 @@ static void test_red_lines(MPI_Comm comm)
                         continue;
                     }
                     tc_checks++;
-                    int bad = !dbl && 0 != memcmp(b, wa, sizeof(int16_t) * n);
-                    for (int i = 0; dbl && !bad && i < n; ++i) {
-                        double d = y[i] - want[i], w = want[i];
-                        d = d < 0 ? -d : d;
-                        w = w < 0 ? -w : w;
-                        bad = any_order ? d > 1e-12 * w
-                                        : 0 != memcmp(&y[i], &want[i], sizeof(double));
-                    }
-                    if (bad) {
+                    if (dbl ? not_fold(y, want, n) : 0 != memcmp(b, wa, sizeof(int16_t) * n)) {
                         tc_failures++;
                         printf("FAIL [rank %d] %s: not the serial fold's values\n", rank, tc_where);
                     }
@@ -266,14 +272,7 @@ static void test_red_long(MPI_Comm comm)
                     continue;
                 }
                 tc_checks++;
-                int bad = 0;
-                for (int i = 0; !bad && i < n; ++i) {
-                    double d = y[i] - want[i], w = want[i];
-                    d = d < 0 ? -d : d;
-                    w = w < 0 ? -w : w;
-                    bad = any_order ? d > 1e-12 * w : 0 != memcmp(&y[i], &want[i], sizeof(double));
-                }
-                if (bad) {
+                if (not_fold(y, want, n)) {
                     tc_failures++;
                     printf("FAIL [rank %d] %s: not the serial fold's values\n", rank, tc_where);
                 }
