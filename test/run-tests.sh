@@ -1447,10 +1447,10 @@ fi
 # Nonblocking calls on a communicator that no blocking call has set the
 # shared-memory level up on (hc_bench's timed one, np 2, a core each): where
 # hiercoll's PML plans are not faster than libnbc (barrier, bcast, iallreduce
-# of 4-32 KiB, ireduce of 512 B-32 KiB) they pass on; the others stay
+# and ireduce below 64 KiB) they pass on; the others stay
 if [ -x "$hcb" ] || [ "$list" = yes ]; then
-    for spec in barrier:0:-: bcast:8:-: allreduce:8192,32768:-: allreduce:8,2048,65536::- \
-                reduce:512,16384:-: reduce:8,65536::-; do
+    for spec in barrier:0:-: bcast:8:-: allreduce:8,2048,32768:-: allreduce:65536,131072::- \
+                reduce:8,512,16384:-: reduce:65536::-; do
         IFS=: read -r c sizes pass stay <<<"$spec"
         EXPECT=("DUP FROM [0-9]+: i$c (->|=) ")
         [ -n "$pass" ] && EXPECT+=("DUP FROM [0-9]+: i$c -> libnbc \(nonblocking, np 2\) by auto") \

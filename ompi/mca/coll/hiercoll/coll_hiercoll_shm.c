@@ -3592,8 +3592,12 @@ bool mca_coll_hiercoll_shm_may_take(const mca_coll_hiercoll_module_t *m, hc_coll
  * the level up), hiercoll's plans against libnbc at np 2 on one node:
  * ibarrier 0.77, ibcast 0.88 to 1.0; iallreduce 1.25-1.5 below 4 KiB,
  * 0.85-0.97 from 4 to 32 KiB, 1.44-2.0 from 64 KiB; ireduce 1.1-1.2 below
- * 512 bytes, 0.94-1.02 from 512 to 32 KiB, 2.0-3.2 from 64 KiB.  Where
- * they are not faster, the call goes to the layer below. */
+ * 512 bytes, 0.94-1.02 from 512 to 32 KiB, 2.0-3.2 from 64 KiB.  On a
+ * second machine (AMD EPYC) the short ones lost: iallreduce 0.70-0.75 at
+ * 8-64 bytes, 0.89-0.90 at 1 KiB; ireduce 0.58-0.95 below 1 KiB (and the
+ * iallreduces of MPI_Comm_dup's context id on a parent not yet set up made
+ * a communicator's life 0.70x).  Below 64 KiB the call goes to the layer
+ * below. */
 bool mca_coll_hiercoll_shm_defers_nb(const mca_coll_hiercoll_module_t *m, hc_coll_t k,
                                      size_t bytes)
 {
@@ -3606,8 +3610,8 @@ bool mca_coll_hiercoll_shm_defers_nb(const mca_coll_hiercoll_module_t *m, hc_col
     switch (k) {
     case HC_BARRIER:
     case HC_BCAST: return true;
-    case HC_ALLREDUCE: return bytes >= 4096 && bytes < 64 * 1024;
-    case HC_REDUCE: return bytes >= 512 && bytes < 64 * 1024;
+    case HC_ALLREDUCE:
+    case HC_REDUCE: return bytes < 64 * 1024;
     default: return false;
     }
 }
