@@ -46,10 +46,9 @@ static void module_construct(mca_coll_hiercoll_module_t *m)
     m->sc_hist = NULL;
     m->sc_decider = -1;
     hcp_init(&m->plan);
-    for (int k = 0; k < HC_NCOLL; ++k) {
-        m->cache[k].valid = false;
-        hcp_init(&m->cache[k].plan);
-    }
+    /* (every entry invalid, its plan as hcp_init leaves it: one pass over
+     * the array, where a communicator's life counts) */
+    memset(m->cache, 0, sizeof(m->cache));
 }
 
 static void print_stats(mca_coll_hiercoll_module_t *m)
@@ -104,7 +103,9 @@ static void module_destruct(mca_coll_hiercoll_module_t *m)
     mca_coll_hiercoll_release_prev(m);
     hcp_fini(&m->plan);
     for (int k = 0; k < HC_NCOLL; ++k) {
-        hcp_fini(&m->cache[k].plan);
+        if (NULL != m->cache[k].plan.ops || NULL != m->cache[k].plan.round_end) {
+            hcp_fini(&m->cache[k].plan); /* (a plan never built holds nothing) */
+        }
     }
     free(m->scratch);
 }
