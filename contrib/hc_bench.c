@@ -421,9 +421,7 @@ static void fill(bench_t *b, long bytes)
 
 static void floor_call(bench_t *b, long bytes);
 
-/* Microseconds per call (the slowest rank's average) of `iters` calls on
- * comm after two to warm up; with `floor`, of the bare flag exchange
- * instead (--floor). */
+/* One call on comm, or (floor) one bare flag exchange (--floor). */
 static inline void one(bench_t *b, MPI_Comm comm, long bytes, int floor)
 {
     if (floor) {
@@ -433,6 +431,8 @@ static inline void one(bench_t *b, MPI_Comm comm, long bytes, int floor)
     }
 }
 
+/* Microseconds per call (the slowest rank's average) of `iters` calls
+ * after two to warm up. */
 static double trial_of(bench_t *b, MPI_Comm comm, long bytes, int iters, int floor)
 {
     for (int i = 0; i < 2; ++i) {
