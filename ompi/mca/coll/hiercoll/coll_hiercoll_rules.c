@@ -10,7 +10,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -321,15 +320,13 @@ void hcp_rules_fini(hcp_rules_t *r)
 int hcp_rules_for(const hcp_rules_t *r, int coll, int np, const char *below, hcp_rule_t *out,
                   int max)
 {
-    int n = 0, lo = 0, hi = r->n;
-    bool indexed = NULL != r->first && coll >= 0 && coll < r->ncoll;
-    if (indexed) {
-        lo = r->first[coll];
-        hi = r->first[coll + 1];
+    int n = 0;
+    if (NULL == r->first || coll < 0 || coll >= r->ncoll) {
+        return 0; /* (no rules loaded, or a collective they cannot name) */
     }
-    for (int j = lo; j < hi && n < max; ++j) {
-        const hcp_rule_t *x = &r->rule[indexed ? r->by_coll[j] : j];
-        if (x->coll != coll || np < x->np_lo || np > x->np_hi) {
+    for (int i = r->first[coll]; i < r->first[coll + 1] && n < max; ++i) {
+        const hcp_rule_t *x = &r->rule[r->by_coll[i]];
+        if (np < x->np_lo || np > x->np_hi) {
             continue;
         }
         if ('\0' != x->below[0] && (NULL == below || 0 != strcmp(below, x->below))) {

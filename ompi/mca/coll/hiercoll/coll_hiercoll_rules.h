@@ -44,7 +44,7 @@ typedef struct hcp_rules {
     char source[256]; /* "built-in" or the file's name */
     /* collective c's rules are rule[by_coll[first[c]]] .. rule[by_coll[
      * first[c + 1] - 1]] (text order), c < ncoll (hcp_rules_for: every
-     * communicator asks for each collective's; NULL: it scans them all) */
+     * communicator asks for each collective's; NULL: no rules loaded) */
     int *by_coll, *first, ncoll;
 } hcp_rules_t;
 
