@@ -36,12 +36,19 @@ layer_of() {
     coll_hiercoll_fast) echo 6 ;;
     # 5 algorithm tables and auto policies
     coll_hiercoll_algos) echo 5 ;;
-    # 4 capabilities (and the offload's transports' loader; the shared-memory
-    # level); the transport plugins (offload_ucx, ofi) link no symbol of the
-    # component (test lazylibs-plugins-self-contained), so they sit here too
+    # 4 capabilities (and the offload's transports' loader); the transport
+    # plugins (offload_ucx, ofi) link no symbol of the component (test
+    # lazylibs-plugins-self-contained), so they sit here too
     coll_hiercoll_caps | coll_hiercoll_decomp | coll_hiercoll_gatherv | coll_hiercoll_inter | \
         coll_hiercoll_neighbor | coll_hiercoll_offload | coll_hiercoll_offload_transport | \
-        coll_hiercoll_offload_ucx | coll_hiercoll_ofi | coll_hiercoll_shm*) echo 4 ;;
+        coll_hiercoll_offload_ucx | coll_hiercoll_ofi) echo 4 ;;
+    # 4 the shared-memory level, in rooms (coll_hiercoll_shm.c's map; no
+    # circle among them): entry points; operations, channels, requests; the
+    # families' state machines; set-up and placement; the hierarchy; flag
+    # lines and waiting; memory; the shared types and hot helpers
+    coll_hiercoll_shm | coll_hiercoll_shm_op | coll_hiercoll_shm_bcast | coll_hiercoll_shm_reduce | \
+        coll_hiercoll_shm_move | coll_hiercoll_shm_setup | coll_hiercoll_shm_group | \
+        coll_hiercoll_shm_lines | coll_hiercoll_shm_arena | coll_hiercoll_shm_internal) echo 4 ;;
     # 3 executor
     coll_hiercoll_exec) echo 3 ;;
     # 2 services: the layer below (Open MPI's tables), the early-exit history,
