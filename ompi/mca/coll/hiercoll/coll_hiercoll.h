@@ -345,6 +345,7 @@ typedef struct mca_coll_hiercoll_params_t {
     bool shm_enable, shm_oversubscribed, shm_demote, shm_lean;
     char *shm_backing, *shm_fault, *shm_group_level;
     int shm_group_by; /* shm_group_level parsed: an hcp_level_t, or -1 ("none") */
+    char *shm_topology; /* a synthetic topology (hwloc's syntax; "": the real locality) */
     size_t shm_arena_size, shm_cell_size, shm_chan_bytes, shm_auto_max, shm_fold_max, shm_cma_min;
     size_t shm_reduce_min;
     int shm_slots, shm_persistent, shm_min_calls, shm_spin, shm_watchdog, shm_fold_ranks;

@@ -499,6 +499,15 @@ static int hiercoll_register(void)
                "Unbound processes, or runs of one or two ranks on average (a round-robin "
                "mapping), give consecutive ranks",
                OPAL_INFO_LVL_6, &c->shm_group_level);
+    c->shm_topology = "";
+    reg_string("shm_topology",
+               "Shared-memory node level, testing and what-if runs: a synthetic topology in "
+               "hwloc's syntax, levels from the top with their arity (\"pack:2 numa:2 l3:4 "
+               "core:4\"; pack/package/socket, numa/node, l3, l2, core, pu), rank r on its r-th "
+               "PU (modulo their number): the groups (coll_hiercoll_shm_group_level) and the "
+               "distances of the line counts (coll_hiercoll_stats) come from it instead of each "
+               "process's binding.  Empty: the real locality",
+               OPAL_INFO_LVL_9, &c->shm_topology);
     reg_number("shm_fold_ranks",
                "Shared-memory node level: communicators of up to this many processes fold "
                "reductions whole at every length (one synchronization per chunk instead of two; "
@@ -551,6 +560,10 @@ static int hiercoll_open(void)
                                       "off", c->decomp_criterion, why);
     }
     c->shm_group_by = shm_group_parse(c->shm_group_level);
+    if (0 != mca_coll_hiercoll_shm_topology_parse(c->shm_topology, why, sizeof(why))) {
+        mca_coll_hiercoll_param_error("coll_hiercoll_shm_topology=\"%s\": %s; the real locality",
+                                      c->shm_topology, why);
+    }
     mca_coll_hiercoll_rules_open();
     /* the hooks through which lower layers reach up (coll_hiercoll_hooks.h) */
     mca_coll_hiercoll_hooks.scratch_moved = mca_coll_hiercoll_fast_forget;

@@ -85,6 +85,13 @@ void mca_coll_hiercoll_shm_free(mca_coll_hiercoll_module_t *m)
             ++i;
         }
     }
+    if (NULL != s->st) {
+        if (HC_SHM_READY == s->state) {
+            hc_shm_stats_print(s);
+        }
+        free(s->st->dist);
+        free(s->st);
+    }
     hc_shm_region_leave(s);
     free(s->pids);
     free(s->rows);

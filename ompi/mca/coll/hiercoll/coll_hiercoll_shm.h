@@ -56,6 +56,9 @@ int mca_coll_hiercoll_shm_fast(mca_coll_hiercoll_module_t *m, hc_fast_t *f, hc_c
                                const void *sbuf, void *rbuf);
 /* Set up the region of a decomposition's part at once (collective). */
 void mca_coll_hiercoll_shm_prepare(ompi_communicator_t *comm);
+/* coll_hiercoll_shm_topology parsed (at the component's open): 0, or an
+ * error said in why (the real locality is used then). */
+int mca_coll_hiercoll_shm_topology_parse(const char *synthetic, char *why, size_t whylen);
 /* Module set-up / tear-down, component close. */
 void mca_coll_hiercoll_shm_enable(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm);
 void mca_coll_hiercoll_shm_free(mca_coll_hiercoll_module_t *m);

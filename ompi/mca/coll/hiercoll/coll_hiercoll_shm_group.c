@@ -92,3 +92,244 @@ void hc_shm_my_group(const hc_shm_op_t *o, int *lead, int *size)
     }
     *size = r + 1 - *lead;
 }
+
+/* SYNTHETIC TOPOLOGY (coll_hiercoll_shm_topology): levels from the top,
+ * each NAME:ARITY, in hwloc's synthetic syntax ("pack:2 numa:2 l3:4
+ * core:4"); world rank w sits on PU w mod total, so the object of level
+ * lv that holds it is (w mod total) / span[lv].  A level left out spans,
+ * for a package or a NUMA node, what the level above it spans (the
+ * machine at the top: hwloc puts a NUMA node there), for a cache or a
+ * core, what the level below it spans (no two PUs share it). */
+hc_shm_topo_t hc_shm_topo;
+
+static const struct {
+    const char *name;
+    int lv;
+} topo_names[] = {{"pack", HC_TOPO_PACK}, {"package", HC_TOPO_PACK}, {"socket", HC_TOPO_PACK},
+                  {"numa", HC_TOPO_NUMA}, {"node", HC_TOPO_NUMA},    {"numanode", HC_TOPO_NUMA},
+                  {"l3", HC_TOPO_L3},     {"l3cache", HC_TOPO_L3},   {"l2", HC_TOPO_L2},
+                  {"l2cache", HC_TOPO_L2}, {"core", HC_TOPO_CORE},   {"pu", HC_TOPO_PU}};
+static const char *const topo_level_names[HC_TOPO_NLV] = {"package", "numa", "l3", "l2", "core",
+                                                          "pu"};
+
+int mca_coll_hiercoll_shm_topology_parse(const char *str, char *why, size_t whylen)
+{
+    hc_shm_topo_t t;
+    long arity[HC_TOPO_NLV];
+    memset(&t, 0, sizeof(t));
+    memset(&hc_shm_topo, 0, sizeof(hc_shm_topo));
+    if (NULL == str) {
+        return 0;
+    }
+    const char *p = str;
+    int last = -1;
+    while (*p) {
+        while (' ' == *p || '\t' == *p) {
+            ++p;
+        }
+        if ('\0' == *p) {
+            break;
+        }
+        size_t len = strcspn(p, ": \t");
+        int lv = -1;
+        for (size_t i = 0; i < sizeof(topo_names) / sizeof(topo_names[0]); ++i) {
+            if (strlen(topo_names[i].name) == len && 0 == strncasecmp(p, topo_names[i].name, len)) {
+                lv = topo_names[i].lv;
+            }
+        }
+        if (lv < 0) {
+            snprintf(why, whylen, "\"%.*s\" is no level (pack, numa, l3, l2, core, pu)", (int) len,
+                     p);
+            return -1;
+        }
+        if (lv <= last) {
+            snprintf(why, whylen, "%s comes after a level below it, or twice",
+                     topo_level_names[lv]);
+            return -1;
+        }
+        p += len;
+        char *end = NULL;
+        long a = ':' == *p ? strtol(p + 1, &end, 10) : -1;
+        if (a < 1 || a > 65536 || (' ' != *end && '\t' != *end && '\0' != *end)) {
+            snprintf(why, whylen, "%s wants :ARITY, a number from 1 to 65536",
+                     topo_level_names[lv]);
+            return -1;
+        }
+        p = end;
+        t.given[lv] = true;
+        arity[lv] = a;
+        last = lv;
+    }
+    if (last < 0) {
+        return 0; /* empty: the real locality */
+    }
+    long total = 1;
+    for (int lv = 0; lv < HC_TOPO_NLV; ++lv) {
+        total *= t.given[lv] ? arity[lv] : 1;
+        if (total > (1L << 24)) {
+            snprintf(why, whylen, "more than %d PUs", 1 << 24);
+            return -1;
+        }
+    }
+    /* span: the PUs under one object, the product of the arities below */
+    for (int lv = HC_TOPO_NLV - 1; lv >= 0; --lv) {
+        long below = 1;
+        for (int x = lv + 1; x < HC_TOPO_NLV; ++x) {
+            below *= t.given[x] ? arity[x] : 1;
+        }
+        t.span[lv] = (int) below;
+    }
+    /* a cache or a core left out: as the level below; a package or NUMA
+     * node: as the level above (or the machine) */
+    for (int lv = HC_TOPO_PU - 1; lv >= HC_TOPO_L3; --lv) {
+        if (!t.given[lv]) {
+            t.span[lv] = t.span[lv + 1];
+        }
+    }
+    /* (top down) */
+    for (int lv = HC_TOPO_PACK; lv <= HC_TOPO_NUMA; ++lv) {
+        if (!t.given[lv]) {
+            t.span[lv] = 0 == lv ? (int) total : t.span[lv - 1];
+        }
+    }
+    t.total = (int) total;
+    hc_shm_topo = t;
+    return 0;
+}
+
+/* The object of level lv (an HC_TOPO_*) that holds world rank w. */
+int hc_shm_topo_id(int lv, int w)
+{
+    return (w % hc_shm_topo.total) / hc_shm_topo.span[lv];
+}
+
+/* An hcp_level_t's level of the synthetic topology (-1: one object, the
+ * node or the board). */
+static int topo_level_of(int by)
+{
+    switch (by) {
+    case HCP_LEVEL_SOCKET: return HC_TOPO_PACK;
+    case HCP_LEVEL_NUMA: return HC_TOPO_NUMA;
+    case HCP_LEVEL_L3: return HC_TOPO_L3;
+    case HCP_LEVEL_L2: return HC_TOPO_L2;
+    case HCP_LEVEL_L1:
+    case HCP_LEVEL_CORE: return HC_TOPO_CORE;
+    case HCP_LEVEL_HWTHREAD: return HC_TOPO_PU;
+    default: return -1;
+    }
+}
+
+/* Every rank's group key (peers[r].key) from the synthetic topology and
+ * the world ranks allgathered: the same table on every rank, as the keys
+ * of the bindings are (hc_shm_my_key). */
+void hc_shm_topo_keys(hc_shm_peer_t *peers, int n, int by)
+{
+    int lv = topo_level_of(by);
+    for (int r = 0; r < n; ++r) {
+        peers[r].key = 0;
+        if (lv < 0) {
+            continue;
+        }
+        int id = hc_shm_topo_id(lv, (int) peers[r].wrank);
+        for (int q = 0; q <= r; ++q) {
+            if (hc_shm_topo_id(lv, (int) peers[q].wrank) == id) {
+                peers[r].key = q;
+                break;
+            }
+        }
+    }
+}
+
+/* The levels, in a verbose line: the synthetic topology's, with the
+ * number of objects of each level among the ranks (the levels that split
+ * them); nothing with the real locality (the line as it was). */
+int hc_shm_topo_describe(const hc_shm_t *s, const hc_shm_peer_t *peers, char *buf, size_t len)
+{
+    if (0 == hc_shm_topo.total) {
+        return 0;
+    }
+    int at = snprintf(buf, len, ", topology \"%s\" (objects among the ranks:",
+                      mca_coll_hiercoll_params.shm_topology);
+    for (int lv = 0; lv < HC_TOPO_NLV - 1 && at < (int) len; ++lv) {
+        int objs = 0;
+        for (int r = 0; r < s->n; ++r) {
+            int id = hc_shm_topo_id(lv, (int) peers[r].wrank), seen = 0;
+            for (int q = 0; q < r && !seen; ++q) {
+                seen = hc_shm_topo_id(lv, (int) peers[q].wrank) == id;
+            }
+            objs += !seen;
+        }
+        at += snprintf(buf + at, len - (size_t) at, " %s %d", topo_level_names[lv], objs);
+    }
+    if (at < (int) len) {
+        at += snprintf(buf + at, len - (size_t) at, ")");
+    }
+    return at;
+}
+
+/* LINE TRAFFIC: my distance to every rank, from the synthetic topology or
+ * Open MPI's locality of each peer (relative to me: an unbound process
+ * shares nothing below the node with another, so its lines count as
+ * across packages). */
+bool hc_shm_stats_init(hc_shm_t *s, const hc_shm_peer_t *peers)
+{
+    s->st = calloc(1, sizeof(*s->st));
+    if (NULL == s->st || NULL == (s->st->dist = calloc((size_t) s->n, 1))) {
+        free(s->st);
+        s->st = NULL;
+        return false;
+    }
+    for (int r = 0; r < s->n; ++r) {
+        int d = HC_DIST_FAR;
+        if (0 != hc_shm_topo.total) {
+            int w = (int) peers[r].wrank, me = (int) peers[s->me].wrank;
+            d = hc_shm_topo_id(HC_TOPO_L3, w) == hc_shm_topo_id(HC_TOPO_L3, me)         ? HC_DIST_L3
+                : hc_shm_topo_id(HC_TOPO_NUMA, w) == hc_shm_topo_id(HC_TOPO_NUMA, me) ? HC_DIST_NUMA
+                : hc_shm_topo_id(HC_TOPO_PACK, w) == hc_shm_topo_id(HC_TOPO_PACK, me) ? HC_DIST_PACK
+                                                                                       : HC_DIST_FAR;
+        } else if (r != s->me) {
+            ompi_proc_t *p = ompi_comm_peer_lookup(s->comm, r);
+            uint16_t f = NULL != p ? p->super.proc_flags : 0;
+            d = OPAL_PROC_ON_L3CACHE == (f & OPAL_PROC_ON_L3CACHE) ? HC_DIST_L3
+                : OPAL_PROC_ON_NUMA == (f & OPAL_PROC_ON_NUMA)     ? HC_DIST_NUMA
+                : OPAL_PROC_ON_SOCKET == (f & OPAL_PROC_ON_SOCKET) ? HC_DIST_PACK
+                                                                   : HC_DIST_FAR;
+        }
+        s->st->dist[r] = (uint8_t) d;
+    }
+    return true;
+}
+
+/* Operation o has read the lines of ranks first, first + stride, ...
+ * (count of them), or list[first + i]: count those of other ranks. */
+void hc_shm_count(const hc_shm_op_t *o, int first, int count, int stride, const int *list)
+{
+    hc_shm_t *sh = o->ch->s;
+    for (int i = 0; i < count; ++i) {
+        int r = NULL != list ? list[first + i] : first + i * stride;
+        if (r >= 0 && r < sh->n && r != sh->me) {
+            sh->st->lines[o->coll][sh->st->dist[r]]++;
+        }
+    }
+}
+
+/* At the module's end, with coll_hiercoll_stats: one line per rank. */
+void hc_shm_stats_print(const hc_shm_t *s)
+{
+    char per[1024] = "";
+    size_t at = 0;
+    for (int k = 0; k < HC_NCOLL && at < sizeof(per) - 128; ++k) {
+        const uint64_t *l = s->st->lines[k];
+        if (0 == s->st->ops[k]) {
+            continue;
+        }
+        at += (size_t) snprintf(per + at, sizeof(per) - at,
+                                " %s: %llu ops, lines l3 %llu numa %llu package %llu across %llu;",
+                                mca_coll_hiercoll_coll_names[k],
+                                (unsigned long long) s->st->ops[k], (unsigned long long) l[0],
+                                (unsigned long long) l[1], (unsigned long long) l[2],
+                                (unsigned long long) l[3]);
+    }
+    opal_output(0, "hiercoll: shm lines comm %s rank %d/%d:%s", s->comm->c_name, s->me, s->n,
+                at ? per : " no operation");
+}

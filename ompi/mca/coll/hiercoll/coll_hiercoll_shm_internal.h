@@ -143,6 +143,28 @@ extern HC_SHM_HIDDEN hc_shm_proc_t hc_shm_g;
 
 typedef struct hc_shm_op hc_shm_op_t;
 
+/* TOPOLOGY (coll_hiercoll_shm_group.c).  The levels a rank's place is told
+ * by, from the top; a synthetic topology (coll_hiercoll_shm_topology) gives
+ * each level's span in PUs, rank r on PU r mod total. */
+enum { HC_TOPO_PACK, HC_TOPO_NUMA, HC_TOPO_L3, HC_TOPO_L2, HC_TOPO_CORE, HC_TOPO_PU, HC_TOPO_NLV };
+typedef struct {
+    int total;               /* PUs (0: no synthetic topology, the real locality) */
+    int span[HC_TOPO_NLV];   /* PUs under one object of each level */
+    bool given[HC_TOPO_NLV]; /* the level is in the string */
+} hc_shm_topo_t;
+extern HC_SHM_HIDDEN hc_shm_topo_t hc_shm_topo;
+
+/* LINE TRAFFIC (coll_hiercoll_stats): per collective, the operations and
+ * the lines this rank read that another rank wrote (flag and done lines,
+ * each once per wait that saw it), by the distance between the two
+ * (same L3, same NUMA, same package, across packages). */
+enum { HC_DIST_L3, HC_DIST_NUMA, HC_DIST_PACK, HC_DIST_FAR, HC_NDIST };
+typedef struct {
+    uint64_t ops[HC_NCOLL];
+    uint64_t lines[HC_NCOLL][HC_NDIST];
+    uint8_t *dist; /* [n] my distance to each rank */
+} hc_shm_stats_t;
+
 typedef struct hc_shm_chan {
     struct hc_shm *s;
     hc_line_t **row; /* [kf]: slot i's n flag lines (see place_rows) */
@@ -199,6 +221,7 @@ typedef struct hc_shm {
     bool pnow;
     uint64_t pkey;
     mca_coll_hiercoll_module_t *module; /* (hc_shm_place_later's calls of the layer below) */
+    hc_shm_stats_t *st; /* the line counts (coll_hiercoll_stats), else NULL */
 } hc_shm_t;
 
 /* Operation s's flag line of rank r (kf slots of flag lines), its cell
@@ -251,6 +274,7 @@ typedef struct {
     int64_t pid, fd, free;
     uint64_t cookie_at; /* the CMA probe: where this process keeps `cma_cookie` */
     int64_t key;        /* my group key (coll_hiercoll_shm_group_level, hc_shm_my_key) */
+    int64_t wrank;      /* my rank in MPI_COMM_WORLD (the synthetic topology's PU) */
 } hc_shm_peer_t;
 
 enum { PATH_INLINE, PATH_CELLS, PATH_FOLD, PATH_SLICE, PATH_MOVE, PATH_RSCAT, PATH_CMA,
@@ -350,6 +374,14 @@ HC_SHM_HIDDEN bool hc_shm_group_ranks(hc_shm_t *s, const hc_shm_peer_t *peers, c
                                       size_t howlen);
 HC_SHM_HIDDEN bool hc_shm_leader_flags(hc_shm_op_t *o, uint64_t s, uint64_t v);
 HC_SHM_HIDDEN void hc_shm_my_group(const hc_shm_op_t *o, int *lead, int *size);
+HC_SHM_HIDDEN int hc_shm_topo_id(int lv, int r);
+HC_SHM_HIDDEN void hc_shm_topo_keys(hc_shm_peer_t *peers, int n, int by);
+HC_SHM_HIDDEN int hc_shm_topo_describe(const hc_shm_t *s, const hc_shm_peer_t *peers, char *buf,
+                                       size_t len);
+HC_SHM_HIDDEN bool hc_shm_stats_init(hc_shm_t *s, const hc_shm_peer_t *peers);
+HC_SHM_HIDDEN void hc_shm_stats_print(const hc_shm_t *s);
+HC_SHM_HIDDEN __attribute__((cold)) void hc_shm_count(const hc_shm_op_t *o, int first, int count,
+                                                     int stride, const int *list);
 /* coll_hiercoll_shm_setup.c */
 HC_SHM_HIDDEN int hc_shm_setup(mca_coll_hiercoll_module_t *m);
 HC_SHM_HIDDEN __attribute__((cold)) void hc_shm_place_later(mca_coll_hiercoll_module_t *m);
@@ -460,6 +492,9 @@ static inline bool all_flags(hc_shm_op_t *o, uint64_t s, uint64_t v)
         }
     }
     o->i = 0;
+    if (OPAL_UNLIKELY(NULL != ch->s->st)) {
+        hc_shm_count(o, 0, ch->s->n, 1, NULL);
+    }
     /* every rank has begun operation v >> 2, so each finished the ones
      * before it (a channel runs them in order): slot_free need not read
      * the done lines for those (a hot operation: those numbered before
@@ -477,6 +512,9 @@ static inline bool one_flag(hc_shm_op_t *o, hc_line_t *l, uint64_t v)
         o->wait_on = &l->seq;
         o->wait_val = v;
         return false;
+    }
+    if (OPAL_UNLIKELY(NULL != o->ch->s->st)) { /* (whose line: of operation v >> 2's row) */
+        hc_shm_count(o, (int) (l - line_of(o, v >> 2, 0)), 1, 1, NULL);
     }
     return true;
 }
@@ -511,6 +549,9 @@ static inline bool some_flags(hc_shm_op_t *o, uint64_t s, uint64_t v, int first,
         }
     }
     o->i = 0;
+    if (OPAL_UNLIKELY(NULL != o->ch->s->st)) {
+        hc_shm_count(o, first, count, stride, list);
+    }
     return true;
 }
 

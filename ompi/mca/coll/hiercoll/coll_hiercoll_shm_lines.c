@@ -56,6 +56,11 @@ bool hc_shm_others_done(hc_shm_op_t *o, uint64_t s, int skip)
         }
     }
     o->i = 0;
+    for (int r = 0; OPAL_UNLIKELY(NULL != ch->s->st) && r < ch->s->n; ++r) {
+        if (r != skip) { /* (done lines count as lines) */
+            hc_shm_count(o, r, 1, 1, NULL);
+        }
+    }
     return true;
 }
 
@@ -66,6 +71,9 @@ bool hc_shm_one_done(hc_shm_op_t *o, uint64_t s, int r)
         o->wait_on = d;
         o->wait_val = s;
         return false;
+    }
+    if (OPAL_UNLIKELY(NULL != o->ch->s->st)) {
+        hc_shm_count(o, r, 1, 1, NULL);
     }
     return true;
 }

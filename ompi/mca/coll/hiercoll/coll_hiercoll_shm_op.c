@@ -218,6 +218,9 @@ int hc_shm_op_init(hc_shm_op_t *o, hc_shm_chan_t *ch, const hc_call_t *c)
         }
         break;
     }
+    if (OPAL_UNLIKELY(NULL != sh->st) && 0 != o->nchunks) {
+        sh->st->ops[c->coll]++;
+    }
     return o->nchunks;
 }
 

@@ -354,12 +354,15 @@ static int set_up(mca_coll_hiercoll_module_t *m)
         cma_cookie = HC_SHM_MAGIC ^ (uint64_t) getpid();
     }
     hc_shm_peer_t mine = {getpid(), hc_shm_g.fd, (int64_t) hc_shm_arena_largest(), (uintptr_t) &cma_cookie,
-                          hc_shm_my_key(comm, c->shm_group_by)};
+                          hc_shm_my_key(comm, c->shm_group_by), hc_shm_world_rank()};
     int rc = p->coll_allgather(&mine, sizeof(mine), MPI_BYTE, peers, sizeof(mine), MPI_BYTE,
                                comm, p->coll_allgather_module);
     if (OMPI_SUCCESS != rc) {
         free(peers);
         return rc;
+    }
+    if (0 != hc_shm_topo.total) { /* (the keys of the synthetic topology instead) */
+        hc_shm_topo_keys(peers, s->n, c->shm_group_by);
     }
     int owner = -1;
     for (int r = 0; r < s->n; ++r) {
@@ -438,6 +441,13 @@ static int set_up(mca_coll_hiercoll_module_t *m)
             s->pids[r] = (pid_t) peers[r].pid;
         }
     }
+    char topo[192] = "";
+    if (all && 0 == s->me) {
+        hc_shm_topo_describe(s, peers, topo, sizeof(topo));
+    }
+    if (all && mca_coll_hiercoll_params.stats && NULL == s->st) {
+        (void) hc_shm_stats_init(s, peers); /* (no memory: not counted) */
+    }
     free(peers);
     if (all) {
         s->hdr = h;
@@ -497,9 +507,9 @@ static int set_up(mca_coll_hiercoll_module_t *m)
             snprintf(groups + at, sizeof(groups) - (size_t) at, ")");
         }
         mca_coll_hiercoll_log(1, "%s: shm: %d processes, region of %zu bytes in rank %d's arena "
-                              "(%d slots, cells of %zu bytes, %d channels), %s%s%s",
+                              "(%d slots, cells of %zu bytes, %d channels), %s%s%s%s",
                               comm->c_name, s->n, s->len, owner, s->k, s->cell, s->nch, cma,
-                              groups, s->demote ? "" : ", lines not demoted");
+                              groups, s->demote ? "" : ", lines not demoted", topo);
     }
     return OMPI_SUCCESS;
 }
