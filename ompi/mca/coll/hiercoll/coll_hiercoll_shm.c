@@ -163,8 +163,14 @@ bool mca_coll_hiercoll_shm_usable(const hc_call_t *c)
         return false; /* inits are in the same order everywhere: so is this */
     }
     if (is_reduction(c->coll)) {
-        /* the same datatype on every rank (MPI): so is the answer */
-        return contiguous(c->rtype, 2) && c->rsize > 0;
+        /* the same datatype on every rank (MPI): so is the answer.  An
+         * element is folded whole, so it must fit a cell (a chunk is whole
+         * elements); the cell follows from the process count and the
+         * parameters, alike everywhere, before the set-up too */
+        size_t cell = HC_SHM_READY == sh->state
+                          ? sh->cell
+                          : hc_shm_cell_for(sh->n, mca_coll_hiercoll_params.shm_slots);
+        return contiguous(c->rtype, 2) && c->rsize > 0 && c->rsize <= cell;
     }
     return true;
 }
