@@ -2495,8 +2495,94 @@ static bool run_slice(hc_shm_op_t *o)
     return true;
 }
 
+/* A convertor of `count` elements of `dt` at `base`, at stream position
+ * `pos` (a predefined element's start: see dt_stream). */
+static void dt_conv(opal_convertor_t *cv, const void *base, ompi_datatype_t *dt, size_t count,
+                    size_t pos, bool send)
+{
+    OBJ_CONSTRUCT(cv, opal_convertor_t);
+    if (send) {
+        opal_convertor_copy_and_prepare_for_send(ompi_mpi_local_convertor, &dt->super, count, base,
+                                                 0, cv);
+    } else {
+        opal_convertor_copy_and_prepare_for_recv(ompi_mpi_local_convertor, &dt->super, count,
+                                                 (void *) base, 0, cv);
+    }
+    if (0 != pos) {
+        opal_convertor_set_position(cv, &pos);
+    }
+}
+
+/* Stream bytes [lo, hi) (both predefined elements' starts) packed into
+ * or unpacked from `buf`; every byte (each call moves what it can). */
+static void dt_move(const void *base, ompi_datatype_t *dt, size_t count, size_t lo, size_t hi,
+                    char *buf, bool pack)
+{
+    opal_convertor_t cv;
+    dt_conv(&cv, base, dt, count, lo, pack);
+    size_t done = 0;
+    while (lo + done < hi) {
+        struct iovec iov = {.iov_base = buf + done, .iov_len = hi - lo - done};
+        uint32_t n = 1;
+        size_t max = hi - lo - done;
+        if (pack) {
+            (void) opal_convertor_pack(&cv, &iov, &n, &max);
+        } else {
+            (void) opal_convertor_unpack(&cv, &iov, &n, &max);
+        }
+        if (0 == max) {
+            break;
+        }
+        done += max;
+    }
+    OBJ_DESTRUCT(&cv);
+}
+
+/* The start of the predefined element that holds stream byte x (or x
+ * itself at the end): where a sending convertor set to x stands. */
+static size_t dt_floor(opal_convertor_t *probe, size_t x, size_t total)
+{
+    size_t pos = x < total ? x : total;
+    if (0 != pos && pos < total) {
+        opal_convertor_set_position(probe, &pos);
+    }
+    return pos;
+}
+
+/* Bytes [lo, hi) of the stream (predefined elements' starts) around the
+ * part [off, off + len) that is ours to move: through a bounce, the rest
+ * packed from the user's buffer and written back as it was. */
+static void dt_edge(const void *base, ompi_datatype_t *dt, size_t count, size_t lo, size_t hi,
+                    size_t off, size_t len, char *buf, bool pack)
+{
+    char small[512];
+    char *tmp = hi - lo <= sizeof(small) ? small : malloc(hi - lo);
+    if (NULL == tmp) {
+        return;
+    }
+    size_t a = off > lo ? off : lo, b = off + len < hi ? off + len : hi;
+    dt_move(base, dt, count, lo, hi, tmp, true);
+    if (pack) {
+        memcpy(buf + (a - off), tmp + (a - lo), b - a);
+    } else {
+        memcpy(tmp + (a - lo), buf + (a - off), b - a);
+        dt_move(base, dt, count, lo, hi, tmp, false);
+    }
+    if (tmp != small) {
+        free(tmp);
+    }
+}
+
 /* Bytes [off, off + len) of `count` elements of `dt` at `base`, as a
- * contiguous stream: packed into `buf`, or unpacked from it. */
+ * contiguous stream: packed into `buf`, or unpacked from it.  A chunk's
+ * edges fall anywhere in the stream: inside a derived element, inside a
+ * predefined one (a cell of 8 KiB is 1365 MPI_SHORT_INTs and 2 bytes of
+ * the next one's int).  Open MPI's convertors neither start a pack nor
+ * finish an unpack inside a predefined element, so a convertor here
+ * starts and stops only at their starts: the whole elements in the
+ * middle go straight, the one or two cut by an edge through a bounce
+ * (dt_edge).  A predefined element is at most 32 bytes, so the element
+ * after byte x starts at or before x + 32 (dt_floor of x + 64 is past x). */
 static void dt_stream(const void *base, ompi_datatype_t *dt, size_t count, size_t off, size_t len,
                       char *buf, bool pack)
 {
@@ -2514,26 +2600,29 @@ static void dt_stream(const void *base, ompi_datatype_t *dt, size_t count, size_
         }
         return;
     }
-    opal_convertor_t cv;
-    OBJ_CONSTRUCT(&cv, opal_convertor_t);
-    if (pack) {
-        opal_convertor_copy_and_prepare_for_send(ompi_mpi_local_convertor, &dt->super, count, base,
-                                                 0, &cv);
-    } else {
-        opal_convertor_copy_and_prepare_for_recv(ompi_mpi_local_convertor, &dt->super, count, base,
-                                                 0, &cv);
+    size_t total = count * dt->super.size, end = off + len;
+    opal_convertor_t probe;
+    dt_conv(&probe, base, dt, count, 0, true);
+    size_t p = dt_floor(&probe, off, total);                        /* <= off */
+    size_t p2 = p == off ? off : dt_floor(&probe, off + 64, total); /* > off */
+    size_t q = dt_floor(&probe, end, total);                        /* <= end */
+    size_t r = q == end ? end : dt_floor(&probe, end + 64, total);  /* > end */
+    OBJ_DESTRUCT(&probe);
+    if (p2 >= q) { /* one stretch with the cut elements */
+        if (p == off && r == end) {
+            dt_move(base, dt, count, off, end, buf, pack);
+        } else {
+            dt_edge(base, dt, count, p, r, off, len, buf, pack);
+        }
+        return;
     }
-    size_t pos = off;
-    opal_convertor_set_position(&cv, &pos);
-    struct iovec iov = {.iov_base = buf, .iov_len = len};
-    uint32_t n = 1;
-    size_t max = len;
-    if (pack) {
-        (void) opal_convertor_pack(&cv, &iov, &n, &max);
-    } else {
-        (void) opal_convertor_unpack(&cv, &iov, &n, &max);
+    if (p < off) {
+        dt_edge(base, dt, count, p, p2, off, len, buf, pack);
     }
-    OBJ_DESTRUCT(&cv);
+    dt_move(base, dt, count, p2, q, buf + (p2 - off), pack);
+    if (q < end) {
+        dt_edge(base, dt, count, q, r, off, len, buf, pack);
+    }
 }
 
 static ptrdiff_t extent_of(ompi_datatype_t *dt)
@@ -3470,8 +3559,13 @@ bool mca_coll_hiercoll_shm_usable(const hc_call_t *c)
         return false; /* inits are in the same order everywhere: so is this */
     }
     if (is_reduction(c->coll)) {
-        /* the same datatype on every rank (MPI): so is the answer */
-        return contiguous(c->rtype, 2) && c->rsize > 0;
+        /* the same datatype on every rank (MPI): so is the answer.  An
+         * element is folded whole, so it must fit a cell (a chunk is whole
+         * elements); the cell follows from the process count and the
+         * parameters, alike everywhere, before the set-up too */
+        size_t cell = HC_SHM_READY == sh->state ? sh->cell
+                                                : cell_for(sh->n, mca_coll_hiercoll_params.shm_slots);
+        return contiguous(c->rtype, 2) && c->rsize > 0 && c->rsize <= cell;
     }
     return true;
 }
