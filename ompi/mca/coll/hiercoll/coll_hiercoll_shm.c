@@ -3262,7 +3262,10 @@ static void wait_slow(hc_shm_t *sh, hc_wait_t *w, const hc_shm_op_t *o)
     if (sh->yield) {
         sched_yield();
     }
-    if (c->shm_watchdog > 0 && 0 == (w->polls & 1023)) {
+    /* the clock from the first slow poll, then every 1024th, or every
+     * one when yielding: a yield on a loaded node can take milliseconds,
+     * and 1024 of them outlast the wait (load 10-20: no line in 4 s) */
+    if (c->shm_watchdog > 0 && (0 == w->since || sh->yield || 0 == (w->polls & 1023))) {
         double t = now();
         if (0 == w->since) {
             w->since = t;
