@@ -24,6 +24,16 @@
  *             calls and a blocking one, one rank late: their non-roots
  *             learn the chunk count from the root after later calls were
  *             queued behind them.
+ *   holes     gather(v), scatter(v), allgather(v) of datatypes with holes
+ *             (MPI_SHORT_INT, a struct of char, double and int, a resized
+ *             vector with a negative lower bound) over several cells, so
+ *             that chunk edges cut derived and predefined elements: every
+ *             byte of the receive buffer, gaps included, equal to the same
+ *             call on a twin communicator that runs the layer below (info
+ *             hiercoll_<coll>_algorithm=fallback), both from one sentinel;
+ *   bigelem   allreduce, reduce and reduce_scatter_block of elements
+ *             larger than a cell (MPI_Type_vector(n, 1, 1, MPI_INT), a
+ *             commutative user op; n to 8192) against the serial sum;
  *   reuse N   (--reuse N, alone) N rounds on one communicator, each: three
  *             persistent requests (allreduce, bcast at a rotating root,
  *             barrier) started three times in rank-rotated orders, checked,
@@ -41,6 +51,7 @@
 #include "t_common.h"
 
 #include <dirent.h>
+#include <stddef.h>
 #include <signal.h>
 #include <unistd.h>
 #include <stdint.h>
@@ -534,6 +545,167 @@ static void test_reuse(MPI_Comm world, int rounds)
     MPI_Comm_free(&comm);
 }
 
+/* ------------------------------------------------------------------ */
+/* holes: chunk edges inside derived and predefined elements            */
+
+static MPI_Datatype holes_type(int which)
+{
+    MPI_Datatype t, v;
+    switch (which) {
+    case 0:
+        return MPI_SHORT_INT; /* short, 2 bytes of padding, int */
+    case 1: {
+        struct cdi { char c; double d; int i; };
+        int bl[3] = {1, 1, 1};
+        MPI_Aint disp[3] = {offsetof(struct cdi, c), offsetof(struct cdi, d), offsetof(struct cdi, i)};
+        MPI_Datatype ty[3] = {MPI_CHAR, MPI_DOUBLE, MPI_INT};
+        MPI_Type_create_struct(3, bl, disp, ty, &v);
+        MPI_Type_create_resized(v, 0, sizeof(struct cdi), &t);
+        MPI_Type_free(&v);
+        break;
+    }
+    default: /* 3 shorts 4 apart, lower bound -4, extent 16 */
+        MPI_Type_vector(3, 1, 2, MPI_SHORT, &v);
+        MPI_Type_create_resized(v, -4, 16, &t);
+        MPI_Type_free(&v);
+        break;
+    }
+    MPI_Type_commit(&t);
+    return t;
+}
+
+static void holes_fill(unsigned char *b, size_t bytes, int salt)
+{
+    for (size_t i = 0; i < bytes; ++i) {
+        b[i] = (unsigned char) (i * 131 + (size_t) salt * 7 + (i >> 8));
+    }
+}
+
+/* One collective on comm (shm) and twin (the layer below), every byte
+ * of the receive buffers compared. */
+static void holes_one(MPI_Comm comm, MPI_Comm twin, MPI_Datatype t, int coll, int count, int root)
+{
+    MPI_Aint lb, ext;
+    MPI_Type_get_extent(t, &lb, &ext);
+    int *cnt = malloc(sizeof(int) * (size_t) np), *dsp = malloc(sizeof(int) * (size_t) np);
+    int total = 0;
+    for (int q = 0; q < np; ++q) { /* uneven, a zero where there are 3 or more */
+        cnt[q] = coll < 3 ? count : (np > 2 && q == 1 ? 0 : count + 517 * q);
+        dsp[q] = total + (q & 1);
+        total = dsp[q] + cnt[q];
+    }
+    size_t pad = 64, sbytes = (size_t) (count + 517 * np + 2) * (size_t) ext + 2 * pad;
+    size_t rbytes = (size_t) (total + 2) * (size_t) ext + 2 * pad;
+    unsigned char *sb = malloc(sbytes), *r1 = malloc(rbytes), *r2 = malloc(rbytes);
+    holes_fill(sb, sbytes, rank + 1);
+    memset(r1, 0xa5, rbytes);
+    memset(r2, 0xa5, rbytes);
+    char *s0 = (char *) sb + pad - lb, *a = (char *) r1 + pad - lb, *b = (char *) r2 + pad - lb;
+    const char *name[] = {"gather", "scatter", "allgather", "gatherv", "scatterv", "allgatherv"};
+    tc_at("holes %s count %d extent %ld root %d", name[coll], count, (long) ext, root);
+    for (int pass = 0; pass < 2; ++pass) {
+        MPI_Comm c = pass ? twin : comm;
+        char *rb = pass ? b : a;
+        switch (coll) {
+        case 0: MPI_Gather(s0, count, t, rb, count, t, root, c); break;
+        case 1: MPI_Scatter(s0, count, t, rb, count, t, root, c); break;
+        case 2: MPI_Allgather(s0, count, t, rb, count, t, c); break;
+        case 3: MPI_Gatherv(s0, cnt[rank], t, rb, cnt, dsp, t, root, c); break;
+        case 4: MPI_Scatterv(s0, cnt, dsp, t, rb, cnt[rank], t, root, c); break;
+        default: MPI_Allgatherv(s0, cnt[rank], t, rb, cnt, dsp, t, c); break;
+        }
+    }
+    size_t at = 0;
+    while (at < rbytes && r1[at] == r2[at]) {
+        ++at;
+    }
+    tc_expect(at == rbytes, "holes: %s of %d elements (extent %ld) at root %d: byte %zu differs",
+              name[coll], count, (long) ext, root, at - pad);
+    free(sb);
+    free(r1);
+    free(r2);
+    free(cnt);
+    free(dsp);
+}
+
+static void test_holes(MPI_Comm comm)
+{
+    const char *colls[] = {"gather", "scatter", "allgather", "gatherv", "scatterv", "allgatherv"};
+    MPI_Info info;
+    MPI_Info_create(&info);
+    for (int k = 0; k < 6; ++k) {
+        char key[64];
+        snprintf(key, sizeof(key), "hiercoll_%s_algorithm", colls[k]);
+        MPI_Info_set(info, key, "fallback");
+    }
+    MPI_Comm twin;
+    MPI_Comm_dup_with_info(comm, info, &twin);
+    MPI_Info_free(&info);
+    const int counts[] = {1000, 1366, 3001, 5000};
+    for (int which = 0; which < 3; ++which) {
+        MPI_Datatype t = holes_type(which);
+        for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); ++i) {
+            for (int coll = 0; coll < 6; ++coll) {
+                holes_one(comm, twin, t, coll, counts[i], (int) ((i + (size_t) coll) % (size_t) np));
+            }
+        }
+        if (0 != which) {
+            MPI_Type_free(&t);
+        }
+    }
+    MPI_Comm_free(&twin);
+}
+
+/* ------------------------------------------------------------------ */
+/* bigelem: elements larger than a cell                                 */
+
+static void sum_ints(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    int sz;
+    MPI_Type_size(*dt, &sz);
+    long n = (long) *len * (sz / (int) sizeof(int));
+    for (long i = 0; i < n; ++i) {
+        ((int *) inout)[i] += ((const int *) in)[i];
+    }
+}
+
+static void test_bigelem(MPI_Comm comm)
+{
+    MPI_Op op;
+    MPI_Op_create(sum_ints, 1, &op);
+    for (int n = 1024; n <= 8192; n *= 2) {
+        MPI_Datatype v;
+        MPI_Type_vector(n, 1, 1, MPI_INT, &v);
+        MPI_Type_commit(&v);
+        int cnt = np; /* reduce_scatter_block: one element each */
+        int *x = malloc(sizeof(int) * (size_t) n * (size_t) cnt);
+        int *y = malloc(sizeof(int) * (size_t) n * (size_t) cnt);
+        for (long i = 0; i < (long) n * cnt; ++i) {
+            x[i] = (int) (i % 1000) + rank;
+        }
+        int bad = 0, want0 = np * (np - 1) / 2;
+        tc_at("bigelem %d ints", n);
+        MPI_Allreduce(x, y, cnt, v, op, comm);
+        for (long i = 0; i < (long) n * cnt; ++i) {
+            bad += y[i] != np * (int) (i % 1000) + want0;
+        }
+        memset(y, 0, sizeof(int) * (size_t) n * (size_t) cnt);
+        MPI_Reduce(x, y, cnt, v, op, np - 1, comm);
+        for (long i = 0; rank == np - 1 && i < (long) n * cnt; ++i) {
+            bad += y[i] != np * (int) (i % 1000) + want0;
+        }
+        MPI_Reduce_scatter_block(x, y, 1, v, op, comm);
+        for (long i = 0; i < n; ++i) {
+            bad += y[i] != np * (int) ((rank * (long) n + i) % 1000) + want0;
+        }
+        tc_expect(0 == bad, "bigelem: elements of %d ints: %d wrong", n, bad);
+        MPI_Type_free(&v);
+        free(x);
+        free(y);
+    }
+    MPI_Op_free(&op);
+}
+
 int main(int argc, char **argv)
 {
     int cycles = 200, kill_rank = -1, stall = 0, reuse = 0;
@@ -582,6 +754,8 @@ int main(int argc, char **argv)
         test_determinism(MPI_COMM_WORLD);
         test_red_lines(MPI_COMM_WORLD);
         test_red_long(MPI_COMM_WORLD);
+        test_holes(MPI_COMM_WORLD);
+        test_bigelem(MPI_COMM_WORLD);
         test_inflight(MPI_COMM_WORLD);
         test_vinflight(MPI_COMM_WORLD);
         test_cycles(MPI_COMM_WORLD, cycles, backing);
