@@ -951,7 +951,8 @@ EXPECT_ONCE=('hiercoll: ERROR: coll_hiercoll_shm_topology="pack:2 cache:3": "cac
 run "shm-topology-bad-np8" 600 "${MPI[@]}" -np 8 "${GROUPS_BY[@]}" \
     --mca coll_hiercoll_shm_group_level none --mca coll_hiercoll_shm_topology "pack:2 cache:3" \
     "${SHM[@]}" "$shm" --cycles 5 --any-order
-# line traffic counted (coll_hiercoll_stats): 100 8-byte allreduces at np 8
+# line traffic counted (coll_hiercoll_stats; flag and done lines, and the
+# lines of cells): 100 8-byte allreduces at np 8
 # on 2 packages x 2 NUMA nodes x 2 L3 of one core.  Flat, every rank reads
 # the 7 others' flag lines each call (1 in its NUMA node, 2 more in its
 # package, 4 across packages).  In two levels (groups by package of 4, led
@@ -966,7 +967,7 @@ if [ -x "$top_builddir/contrib/hc_bench" ] || [ "$list" = yes ]; then
     LINES_RAN="shm: 8 processes, .*topology \"pack:2 numa:2 l3:2 core:1\" \(objects among the ranks: package 2 numa 4 l3 8"
     EXPECT=("$LINES_RAN")
     for r in 0 1 2 3 4 5 6 7; do
-        EXPECT+=("shm lines comm .* rank $r/8: allreduce: 100 ops, lines l3 0 numa 100 package 200 across 400;$")
+        EXPECT+=("shm lines comm .* rank $r/8: allreduce: 100 ops, lines l3 0 numa 100 package 200 across 400, cell lines l3 0 numa 0 package 0 across 0;$")
     done
     run "shm-lines-flat-allreduce-np8" 600 "${MPI[@]}" -np 8 "${LINES_BY[@]}" \
         "$top_builddir/contrib/hc_bench" --coll allreduce --min 8 --max 8 --traffic 100
@@ -977,11 +978,26 @@ if [ -x "$top_builddir/contrib/hc_bench" ] || [ "$list" = yes ]; then
         1|5) want="numa 100 package 0 across 100" ;;
         *) want="numa 0 package 100 across 100" ;;
         esac
-        EXPECT+=("shm lines comm .* rank $r/8: allreduce: 100 ops, lines l3 0 $want;$")
+        EXPECT+=("shm lines comm .* rank $r/8: allreduce: 100 ops, lines l3 0 $want, cell lines l3 0 numa 0 package 0 across 0;$")
     done
     run "shm-lines-groups-allreduce-np8" 600 "${MPI[@]}" -np 8 "${LINES_BY[@]}" \
         --mca coll_hiercoll_shm_group_size 4 --mca coll_hiercoll_shm_group_level socket \
         "$top_builddir/contrib/hc_bench" --coll allreduce --min 8 --max 8 --traffic 100
+    # a 4 KiB bcast from rank 0 goes through its cell: each reader reads
+    # the root's flag line and the 32 lines of its cell, at its distance
+    EXPECT=("$LINES_RAN")
+    for r in 1 2 3 4 5 6 7; do
+        case $r in
+        1) want="numa 100 package 0 across 0, cell lines l3 0 numa 3200 package 0 across 0" ;;
+        2|3) want="numa 0 package 100 across 0, cell lines l3 0 numa 0 package 3200 across 0" ;;
+        *) want="numa 0 package 0 across 100, cell lines l3 0 numa 0 package 0 across 3200" ;;
+        esac
+        EXPECT+=("shm lines comm .* rank $r/8: bcast: 100 ops, lines l3 0 $want;$")
+    done
+    EXPECT+=("shm lines comm .* rank 0/8: bcast: 100 ops, lines l3 0 numa 0 package 0 across 0, cell lines l3 0 numa 0 package 0 across 0;$")
+    run "shm-lines-flat-bcast-4k-np8" 600 "${MPI[@]}" -np 8 \
+        "${LINES_BY[@]/allreduce_algorithm/bcast_algorithm}" \
+        "$top_builddir/contrib/hc_bench" --coll bcast --min 4096 --max 4096 --traffic 100
 fi
 # persistent requests on shm (a channel each, in init order) started in
 # different orders on different ranks and restarted (t_persist)

@@ -262,6 +262,9 @@ bool hc_shm_run_bcast(hc_shm_op_t *o)
                 return false;
             }
             bcast_put(o, off, len, buf);
+            if (PATH_INLINE != o->path) {
+                HC_SHM_CELL_READ(o, o->root, len);
+            }
             finish_reading(ch, s);
             prefetch_next(o, s + 1, o->root);
         }

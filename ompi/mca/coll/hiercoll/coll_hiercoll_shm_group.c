@@ -313,22 +313,34 @@ void hc_shm_count(const hc_shm_op_t *o, int first, int count, int stride, const 
     }
 }
 
+/* Operation o has read `bytes` of rank r's cell. */
+void hc_shm_count_cell(const hc_shm_op_t *o, int r, size_t bytes)
+{
+    hc_shm_t *sh = o->ch->s;
+    if (r >= 0 && r < sh->n && r != sh->me && 0 != bytes) {
+        sh->st->cells[o->coll][sh->st->dist[r]] += (bytes + HC_SHM_LINE - 1) / HC_SHM_LINE;
+    }
+}
+
 /* At the module's end, with coll_hiercoll_stats: one line per rank. */
 void hc_shm_stats_print(const hc_shm_t *s)
 {
     char per[1024] = "";
     size_t at = 0;
     for (int k = 0; k < HC_NCOLL && at < sizeof(per) - 128; ++k) {
-        const uint64_t *l = s->st->lines[k];
+        const uint64_t *l = s->st->lines[k], *cl = s->st->cells[k];
         if (0 == s->st->ops[k]) {
             continue;
         }
         at += (size_t) snprintf(per + at, sizeof(per) - at,
-                                " %s: %llu ops, lines l3 %llu numa %llu package %llu across %llu;",
+                                " %s: %llu ops, lines l3 %llu numa %llu package %llu across %llu,"
+                                " cell lines l3 %llu numa %llu package %llu across %llu;",
                                 mca_coll_hiercoll_coll_names[k],
                                 (unsigned long long) s->st->ops[k], (unsigned long long) l[0],
                                 (unsigned long long) l[1], (unsigned long long) l[2],
-                                (unsigned long long) l[3]);
+                                (unsigned long long) l[3], (unsigned long long) cl[0],
+                                (unsigned long long) cl[1], (unsigned long long) cl[2],
+                                (unsigned long long) cl[3]);
     }
     opal_output(0, "hiercoll: shm lines comm %s rank %d/%d:%s", s->comm->c_name, s->me, s->n,
                 at ? per : " no operation");

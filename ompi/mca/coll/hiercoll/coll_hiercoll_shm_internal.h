@@ -157,11 +157,14 @@ extern HC_SHM_HIDDEN hc_shm_topo_t hc_shm_topo;
 /* LINE TRAFFIC (coll_hiercoll_stats): per collective, the operations and
  * the lines this rank read that another rank wrote (flag and done lines,
  * each once per wait that saw it), by the distance between the two
- * (same L3, same NUMA, same package, across packages). */
+ * (same L3, same NUMA, same package, across packages); and the lines of
+ * cells it read that another rank wrote (bytes / HC_SHM_LINE, rounded up,
+ * per read). */
 enum { HC_DIST_L3, HC_DIST_NUMA, HC_DIST_PACK, HC_DIST_FAR, HC_NDIST };
 typedef struct {
     uint64_t ops[HC_NCOLL];
     uint64_t lines[HC_NCOLL][HC_NDIST];
+    uint64_t cells[HC_NCOLL][HC_NDIST]; /* cells' lines (HC_SHM_LINE bytes, rounded up) */
     uint8_t *dist; /* [n] my distance to each rank */
 } hc_shm_stats_t;
 
@@ -382,6 +385,15 @@ HC_SHM_HIDDEN bool hc_shm_stats_init(hc_shm_t *s, const hc_shm_peer_t *peers);
 HC_SHM_HIDDEN void hc_shm_stats_print(const hc_shm_t *s);
 HC_SHM_HIDDEN __attribute__((cold)) void hc_shm_count(const hc_shm_op_t *o, int first, int count,
                                                      int stride, const int *list);
+HC_SHM_HIDDEN __attribute__((cold)) void hc_shm_count_cell(const hc_shm_op_t *o, int r,
+                                                          size_t bytes);
+/* Rank r's cell of `bytes` read (counted with coll_hiercoll_stats). */
+#define HC_SHM_CELL_READ(o, r, bytes)                                                              \
+    do {                                                                                           \
+        if (OPAL_UNLIKELY(NULL != (o)->ch->s->st)) {                                               \
+            hc_shm_count_cell((o), (r), (bytes));                                                  \
+        }                                                                                          \
+    } while (0)
 /* coll_hiercoll_shm_setup.c */
 HC_SHM_HIDDEN int hc_shm_setup(mca_coll_hiercoll_module_t *m);
 HC_SHM_HIDDEN __attribute__((cold)) void hc_shm_place_later(mca_coll_hiercoll_module_t *m);

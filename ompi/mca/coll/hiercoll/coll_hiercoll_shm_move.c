@@ -282,6 +282,7 @@ bool hc_shm_run_move(hc_shm_op_t *o)
                 }
                 dt_stream(c->rbuf, c->rtype, (size_t) c->rcount, off,
                           clip(hc_shm_block_bytes(c, me), off, o->chunk), cell_of(ch, s, me), false);
+                HC_SHM_CELL_READ(o, c->root, clip(hc_shm_block_bytes(c, me), off, o->chunk));
             }
         } else if (!rooted || root) {
             if (!all_flags(o, s, FV(s, 0))) {
@@ -292,6 +293,7 @@ bool hc_shm_run_move(hc_shm_op_t *o)
                     hc_blk_t b = block_of(c, q);
                     dt_stream(b.base, b.dt, b.count, off, clip(hc_shm_block_bytes(c, q), off, o->chunk),
                               cell_of(ch, s, q), false);
+                    HC_SHM_CELL_READ(o, q, clip(hc_shm_block_bytes(c, q), off, o->chunk));
                 }
             }
         }
@@ -371,6 +373,7 @@ bool hc_shm_run_vmove(hc_shm_op_t *o)
                 }
                 hc_blk_t b = block_of(c, o->i);
                 dt_stream(b.base, b.dt, b.count, off, len, cell_of(ch, s, o->i), false);
+                HC_SHM_CELL_READ(o, o->i, len);
             }
             o->i = 0;
             finish_reading(ch, s);
@@ -406,6 +409,7 @@ bool hc_shm_run_vmove(hc_shm_op_t *o)
             if (!gat) {
                 dt_stream(c->rbuf, c->rtype, (size_t) c->rcount, off, len, cell_of(ch, s, me),
                           false);
+                HC_SHM_CELL_READ(o, root, len);
             }
         }
         finish_reading(ch, s);

@@ -40,6 +40,7 @@ static void fold_ranks(hc_shm_op_t *o, uint64_t s, int first, int count, int str
             x = (const char *) line_of(o, s, r)->data;
         } else {
             x = cell_of(ch, s, r);
+            HC_SHM_CELL_READ(o, r, cnt * o->esize);
         }
         x += b0;
         if (i == count - 1) {
@@ -501,6 +502,11 @@ bool hc_shm_run_slice(hc_shm_op_t *o)
             return false;
         }
         memcpy(o->dst + k.e0 * o->esize, res_of(ch, k.s), k.cnt * o->esize);
+        for (int q = 0; OPAL_UNLIKELY(NULL != sh->st) && q < sh->n; ++q) {
+            size_t lo, hi; /* (rank q folded slice q of the result cell) */
+            slice_of(k.cnt, o->esize, sh->n, q, &lo, &hi);
+            HC_SHM_CELL_READ(o, q, (hi - lo) * o->esize);
+        }
         finish_reading(ch, k.s);
     }
     return true;
