@@ -594,7 +594,8 @@ static void holes_one(MPI_Comm comm, MPI_Comm twin, MPI_Datatype t, int coll, in
         dsp[q] = total + (q & 1);
         total = dsp[q] + cnt[q];
     }
-    size_t pad = 64, sbytes = (size_t) (count + 517 * np + 2) * (size_t) ext + 2 * pad;
+    /* (a scatter's root sends every block: the whole span) */
+    size_t pad = 64, sbytes = (size_t) (total + count + 517 * np + 2) * (size_t) ext + 2 * pad;
     size_t rbytes = (size_t) (total + 2) * (size_t) ext + 2 * pad;
     unsigned char *sb = malloc(sbytes), *r1 = malloc(rbytes), *r2 = malloc(rbytes);
     holes_fill(sb, sbytes, rank + 1);
