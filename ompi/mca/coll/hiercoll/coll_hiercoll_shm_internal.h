@@ -365,7 +365,6 @@ HC_SHM_HIDDEN void hc_shm_region_leave(hc_shm_t *s);
 HC_SHM_HIDDEN int hc_shm_cma_read(pid_t pid, void *to, uint64_t from, size_t len);
 HC_SHM_HIDDEN int hc_shm_cma_write(pid_t pid, uint64_t to, const void *from, size_t len);
 /* coll_hiercoll_shm_lines.c */
-HC_SHM_HIDDEN bool hc_shm_slot_wait(hc_shm_chan_t *ch, uint64_t s, int k);
 HC_SHM_HIDDEN void hc_shm_agree_freed(hc_shm_t *sh, const hc_line_t *row);
 HC_SHM_HIDDEN bool hc_shm_others_done(hc_shm_op_t *o, uint64_t s, int skip);
 HC_SHM_HIDDEN bool hc_shm_one_done(hc_shm_op_t *o, uint64_t s, int r);
@@ -431,12 +430,25 @@ static inline hc_line_t *line_of(const hc_shm_op_t *o, uint64_t s, int r)
     return o->row[s & o->mask] + r;
 }
 
+/* Every rank done with operation s - K?  (Before writing slot s mod K:
+ * K the flag slots, or the cell slots where the operation writes cells.) */
+static inline bool slot_wait(hc_shm_chan_t *ch, uint64_t s, int k)
+{
+    uint64_t mn = UINT64_MAX;
+    for (int r = 0; r < ch->s->n; ++r) {
+        uint64_t d = ld_acq(&ch->done[r].seq);
+        mn = d < mn ? d : mn;
+    }
+    ch->done_min = mn;
+    return mn + (uint64_t) k >= s;
+}
+
 /* (the test inline: it is on every short call's path, and almost always
  * passes without reading a done line) */
 static inline bool slot_free(hc_shm_chan_t *ch, uint64_t s, bool cells)
 {
     int k = cells ? ch->s->k : ch->s->kf;
-    return s <= (uint64_t) k || ch->done_min + (uint64_t) k >= s || hc_shm_slot_wait(ch, s, k);
+    return s <= (uint64_t) k || ch->done_min + (uint64_t) k >= s || slot_wait(ch, s, k);
 }
 
 /* Push [p, p + len) out of this core's caches into the shared last-level

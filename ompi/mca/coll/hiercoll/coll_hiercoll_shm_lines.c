@@ -3,9 +3,10 @@
  * $COPYRIGHT$
  *
  * The shared-memory node level: flag lines and waiting (the slow parts;
- * the hot ones are static inline in coll_hiercoll_shm_internal.h): the
- * done lines' minimum, the persistent channels agreed free, the waits'
- * slow turn and the watchdog.
+ * the hot ones, the slot test and the done lines' minimum among them, are
+ * static inline in coll_hiercoll_shm_internal.h): the persistent channels
+ * agreed free, the waits for done lines, the waits' slow turn and the
+ * watchdog.
  *
  * WAITING.  coll_hiercoll_shm_spin polls with `pause`, then Open MPI's
  * progress at every poll, and sched_yield when the node is oversubscribed
@@ -13,19 +14,6 @@
  * waiting print which rank, line and value a wait is stuck on.
  */
 #include "coll_hiercoll_shm_internal.h"
-
-/* Every rank done with operation s - K?  (Before writing slot s mod K:
- * K the flag slots, or the cell slots where the operation writes cells.) */
-bool hc_shm_slot_wait(hc_shm_chan_t *ch, uint64_t s, int k)
-{
-    uint64_t mn = UINT64_MAX;
-    for (int r = 0; r < ch->s->n; ++r) {
-        uint64_t d = ld_acq(&ch->done[r].seq);
-        mn = d < mn ? d : mn;
-    }
-    ch->done_min = mn;
-    return mn + (uint64_t) k >= s;
-}
 
 /* After reading every rank's line of an operation (row: its slot's lines,
  * phase 0, acquired): the channels every rank offered are agreed; the
