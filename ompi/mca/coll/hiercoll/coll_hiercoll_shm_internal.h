@@ -622,6 +622,21 @@ static inline void offer_freed(hc_shm_t *sh, hc_line_t *l, uint64_t s)
         }                                                                                          \
     } while (0)
 
+/* acc = x op acc for cnt elements whose data starts at x and acc.  An op
+ * takes MPI buffers, whose data starts at their true lower bound: a
+ * derived type's (not 0: a struct whose first byte is at 7, or at -2) is
+ * taken back off, as the layer below passes them (it had been added
+ * twice: bytes before or past the element written). */
+static inline void op_apply(ompi_op_t *op, ompi_datatype_t *dt, const char *x, char *acc,
+                            size_t cnt)
+{
+    ptrdiff_t lb = 0, ext;
+    if (!ompi_datatype_is_predefined(dt)) {
+        ompi_datatype_get_true_extent(dt, &lb, &ext);
+    }
+    ompi_op_reduce(op, (void *) (x - lb), acc - lb, (int) cnt, dt);
+}
+
 static inline void reduce_with(ompi_op_t *op, ompi_datatype_t *dt, const char *x, char *acc,
                                size_t cnt)
 {
@@ -637,7 +652,7 @@ static inline void reduce_with(ompi_op_t *op, ompi_datatype_t *dt, const char *x
         HC_SUM_CASE(long, ompi_mpi_long)
     }
 #undef HC_SUM_CASE
-    ompi_op_reduce(op, (void *) x, acc, (int) cnt, dt);
+    op_apply(op, dt, x, acc, cnt);
 }
 
 static inline void reduce_into(const hc_shm_op_t *o, const char *x, char *acc, size_t cnt)

@@ -273,7 +273,7 @@ static void cma_piece(hc_shm_op_t *o, uint64_t s, size_t a, size_t cnt, char *ac
         } else if (r == n - 1) {
             continue;
         }
-        ompi_op_reduce(o->op, (void *) x, acc, (int) cnt, o->dt);
+        op_apply(o->op, o->dt, x, acc, cnt);
     }
 }
 
@@ -422,7 +422,7 @@ bool hc_shm_run_red_root_cma(hc_shm_op_t *o)
             }
             finish_reading(ch, s);
             if (!in_place) {
-                ompi_op_reduce(o->op, (void *) o->src, o->dst, (int) o->count, o->dt);
+                op_apply(o->op, o->dt, o->src, o->dst, o->count);
             }
         } else {
             red_root_pieces(o);
@@ -435,9 +435,9 @@ bool hc_shm_run_red_root_cma(hc_shm_op_t *o)
     }
     if (NULL != o->tmp) {
         if (1 == me || commute) { /* x0 op x1 into x1; x1 op x0 (the same bits) */
-            ompi_op_reduce(o->op, o->tmp, o->dst, (int) o->count, o->dt);
+            op_apply(o->op, o->dt, o->tmp, o->dst, o->count);
         } else { /* x0 op x1, then over x0 */
-            ompi_op_reduce(o->op, o->dst, o->tmp, (int) o->count, o->dt);
+            op_apply(o->op, o->dt, o->dst, o->tmp, o->count);
             memcpy(o->dst, o->tmp, o->m);
         }
         free(o->tmp);
