@@ -896,6 +896,13 @@ for g in 2 3; do
     run "shm-groups$g-t_shm-np8" 600 "${MPI[@]}" -np 8 --mca coll hiercoll,basic,libnbc \
         --mca coll_hiercoll_shm_group_size $g "${SHM[@]}" "$shm" --cycles 20 --any-order
 done
+# groups past 10 ranks (3 groups of 4): the matrix
+# product exact whatever the grouping (t_common.h's matmul stays in
+# [0, P); before, its representatives differed from 11 ranks on: the
+# suite grouped 8 ranks at most, the 16-core check showed it)
+EXPECT=("$SHM_OK")
+run "shm-groups4-t_shm-np12" 900 "${MPI[@]}" -np 12 --mca coll hiercoll,basic,libnbc \
+    --mca coll_hiercoll_shm_group_size 4 "${SHM[@]}" "$shm" --cycles 5 --any-order
 # groups from the bindings (coll_hiercoll_shm_group_level): a rankfile puts
 # ranks 0-2 and 7 on core 0, 3-6 on core 1, so groups by core are the runs
 # 0-2, 3-6, 7 (sizes 3,4,1: not blocks of the group size); bound round
