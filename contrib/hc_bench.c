@@ -827,8 +827,8 @@ static int report(bench_t *b, const char *list, const char *algos, double trial_
         for (int i = 0; i < ngiven && 0 != hi && nsweep < 64; ++i) {
             sweep[nsweep++] = is_reduction(b->coll) && given[i] < 8 ? 8 : given[i];
         }
-        for (long bytes = lo; 0 == nsweep && bytes <= hi && nsweep < 64;
-             bytes = bytes ? bytes * 2 : 1) {
+        const int swept = 0 == nsweep;
+        for (long bytes = lo; swept && bytes <= hi && nsweep < 64; bytes = bytes ? bytes * 2 : 1) {
             sweep[nsweep++] = bytes;
             if (0 == hi) {
                 break;

@@ -23,8 +23,9 @@ if [ "$(id -u)" = 0 ]; then
     export PRTE_ALLOW_RUN_AS_ROOT=1 PRTE_ALLOW_RUN_AS_ROOT_CONFIRM=1
 fi
 echo "== ompi_info: $(ompi_info | grep "MCA coll: hiercoll" | sed 's/^ *//')"
-mpirun --mca coll_hiercoll_verbose 1 "$build/contrib/hc_demo" >"$stage/out" 2>&1 ||
-    { cat "$stage/out"; exit 1; }
+# (the demo's lines on stdout, hiercoll's on stderr: kept apart, whole)
+mpirun --mca coll_hiercoll_verbose 1 "$build/contrib/hc_demo" >"$stage/out" 2>"$stage/verbose" ||
+    { cat "$stage/out" "$stage/verbose"; exit 1; }
 grep -v "hiercoll: " "$stage/out"
 echo "== what hiercoll runs on MPI_COMM_WORLD (auto; sizes per rank; ->comp: passed to comp)"
 awk '
@@ -65,16 +66,19 @@ END {
             printf "%-12s %s\n", w, v
         }
     }
-}' "$stage/out"
+}' "$stage/verbose"
 echo "== the same calls without hiercoll (hc_bench --report: one job, alternating trials, medians)"
 mpirun "$build/contrib/hc_bench" --report allreduce,bcast,reduce,barrier --sizes 8,1M \
     --trials 7 >"$stage/bench" 2>&1 || { cat "$stage/bench"; exit 1; }
-awk '
+# (the load average says how far to trust the times: the trials alternate,
+# but a machine busy with other jobs spreads them)
+load=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo "?")
+awk -v load="$load" '
 /^# hc_bench report, np/ { np = $5; sub(/,/, "", np) }
 /^## / { coll = $2 }
 /^ +[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9.]+x/ {
-    if (!hdr++) printf "%-10s %8s %18s %15s %7s   (np %s)\n", "call", "bytes", \
-        "without hiercoll", "with hiercoll", "ratio", np
+    if (!hdr++) printf "%-10s %8s %18s %15s %7s   (np %s, load %s)\n", "call", "bytes", \
+        "without hiercoll", "with hiercoll", "ratio", np, load
     b = $1 >= 1048576 ? $1 / 1048576 " MiB" : $1 " B"
     printf "%-10s %8s %15.3f us %12.3f us %6.2fx\n", coll, b, $2, $3, $4
 }
