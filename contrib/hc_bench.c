@@ -44,7 +44,7 @@
  *                      "^hiercoll": han, tuned... as Open MPI selects them)
  *   --min B --max B    bytes per rank (powers of two between; default 8..1M)
  *   --sizes L          bytes per rank, a comma-separated list instead (e.g. 8,48;
- *                      not with --report); sizes take K, M, G suffixes, at most
+ *                      with --report too); sizes take K, M, G suffixes, at most
  *                      1G; barrier moves no data: one row (0 bytes), whatever
  *                      the sizes
  *   --iters N          calls per trial (default: scaled with the size)
@@ -701,7 +701,8 @@ static void usage(void)
            "         [--nonblocking] [--info K=V]... [--csv FILE] [--png FILE] [--traffic K]\n"
            "         [--sizes B,B...] [--variant LABEL:K=V,K=V]... [--overlap]\n"
            "       mpirun -np N hc_bench --report bcast,reduce,allreduce,barrier [--min B]\n"
-           "         [--max B] [--trials N] [--trial-ms T] [--algos A,B] [--control]\n"
+           "         [--max B] [--sizes B,B...] [--trials N] [--trial-ms T] [--algos A,B]\n"
+           "         [--control]\n"
            "         [--csv FILE]\n"
            "\n"
            "Latency of collectives, hiercoll against other stacks, side by side in one job\n"
@@ -737,7 +738,7 @@ static int calibrate(bench_t *b, MPI_Comm comm, long bytes, double ms)
 }
 
 static int report(bench_t *b, const char *list, const char *algos, double trial_ms, char **infos,
-                  int ninfo, const char *csv, int control, int floor)
+                  int ninfo, const char *csv, int control, int floor, const long *given, int ngiven)
 {
     char colls[512], alist[512];
     snprintf(colls, sizeof(colls), "%s", list);
@@ -820,6 +821,22 @@ static int report(bench_t *b, const char *list, const char *algos, double trial_
         } else if (is_reduction(b->coll) && lo < 8) {
             lo = 8;
         }
+        /* the sizes: --min to --max by powers of two, or --sizes */
+        long sweep[64];
+        int nsweep = 0;
+        for (int i = 0; i < ngiven && 0 != hi && nsweep < 64; ++i) {
+            sweep[nsweep++] = is_reduction(b->coll) && given[i] < 8 ? 8 : given[i];
+        }
+        const int swept = 0 == nsweep;
+        for (long bytes = lo; swept && bytes <= hi && nsweep < 64; bytes = bytes ? bytes * 2 : 1) {
+            sweep[nsweep++] = bytes;
+            if (0 == hi) {
+                break;
+            }
+        }
+        if (ngiven > 0 && 0 != hi) {
+            lo = sweep[0];
+        }
         double logsum[2] = {0, 0};
         int nsz = 0;
         worst[0][ci] = worst[1][ci] = 1e300;
@@ -834,7 +851,8 @@ static int report(bench_t *b, const char *list, const char *algos, double trial_
             }
             printf("\n");
         }
-        for (long bytes = lo; bytes <= hi; bytes = bytes ? bytes * 2 : 1) {
+        for (int si = 0; si < nsweep; ++si) {
+            long bytes = sweep[si];
             size_t rb = result_bytes(b, bytes);
             for (int c = 0; c < nc; ++c) {
                 if (cs[c].floor) { /* (no result to compare: it sums plain doubles) */
@@ -918,9 +936,6 @@ static int report(bench_t *b, const char *list, const char *algos, double trial_
                     fprintf(out, "%s,%d,%ld,%s,%.4f,%.4f\n", b->coll, b->size, bytes,
                             cs[c].name, cs[c].lat[0], cs[c].ratio);
                 }
-            }
-            if (0 == hi) {
-                break;
             }
         }
         gmean[0][ci] = exp(logsum[0] / nsz);
@@ -1039,12 +1054,27 @@ int main(int argc, char **argv)
     if (b.min < 0 || b.max < 0) {
         die("--min and --max want bytes (K, M, G suffixes; at most 1G)");
     }
-    if (NULL != report_list && NULL != size_list) {
-        die("--report sweeps --min to --max; --sizes is for the other modes");
-    }
     if (NULL != report_list) {
+        long given[64];
+        int ngiven = 0;
+        if (NULL != size_list) { /* instead of the sweep; the largest sizes the buffers */
+            char sl[512], *sv = NULL;
+            snprintf(sl, sizeof(sl), "%s", size_list);
+            b.max = 0;
+            for (char *t = strtok_r(sl, ",", &sv); t && ngiven < 64; t = strtok_r(NULL, ",", &sv)) {
+                if ((given[ngiven] = parse_size(t)) < 0) {
+                    die("--sizes wants bytes (K, M, G suffixes; at most 1G), comma-separated");
+                }
+                b.max = given[ngiven] > b.max ? given[ngiven] : b.max;
+                ++ngiven;
+            }
+            if (0 == ngiven) {
+                die("--sizes: no size");
+            }
+        }
         alloc_buffers(&b);
-        int ok = report(&b, report_list, algos, trial_ms, infos, ninfo, csv, control, floor);
+        int ok = report(&b, report_list, algos, trial_ms, infos, ninfo, csv, control, floor, given,
+                        ngiven);
         MPI_Finalize();
         return ok ? 0 : 1;
     }

@@ -278,8 +278,10 @@ done
 # hiercoll_gatherv_level=aggressive, MPI_COMM_WORLD keeps the MCA default;
 # auto runs the tree from 2 processes here.
 EXPECT=("$OK"
-        "hiercoll: MPI_COMM_WORLD \(cid 0, np 4\).* gatherv=tree\(conservative\) .*scatterv=tree\(conservative\)"
-        "hiercoll: $COMM_NAME [0-9]+ DUP FROM 0 \(cid [0-9]+, np 4\).* gatherv=tree\(aggressive\) .*scatterv=tree\(aggressive\)"
+        "hiercoll: MPI_COMM_WORLD \(cid 0, np 4\)  gatherv=tree\(conservative\)"
+        "hiercoll: MPI_COMM_WORLD \(cid 0, np 4\)  scatterv=tree\(conservative\)"
+        "hiercoll: $COMM_NAME [0-9]+ DUP FROM 0 \(cid [0-9]+, np 4\)  gatherv=tree\(aggressive\)"
+        "hiercoll: $COMM_NAME [0-9]+ DUP FROM 0 \(cid [0-9]+, np 4\)  scatterv=tree\(aggressive\)"
         "hiercoll: stats comm $COMM_NAME [0-9]+ DUP FROM 0 cid [0-9]+ rank 0/4: calls [1-9][0-9]* \(passed on 0\).* gatherv:[1-9][0-9]* .*scatterv:[1-9]")
 run "gatherv-level-info-key-np4" 300 "${MPI[@]}" -np 4 --mca coll hiercoll,basic,libnbc \
     --mca coll_hiercoll_verbose 1 --mca coll_hiercoll_stats 1 --mca coll_hiercoll_gatherv_tree_min 2 \
@@ -1356,14 +1358,48 @@ REJECT=("hiercoll: stats")
 run "params-disabled" 120 "${MPI[@]}" -np 2 --mca coll hiercoll,tuned,basic,libnbc,self \
     --mca coll_hiercoll_priority -1 --mca coll_hiercoll_stats 1 "$comms" 20 --no-free-in-flight
 
-# verbose 1: one line per communicator naming every collective's choice
+# verbose 1: per communicator a header line, then one line per collective
+# naming its choice in each mode (22 collectives)
 SC_AUTO='shortcut\(absorbing,<=[0-9]+B,engaged>=[0-9]+%\)'
+W='hiercoll: MPI_COMM_WORLD \(cid 0, np 7\)'
 EXPECT=("t_comms: np 7: [0-9]+ checks, 0 failed"
-        "hiercoll: MPI_COMM_WORLD \(cid 0, np 7\).* allreduce(\(rules:[^)]*\))?=($SC_AUTO\|)?recursive_doubling<[0-9]+B,rhrd[ |].*barrier=dissemination .*bcast(\(rules:[^)]*\))?=binomial.* reduce(\(rules:[^)]*\))?=($SC_AUTO\|)?binomial<[0-9]+B,rhrd[ |]"
-        "allgather->basic\(rules: every size, not entered\)\|=linear\|=linear")
-EXPECT_ONCE=("hiercoll: MPI_COMM_WORLD \(cid 0, np 7\)")
+        "$W  allreduce(\(rules:[^)]*\))?=($SC_AUTO\|)?recursive_doubling<[0-9]+B,rhrd([ |]|$)"
+        "$W  barrier=dissemination$" "$W  bcast(\(rules:[^)]*\))?=binomial"
+        "$W  reduce(\(rules:[^)]*\))?=($SC_AUTO\|)?binomial<[0-9]+B,rhrd([ |]|$)"
+        "$W  allgather->basic\(rules: every size, not entered\)\|=linear\|=linear$")
+EXPECT_ONCE=("$W \[=alg: hiercoll runs alg, ->comp: passed to comp; blocking\|nonblocking\|persistent\]:$"
+             "$W  neighbor_alltoallw[-=]" "$W  scan[-=]")
+REJECT=("$W .{400}")
 run "verbose-1" 120 "${MPI[@]}" -np 7 --mca coll hiercoll,basic --mca coll_hiercoll_verbose 1 \
     "$comms" 2
+# The README's demo (contrib/run-demo.sh: one process per core): results
+# checked, the table of what runs, the side-by-side against the stack
+# without hiercoll; on one screen (at most 40 lines of at most 100 columns)
+srcdir=$(cd "$(dirname "$0")/.." && pwd)
+EXPECT=("^hiercoll demo on [0-9]+ processes$" "^all results right$" "^collective +blocking \| nonblocking and persistent$"
+        "^allreduce +8 B +[0-9.]+ us +[0-9.]+ us +[0-9.]+x$" "^barrier +0 B " "^reduce +1 MiB "
+        "^demo: [0-9]+ lines, at most [0-9]+ columns: on one screen$")
+REJECT=("WRONG|FAILED|RESULT DIFFERS")
+run "demo-one-screen" 300 bash -c 'out=$("$0" "$1") || { echo "$out"; exit 1; }; echo "$out"
+    l=$(echo "$out" | wc -l); c=$(echo "$out" | awk "{ n = length(\$0) > n ? length(\$0) : n } END { print n }")
+    echo "demo: $l lines, at most $c columns$([ "$l" -le 40 ] && [ "$c" -le 100 ] && echo ": on one screen")"' \
+    "$srcdir/contrib/run-demo.sh" "$top_builddir"
+# The documentation against the build: the parameters reference in step
+# with the component (contrib/hc_params_doc.sh; written with 4.1's ompi_info,
+# so checked there), and every line of the README's and docs' blocks tagged
+# "sh checked" runs (contrib/check-docs.sh)
+case $ompi_series in
+5.*) selected docs-parameters && [ "$list" = no ] &&
+         echo "SKIP: docs-parameters (docs/parameters.md is written with Open MPI 4.1's ompi_info)" ;;
+*)
+    EXPECT=("check-docs: docs/parameters.md is in step with the component")
+    run "docs-parameters" 120 "$srcdir/contrib/check-docs.sh" params "$srcdir" "$ompi_info"
+    ;;
+esac
+EXPECT=("check-docs: the README's two commands and .ci/run are in step")
+run "docs-ci-in-step" 60 "$srcdir/contrib/check-docs.sh" ci "$srcdir"
+EXPECT=("check-docs: [1-9][0-9]* commands, 0 failed")
+run "docs-commands" 600 "$srcdir/contrib/check-docs.sh" commands "$srcdir" "$top_builddir"
 # verbose 2: one line per call
 EXPECT=("t_comms: np 3: [0-9]+ checks, 0 failed"
         "hiercoll: .*: allreduce = recursive_doubling \(blocking, np 3\) by auto"
