@@ -1966,6 +1966,20 @@ static bool run_bcast(hc_shm_op_t *o)
         }                                                                                          \
     } while (0)
 
+/* acc = x op acc for cnt elements whose data starts at x and acc.  An op
+ * takes MPI buffers, whose data starts at their true lower bound: a
+ * derived type's (not 0: a struct whose first byte is at 7, or at -2) is
+ * taken back off, as the layer below passes them (it had been added
+ * twice: bytes before or past the element written). */
+static void op_apply(ompi_op_t *op, ompi_datatype_t *dt, const char *x, char *acc, size_t cnt)
+{
+    ptrdiff_t lb = 0, ext;
+    if (!ompi_datatype_is_predefined(dt)) {
+        ompi_datatype_get_true_extent(dt, &lb, &ext);
+    }
+    ompi_op_reduce(op, (void *) (x - lb), acc - lb, (int) cnt, dt);
+}
+
 static inline void reduce_with(ompi_op_t *op, ompi_datatype_t *dt, const char *x, char *acc,
                                size_t cnt)
 {
@@ -1981,7 +1995,7 @@ static inline void reduce_with(ompi_op_t *op, ompi_datatype_t *dt, const char *x
         HC_SUM_CASE(long, ompi_mpi_long)
     }
 #undef HC_SUM_CASE
-    ompi_op_reduce(op, (void *) x, acc, (int) cnt, dt);
+    op_apply(op, dt, x, acc, cnt);
 }
 
 static inline void reduce_into(const hc_shm_op_t *o, const char *x, char *acc, size_t cnt)
@@ -2261,7 +2275,7 @@ static void cma_piece(hc_shm_op_t *o, uint64_t s, size_t a, size_t cnt, char *ac
         } else if (r == n - 1) {
             continue;
         }
-        ompi_op_reduce(o->op, (void *) x, acc, (int) cnt, o->dt);
+        op_apply(o->op, o->dt, x, acc, cnt);
     }
 }
 
@@ -2410,7 +2424,7 @@ static bool run_red_root_cma(hc_shm_op_t *o)
             }
             finish_reading(ch, s);
             if (!in_place) {
-                ompi_op_reduce(o->op, (void *) o->src, o->dst, (int) o->count, o->dt);
+                op_apply(o->op, o->dt, o->src, o->dst, o->count);
             }
         } else {
             red_root_pieces(o);
@@ -2423,9 +2437,9 @@ static bool run_red_root_cma(hc_shm_op_t *o)
     }
     if (NULL != o->tmp) {
         if (1 == me || commute) { /* x0 op x1 into x1; x1 op x0 (the same bits) */
-            ompi_op_reduce(o->op, o->tmp, o->dst, (int) o->count, o->dt);
+            op_apply(o->op, o->dt, o->tmp, o->dst, o->count);
         } else { /* x0 op x1, then over x0 */
-            ompi_op_reduce(o->op, o->dst, o->tmp, (int) o->count, o->dt);
+            op_apply(o->op, o->dt, o->dst, o->tmp, o->count);
             memcpy(o->dst, o->tmp, o->m);
         }
         free(o->tmp);
