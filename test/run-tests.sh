@@ -1444,6 +1444,32 @@ if [ -x "$hcb" ] || [ "$list" = yes ]; then
     run "hc-bench-options" 900 "$(dirname "$(readlink -f "$0")")/hc-bench-options.sh" "$hcb" \
         "$logdir/hc-bench-options" "${MPI[@]}"
 fi
+# contrib/hc_scale_check.sh, the many-core check (issue 34), here at np 2:
+# its steps listed (--dry-run), a short run (t_shm and hc_bench --report
+# up to 4 KiB; the CSV written), a budget too short for any step (each
+# skipped, said, none run) and a build without the component (refused)
+scale=$(dirname "$(readlink -f "$0")")/../contrib/hc_scale_check.sh
+if [ -x "$hcb" ] || [ "$list" = yes ]; then
+    EXPECT=("cores usable here: [0-9]+" "STEP: shm-colls-np2 " "STEP: shm-t_shm-np2 " "STEP: bench-np2 "
+            "dry run: nothing run")
+    REJECT=("STEP: shm-groups")
+    run "scale-check-dry-run" 60 "$scale" --build "$top_builddir" --mpirun "$mpirun" --np 2 \
+        --bench-nps 2 --allow-oversubscribe --out "$logdir/scale-dry" --dry-run
+    EXPECT=("PASS: shm-t_shm-np2 " "PASS: bench-np2 " "^2 passed, 0 failed$"
+            "CSV: .*/hc_scale_bench.csv" "(PNG: |no PNG: )")
+    rm -rf "$logdir/scale-np2"
+    run "scale-check-np2" 300 env OUT="$logdir/scale-np2" \
+        bash -c '"$@" && grep -q "^allreduce,2,4096,auto," "$OUT/hc_scale_bench.csv"' \
+        _ "$scale" --build "$top_builddir" --mpirun "$mpirun" --np 2 --bench-nps 2 \
+        --allow-oversubscribe --max 4K --only "shm-t_shm|bench" --time-budget 280
+    EXPECT=("SKIP: shm-colls-np2 +\(" "SKIP: bench-np2 " "^0 passed, 0 failed, [0-9]+ skipped$")
+    REJECT=("PASS: |FAIL: ")
+    run "scale-check-budget-skips" 60 "$scale" --build "$top_builddir" --mpirun "$mpirun" --np 2 \
+        --bench-nps 2 --allow-oversubscribe --out "$logdir/scale-budget" --time-budget 5
+    EXPECT=("mca_coll_hiercoll.so is missing")
+    run "scale-check-no-component" 60 bash -c '! "$@"' _ "$scale" --build "$testdir/mpi" \
+        --mpirun "$mpirun" --np 2 --out "$logdir/scale-none"
+fi
 # Nonblocking calls on a communicator that no blocking call has set the
 # shared-memory level up on (hc_bench's timed one, np 2, a core each): where
 # hiercoll's PML plans are not faster than libnbc (barrier, bcast, iallreduce
