@@ -60,7 +60,9 @@ static void times(const hcs_node_t *m, const int *ns, int nn, int csv)
                 for (int d = 0; d < HCS_NDESIGN; ++d) {
                     t[d] = hcs_time(m, d, c, ns[i], b) / 1000.0;
                 }
-                if (csv) {
+                if (csv && t[0] < 0) { /* (more ranks than threads: no row) */
+                    continue;
+                } else if (csv) {
                     for (int d = 0; d < HCS_NDESIGN; ++d) {
                         printf("%s,%s,%zu,%d,%s,%.4f\n", m->name, hcs_coll_names[c], b, ns[i],
                                hcs_design_names[d], t[d]);

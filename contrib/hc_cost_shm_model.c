@@ -339,14 +339,35 @@ static double level_down(const hcs_node_t *m, const lvl_t *l)
     return worst;
 }
 
-/* Every rank of set reads every other's line (flat barrier pattern). */
+/* Every rank of set reads every other's line (flat barrier pattern):
+ * lines_from(m, set[i], set, n, set, n) for every i, each line's cost
+ * (the same for all its readers) counted once. */
 static double all_read_all(const hcs_node_t *m, const int *set, int n)
 {
-    double worst = 0;
+    double *lc = malloc(sizeof(double) * (size_t) n), worst = 0;
+    int *rd = malloc(sizeof(int) * (size_t) n);
+    for (int j = 0; j < n; ++j) {
+        int nr = 0;
+        for (int i = 0; i < n; ++i) {
+            if (i != j) {
+                rd[nr++] = set[i];
+            }
+        }
+        lc[j] = line_to(m, set[j], rd, nr);
+    }
     for (int i = 0; i < n; ++i) {
-        double t = lines_from(m, set[i], set, n, set, n);
+        double w = 0, sum = 0;
+        for (int j = 0; j < n; ++j) {
+            if (j != i) {
+                w = lc[j] > w ? lc[j] : w;
+                sum += m->lat[hcs_distance(m, set[j], set[i])];
+            }
+        }
+        double t = n > 1 ? w + (n - 2) * (sum / (n - 1)) / m->mlp : 0;
         worst = t > worst ? t : worst;
     }
+    free(lc);
+    free(rd);
     return worst;
 }
 

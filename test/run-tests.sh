@@ -1444,6 +1444,23 @@ if [ -x "$hcb" ] || [ "$list" = yes ]; then
     run "hc-bench-options" 900 "$(dirname "$(readlink -f "$0")")/hc-bench-options.sh" "$hcb" \
         "$logdir/hc-bench-options" "${MPI[@]}"
 fi
+# contrib/hc_cost (no MPI): the planners' subcommands as before, and shm,
+# the node level's model (its properties: unit-check_cost_shm): the levels
+# it picks, every row of its CSV, a bad option refused
+hcc=$top_builddir/contrib/hc_cost
+if [ -x "$hcc" ] || [ "$list" = yes ]; then
+    EXPECT=("^bcast-binomial +4 " "^allreduce-recursive-doubling +4 " "^barrier-dissemination +4 ")
+    run "hc-cost-basic" 60 "$hcc" basic --n 4
+    EXPECT=("n-level at 128 ranks: l3\(16x8\),numa\(2x8\),node\(1x2\)"
+            "^allreduce +8 +128 +[0-9.]+ +[0-9.]+ +[0-9.]+ " "^ +256 +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+$")
+    run "hc-cost-shm" 60 "$hcc" shm
+    # 10 (coll, size) x 3 designs at 4 counts (EPYC) and 3 (the Xeon's 224
+    # threads hold no 256 ranks), then 3 x 5 memory rows
+    EXPECT=("^225$")
+    run "hc-cost-shm-csv" 60 bash -c '"$1" shm --csv | grep -cE "^(epyc|xeon|memory)"' _ "$hcc"
+    EXPECT=("unknown option --bogus")
+    run "hc-cost-shm-bad-option" 60 bash -c '! "$1" shm --bogus' _ "$hcc"
+fi
 # contrib/hc_scale_check.sh, the many-core check (issue 34), here at np 2:
 # its steps listed (--dry-run), a short run (t_shm and hc_bench --report
 # up to 4 KiB; the CSV written), a budget too short for any step (each
