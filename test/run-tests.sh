@@ -1487,6 +1487,49 @@ if [ -x "$hcb" ] || [ "$list" = yes ]; then
     run "hc-bench-options" 900 "$(dirname "$(readlink -f "$0")")/hc-bench-options.sh" "$hcb" \
         "$logdir/hc-bench-options" "${MPI[@]}"
 fi
+# contrib/hc_cost (no MPI): the planners' subcommands as before, and shm,
+# the node level's model (its properties: unit-check_cost_shm): the levels
+# it picks, every row of its CSV, a bad option refused
+hcc=$top_builddir/contrib/hc_cost
+if [ -x "$hcc" ] || [ "$list" = yes ]; then
+    EXPECT=("^bcast-binomial +4 " "^allreduce-recursive-doubling +4 " "^barrier-dissemination +4 ")
+    run "hc-cost-basic" 60 "$hcc" basic --n 4
+    EXPECT=("n-level at 128 ranks: l3\(16x8\),numa\(2x8\),node\(1x2\)"
+            "^allreduce +8 +128 +[0-9.]+ +[0-9.]+ +[0-9.]+ " "^ +256 +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+$")
+    run "hc-cost-shm" 60 "$hcc" shm
+    # 10 (coll, size) x 3 designs at 4 counts (EPYC) and 3 (the Xeon's 224
+    # threads hold no 256 ranks), then 3 x 5 memory rows
+    EXPECT=("^225$")
+    run "hc-cost-shm-csv" 60 bash -c '"$1" shm --csv | grep -cE "^(epyc|xeon|memory)"' _ "$hcc"
+    EXPECT=("unknown option --bogus")
+    run "hc-cost-shm-bad-option" 60 bash -c '! "$1" shm --bogus' _ "$hcc"
+fi
+# contrib/hc_scale_check.sh, the many-core check (issue 34), here at np 2:
+# its steps listed (--dry-run), a short run (t_shm and hc_bench --report
+# up to 4 KiB; the CSV written), a budget too short for any step (each
+# skipped, said, none run) and a build without the component (refused)
+scale=$(dirname "$(readlink -f "$0")")/../contrib/hc_scale_check.sh
+if [ -x "$hcb" ] || [ "$list" = yes ]; then
+    EXPECT=("cores usable here: [0-9]+" "STEP: shm-colls-np2 " "STEP: shm-t_shm-np2 " "STEP: bench-np2 "
+            "dry run: nothing run")
+    REJECT=("STEP: shm-groups")
+    run "scale-check-dry-run" 60 "$scale" --build "$top_builddir" --mpirun "$mpirun" --np 2 \
+        --bench-nps 2 --allow-oversubscribe --out "$logdir/scale-dry" --dry-run
+    EXPECT=("PASS: shm-t_shm-np2 " "PASS: bench-np2 " "^2 passed, 0 failed$"
+            "CSV: .*/hc_scale_bench.csv" "(PNG: |no PNG: )")
+    rm -rf "$logdir/scale-np2"
+    run "scale-check-np2" 300 env OUT="$logdir/scale-np2" \
+        bash -c '"$@" && grep -q "^allreduce,2,4096,auto," "$OUT/hc_scale_bench.csv"' \
+        _ "$scale" --build "$top_builddir" --mpirun "$mpirun" --np 2 --bench-nps 2 \
+        --allow-oversubscribe --max 4K --only "shm-t_shm|bench" --time-budget 280
+    EXPECT=("SKIP: shm-colls-np2 +\(" "SKIP: bench-np2 " "^0 passed, 0 failed, [0-9]+ skipped$")
+    REJECT=("PASS: |FAIL: ")
+    run "scale-check-budget-skips" 60 "$scale" --build "$top_builddir" --mpirun "$mpirun" --np 2 \
+        --bench-nps 2 --allow-oversubscribe --out "$logdir/scale-budget" --time-budget 5
+    EXPECT=("mca_coll_hiercoll.so is missing")
+    run "scale-check-no-component" 60 bash -c '! "$@"' _ "$scale" --build "$testdir/mpi" \
+        --mpirun "$mpirun" --np 2 --out "$logdir/scale-none"
+fi
 # Nonblocking calls on a communicator that no blocking call has set the
 # shared-memory level up on (hc_bench's timed one, np 2, a core each): where
 # hiercoll's PML plans are not faster than libnbc (barrier, bcast, iallreduce
