@@ -234,6 +234,10 @@ typedef mca_coll_base_component_2_0_0_t hc_coll_component_t;
  *                        ones (also HC_DISPS_INT)
  *   HC_ADISPS_PTR(a)     the MPI_Aint elements of a, or NULL when it has
  *                        int ones
+ *   HC_COUNTS_WIDE(a), HC_DISPS_WIDE(a), HC_ADISPS_WIDE(a)
+ *                        a has elements of the other width than hiercoll
+ *                        takes (64-bit counts or displacements; int byte
+ *                        displacements): the call goes to the layer below
  *   HC_COUNTS(p), HC_DISPS(p), HC_ADISPS(p)
  *                        int / MPI_Aint arrays as the slots take them (for
  *                        calls to the layer below)
@@ -262,7 +266,6 @@ static inline const MPI_Aint *hc_adisps_ptr(hc_adisps_t a)
 #define HC_COUNTS_INT(a) hc_counts_int(a)
 #define HC_DISPS_INT(a) hc_disps_int(a)
 #define HC_ADISPS_PTR(a) hc_adisps_ptr(a)
-/* (true when a holds elements hiercoll cannot take: 64-bit ones) */
 #define HC_COUNTS_WIDE(a) ompi_count_array_is_64bit(a)
 #define HC_DISPS_WIDE(a) ompi_disp_array_is_64bit(a)
 #define HC_ADISPS_WIDE(a) (NULL != ompi_disp_array_ptr(a) && !ompi_disp_array_is_64bit(a))

@@ -225,9 +225,11 @@ static int module_enable(mca_coll_base_module_t *module, ompi_communicator_t *co
     m->shm_lean = mca_coll_hiercoll_params.shm_lean;
     read_info(m, comm);
     mca_coll_hiercoll_save_prev(m, comm);
-    mca_coll_hiercoll_install(m, comm);
     mca_coll_hiercoll_shm_enable(m, comm);
     mca_coll_hiercoll_fast_enable(m, comm);
+    /* (6.0: the slots as fast_enable left the module's functions: one it
+     * cleared stays with the layer below, as 4.1's selection leaves it) */
+    mca_coll_hiercoll_install(m, comm);
     m->enabled = true;
     if (mca_coll_hiercoll_params.verbose >= 1 && 0 == ompi_comm_rank(comm)) {
         if (OMPI_COMM_IS_INTER(comm)) {
