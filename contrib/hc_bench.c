@@ -1158,6 +1158,12 @@ int main(int argc, char **argv)
     char *save = NULL;
     for (char *t = strtok_r(list, ",", &save); t && nc < MAXC; t = strtok_r(NULL, ",", &save)) {
         const char *comp = !strcmp(t, "linear") ? "basic" : t;
+        if ((!strcmp(t, "xhc") || !strcmp(t, "acoll")) && OMPI_MAJOR_VERSION < 6) {
+            /* (the preference would name a component that is not there:
+             * the row would time tuned under xhc's or acoll's name) */
+            die("--against xhc, acoll: Open MPI 6.0's components; this hc_bench is built "
+                "against an earlier Open MPI");
+        }
         char pref[96];
         /* that component on top, tuned below it for what it lacks, and no
          * hiercoll anywhere (it would fill the slots the others leave) */
