@@ -38,10 +38,13 @@
  *                      set-ups cost communicators of a middling life, each
  *                      new where the others are; one row, as dup)
  *   --against LIST     components to compare with (tuned, basic, han, libnbc,
- *                      ...; "linear" means basic); each gets tuned below it
- *                      and hiercoll excluded from its communicator; "default"
- *                      is Open MPI's default stack less hiercoll (preference
- *                      "^hiercoll": han, tuned... as Open MPI selects them)
+ *                      ...; "linear" means basic; Open MPI 6.0: xhc, acoll,
+ *                      whose MCA parameters hc_bench sets, see peer_params);
+ *                      each gets tuned below it and hiercoll excluded from
+ *                      its communicator; "default" is Open MPI's default
+ *                      stack less hiercoll (preference "^hiercoll": han,
+ *                      tuned... as Open MPI selects them); han declines a
+ *                      communicator on one node (test/fake-nodes.sh)
  *   --min B --max B    bytes per rank (powers of two between; default 8..1M)
  *   --sizes L          bytes per rank, a comma-separated list instead (e.g. 8,48;
  *                      with --report too); sizes take K, M, G suffixes, at most
@@ -977,8 +980,51 @@ static int report(bench_t *b, const char *list, const char *algos, double trial_
     return all_ok;
 }
 
+/* Peers that Open MPI 6.0 ships but leaves off by default, set up before
+ * MPI_Init (their MCA parameters, unless the environment or the command
+ * line sets them): xhc and acoll ask for priority 0 and so sit below
+ * tuned; a contender's communicator puts them on top by its preference
+ * anyway, but their comm_query must accept it.  acoll declines
+ * communicators of fewer than 16 ranks (coll_acoll_comm_size_thresh).
+ * xhc without XPMEM (no /dev/xpmem) moves data above its copy-in-copy-out
+ * limit (4 KiB for reductions) by single-copy CMA, where its allreduce
+ * fails here: copy-in-copy-out at every size instead (the largest size
+ * of the run). */
+static void peer_params(int argc, char **argv)
+{
+    const char *against = NULL;
+    long max = 1 << 20;
+    for (int i = 1; i + 1 < argc; ++i) {
+        if (!strcmp(argv[i], "--against")) {
+            against = argv[i + 1];
+        } else if (!strcmp(argv[i], "--max")) {
+            max = parse_size(argv[i + 1]);
+        }
+    }
+    if (NULL == against) {
+        return;
+    }
+    char list[256], *save = NULL;
+    snprintf(list, sizeof(list), "%s", against);
+    for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        if (!strcmp(t, "xhc")) {
+            setenv("OMPI_MCA_coll_xhc_priority", "1", 0);
+            if (0 != access("/dev/xpmem", F_OK)) {
+                char v[32];
+                snprintf(v, sizeof(v), "%ld", max > 4096 ? max : 4096);
+                setenv("OMPI_MCA_coll_xhc_allreduce_cico_max", v, 0);
+                setenv("OMPI_MCA_coll_xhc_reduce_cico_max", v, 0);
+            }
+        } else if (!strcmp(t, "acoll")) {
+            setenv("OMPI_MCA_coll_acoll_priority", "1", 0);
+            setenv("OMPI_MCA_coll_acoll_comm_size_thresh", "2", 0);
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
+    peer_params(argc, argv);
     MPI_Init(&argc, &argv);
     bench_t b = {.coll = "allreduce", .root = 0, .trials = 7, .min = 8, .max = 1 << 20,
                  .traffic = -1};
@@ -1142,6 +1188,12 @@ int main(int argc, char **argv)
     char *save = NULL;
     for (char *t = strtok_r(list, ",", &save); t && nc < MAXC; t = strtok_r(NULL, ",", &save)) {
         const char *comp = !strcmp(t, "linear") ? "basic" : t;
+        if ((!strcmp(t, "xhc") || !strcmp(t, "acoll")) && OMPI_MAJOR_VERSION < 6) {
+            /* (the preference would name a component that is not there:
+             * the row would time tuned under xhc's or acoll's name) */
+            die("--against xhc, acoll: Open MPI 6.0's components; this hc_bench is built "
+                "against an earlier Open MPI");
+        }
         char pref[96];
         /* that component on top, tuned below it for what it lacks, and no
          * hiercoll anywhere (it would fill the slots the others leave) */

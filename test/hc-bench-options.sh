@@ -134,5 +134,14 @@ bad 2 "--sizes wants bytes" --report bcast --sizes 8,banana
 bad 2 "--root, --trials" --coll reduce --root 7
 bad 2 "--root, --trials" --coll reduce --trials 65
 bad 2 "unknown --coll" --coll reduce_everything --sizes 8
+# Open MPI 6.0's xhc and acoll (hc_bench sets their parameters); an
+# earlier Open MPI has neither: refused, not tuned timed under their names
+case ${HIERCOLL_OMPI_SERIES:-4.1} in
+6.*)
+    ok 2 --coll allreduce --sizes 8,8K --against xhc,acoll "${quick[@]}"
+    ok 2 --coll bcast --sizes 8,64K --against xhc,acoll --nonblocking "${quick[@]}"
+    ;;
+*) bad 2 "Open MPI 6.0's components" --coll bcast --sizes 8 --against tuned,xhc ;;
+esac
 echo "hc-bench-options: $runs runs, $failed failed"
 [ $failed -eq 0 ]
