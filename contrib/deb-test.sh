@@ -154,6 +154,8 @@ for p in hc_bench hc_tune hc_cost hc_demo; do
 done
 ok "hc_bench hc_tune hc_cost hc_demo in /usr/bin, with man pages"
 [ -f /usr/share/doc/$pkg/README.md.gz ] && [ -f /usr/share/doc/$pkg/HACKING.md.gz ] && ok "README and HACKING" || no "docs"
+[ -f /usr/share/man/man7/hiercoll.7.gz ] && [ -d /usr/share/doc/$pkg/docs ] && ok "man 7 hiercoll and the manual (docs/)" ||
+    no "man 7 hiercoll or docs/"
 dpkg-query -W -f="\${Conffiles}\n" $pkg | grep -q " $conf " && ok "$conf is a conffile" || no "$conf is no conffile"
 hc_cost basic --n 4 >/dev/null && ok "hc_cost runs" || no "hc_cost"
 

@@ -38,13 +38,16 @@
  *                      set-ups cost communicators of a middling life, each
  *                      new where the others are; one row, as dup)
  *   --against LIST     components to compare with (tuned, basic, han, libnbc,
- *                      ...; "linear" means basic); each gets tuned below it
- *                      and hiercoll excluded from its communicator; "default"
- *                      is Open MPI's default stack less hiercoll (preference
- *                      "^hiercoll": han, tuned... as Open MPI selects them)
+ *                      ...; "linear" means basic; Open MPI 6.0: xhc, acoll,
+ *                      whose MCA parameters hc_bench sets, see peer_params);
+ *                      each gets tuned below it and hiercoll excluded from
+ *                      its communicator; "default" is Open MPI's default
+ *                      stack less hiercoll (preference "^hiercoll": han,
+ *                      tuned... as Open MPI selects them); han declines a
+ *                      communicator on one node (test/fake-nodes.sh)
  *   --min B --max B    bytes per rank (powers of two between; default 8..1M)
  *   --sizes L          bytes per rank, a comma-separated list instead (e.g. 8,48;
- *                      not with --report); sizes take K, M, G suffixes, at most
+ *                      with --report too); sizes take K, M, G suffixes, at most
  *                      1G; barrier moves no data: one row (0 bytes), whatever
  *                      the sizes
  *   --iters N          calls per trial (default: scaled with the size)
@@ -701,7 +704,8 @@ static void usage(void)
            "         [--nonblocking] [--info K=V]... [--csv FILE] [--png FILE] [--traffic K]\n"
            "         [--sizes B,B...] [--variant LABEL:K=V,K=V]... [--overlap]\n"
            "       mpirun -np N hc_bench --report bcast,reduce,allreduce,barrier [--min B]\n"
-           "         [--max B] [--trials N] [--trial-ms T] [--algos A,B] [--control]\n"
+           "         [--max B] [--sizes B,B...] [--trials N] [--trial-ms T] [--algos A,B]\n"
+           "         [--control]\n"
            "         [--csv FILE]\n"
            "\n"
            "Latency of collectives, hiercoll against other stacks, side by side in one job\n"
@@ -737,7 +741,7 @@ static int calibrate(bench_t *b, MPI_Comm comm, long bytes, double ms)
 }
 
 static int report(bench_t *b, const char *list, const char *algos, double trial_ms, char **infos,
-                  int ninfo, const char *csv, int control, int floor)
+                  int ninfo, const char *csv, int control, int floor, const long *given, int ngiven)
 {
     char colls[512], alist[512];
     snprintf(colls, sizeof(colls), "%s", list);
@@ -820,6 +824,22 @@ static int report(bench_t *b, const char *list, const char *algos, double trial_
         } else if (is_reduction(b->coll) && lo < 8) {
             lo = 8;
         }
+        /* the sizes: --min to --max by powers of two, or --sizes */
+        long sweep[64];
+        int nsweep = 0;
+        for (int i = 0; i < ngiven && 0 != hi && nsweep < 64; ++i) {
+            sweep[nsweep++] = is_reduction(b->coll) && given[i] < 8 ? 8 : given[i];
+        }
+        const int swept = 0 == nsweep;
+        for (long bytes = lo; swept && bytes <= hi && nsweep < 64; bytes = bytes ? bytes * 2 : 1) {
+            sweep[nsweep++] = bytes;
+            if (0 == hi) {
+                break;
+            }
+        }
+        if (ngiven > 0 && 0 != hi) {
+            lo = sweep[0];
+        }
         double logsum[2] = {0, 0};
         int nsz = 0;
         worst[0][ci] = worst[1][ci] = 1e300;
@@ -834,7 +854,8 @@ static int report(bench_t *b, const char *list, const char *algos, double trial_
             }
             printf("\n");
         }
-        for (long bytes = lo; bytes <= hi; bytes = bytes ? bytes * 2 : 1) {
+        for (int si = 0; si < nsweep; ++si) {
+            long bytes = sweep[si];
             size_t rb = result_bytes(b, bytes);
             for (int c = 0; c < nc; ++c) {
                 if (cs[c].floor) { /* (no result to compare: it sums plain doubles) */
@@ -919,9 +940,6 @@ static int report(bench_t *b, const char *list, const char *algos, double trial_
                             cs[c].name, cs[c].lat[0], cs[c].ratio);
                 }
             }
-            if (0 == hi) {
-                break;
-            }
         }
         gmean[0][ci] = exp(logsum[0] / nsz);
         gmean[1][ci] = exp(logsum[1] / nsz);
@@ -962,8 +980,51 @@ static int report(bench_t *b, const char *list, const char *algos, double trial_
     return all_ok;
 }
 
+/* Peers that Open MPI 6.0 ships but leaves off by default, set up before
+ * MPI_Init (their MCA parameters, unless the environment or the command
+ * line sets them): xhc and acoll ask for priority 0 and so sit below
+ * tuned; a contender's communicator puts them on top by its preference
+ * anyway, but their comm_query must accept it.  acoll declines
+ * communicators of fewer than 16 ranks (coll_acoll_comm_size_thresh).
+ * xhc without XPMEM (no /dev/xpmem) moves data above its copy-in-copy-out
+ * limit (4 KiB for reductions) by single-copy CMA, where its allreduce
+ * fails here: copy-in-copy-out at every size instead (the largest size
+ * of the run). */
+static void peer_params(int argc, char **argv)
+{
+    const char *against = NULL;
+    long max = 1 << 20;
+    for (int i = 1; i + 1 < argc; ++i) {
+        if (!strcmp(argv[i], "--against")) {
+            against = argv[i + 1];
+        } else if (!strcmp(argv[i], "--max")) {
+            max = parse_size(argv[i + 1]);
+        }
+    }
+    if (NULL == against) {
+        return;
+    }
+    char list[256], *save = NULL;
+    snprintf(list, sizeof(list), "%s", against);
+    for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        if (!strcmp(t, "xhc")) {
+            setenv("OMPI_MCA_coll_xhc_priority", "1", 0);
+            if (0 != access("/dev/xpmem", F_OK)) {
+                char v[32];
+                snprintf(v, sizeof(v), "%ld", max > 4096 ? max : 4096);
+                setenv("OMPI_MCA_coll_xhc_allreduce_cico_max", v, 0);
+                setenv("OMPI_MCA_coll_xhc_reduce_cico_max", v, 0);
+            }
+        } else if (!strcmp(t, "acoll")) {
+            setenv("OMPI_MCA_coll_acoll_priority", "1", 0);
+            setenv("OMPI_MCA_coll_acoll_comm_size_thresh", "2", 0);
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
+    peer_params(argc, argv);
     MPI_Init(&argc, &argv);
     bench_t b = {.coll = "allreduce", .root = 0, .trials = 7, .min = 8, .max = 1 << 20,
                  .traffic = -1};
@@ -1039,12 +1100,27 @@ int main(int argc, char **argv)
     if (b.min < 0 || b.max < 0) {
         die("--min and --max want bytes (K, M, G suffixes; at most 1G)");
     }
-    if (NULL != report_list && NULL != size_list) {
-        die("--report sweeps --min to --max; --sizes is for the other modes");
-    }
     if (NULL != report_list) {
+        long given[64];
+        int ngiven = 0;
+        if (NULL != size_list) { /* instead of the sweep; the largest sizes the buffers */
+            char sl[512], *sv = NULL;
+            snprintf(sl, sizeof(sl), "%s", size_list);
+            b.max = 0;
+            for (char *t = strtok_r(sl, ",", &sv); t && ngiven < 64; t = strtok_r(NULL, ",", &sv)) {
+                if ((given[ngiven] = parse_size(t)) < 0) {
+                    die("--sizes wants bytes (K, M, G suffixes; at most 1G), comma-separated");
+                }
+                b.max = given[ngiven] > b.max ? given[ngiven] : b.max;
+                ++ngiven;
+            }
+            if (0 == ngiven) {
+                die("--sizes: no size");
+            }
+        }
         alloc_buffers(&b);
-        int ok = report(&b, report_list, algos, trial_ms, infos, ninfo, csv, control, floor);
+        int ok = report(&b, report_list, algos, trial_ms, infos, ninfo, csv, control, floor, given,
+                        ngiven);
         MPI_Finalize();
         return ok ? 0 : 1;
     }
@@ -1112,6 +1188,12 @@ int main(int argc, char **argv)
     char *save = NULL;
     for (char *t = strtok_r(list, ",", &save); t && nc < MAXC; t = strtok_r(NULL, ",", &save)) {
         const char *comp = !strcmp(t, "linear") ? "basic" : t;
+        if ((!strcmp(t, "xhc") || !strcmp(t, "acoll")) && OMPI_MAJOR_VERSION < 6) {
+            /* (the preference would name a component that is not there:
+             * the row would time tuned under xhc's or acoll's name) */
+            die("--against xhc, acoll: Open MPI 6.0's components; this hc_bench is built "
+                "against an earlier Open MPI");
+        }
         char pref[96];
         /* that component on top, tuned below it for what it lacks, and no
          * hiercoll anywhere (it would fill the slots the others leave) */

@@ -156,6 +156,9 @@ static const cmd_t cmds[] = {
      hc_cost_rhrd},
     {"offload", "triggered offload allreduce/reduce (seed 003): trees and K against the seed "
                 "and recursive doubling", hc_cost_offload},
+    {"shm", "the node level: critical path of barrier, bcast, reduce, allreduce for flat, "
+            "two-level and n-level on many-core nodes; shared memory per communicator",
+     hc_cost_shm},
     /* capabilities add their subcommands here */
     {NULL, NULL, NULL},
 };

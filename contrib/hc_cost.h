@@ -37,5 +37,6 @@ void hc_cost_row(const char *what, int n, const sim_t *s);
 int hc_cost_gatherv(int argc, char **argv);
 int hc_cost_rhrd(int argc, char **argv);
 int hc_cost_offload(int argc, char **argv);
+int hc_cost_shm(int argc, char **argv); /* (hc_cost_shm.c: the node level's model) */
 
 #endif

@@ -66,11 +66,11 @@ for s in ${slots//,/ }; do
 done
 
 # The launcher's own options: ORTE's take --mca and call the remote
-# launcher rsh (Open MPI 4.1), PRRTE's take --prtemca and call it ssh (5.0;
+# launcher rsh (Open MPI 4.1), PRRTE's take --prtemca and call it ssh (5.0, 6.0;
 # its out-of-band channel refuses loopback-only, so it picks its own); run-tests.sh exports the series and the shared-memory
 # BTL's name (vader in 4.1, sm in 5.0).
 case ${HIERCOLL_OMPI_SERIES:-4.1} in
-5.*) LAUNCH=(--prtemca plm ssh --prtemca plm_ssh_agent "$self --agent") ;;
+5.* | 6.*) LAUNCH=(--prtemca plm ssh --prtemca plm_ssh_agent "$self --agent") ;;
 *) LAUNCH=(--mca plm rsh --mca plm_rsh_agent "$self --agent" --mca oob_tcp_if_include lo) ;;
 esac
 run() {

@@ -67,6 +67,21 @@ export OMPI_MCA_mca_base_component_path=$cpath
 # the number of slots in a communicator's collective table.
 ompi_series=$("$ompi_info" --version 2>/dev/null | sed -n 's/^Open MPI v\([0-9]*\.[0-9]*\).*/\1/p')
 case $ompi_series in
+6.*)
+    # 6.0 (built by hand, not packaged): PRRTE as in 5.0; coll API 3.0.0,
+    # whose table always has agree and iagree
+    SM_BTL=sm
+    OVERSUBSCRIBE=(--map-by :OVERSUBSCRIBE)
+    BY_SLOT=(--map-by slot:OVERSUBSCRIBE)
+    BY_NODE=(--map-by node:OVERSUBSCRIBE)
+    DEFAULT_BELOW=han # priority 35 as in 5.0; declines single-node communicators
+    COMM_NAME="MPI COMM"
+    # 5.0.7's han bug (gather/allgather with differing send and receive
+    # datatypes), kept out until a 6.0 run shows it gone
+    DEFAULT_STACK_BROKEN="gather|allgather"
+    COLL_SLOTS="(67|69)"
+    COLL_API=3.0.0
+    ;;
 5.*)
     SM_BTL=sm
     OVERSUBSCRIBE=(--map-by :OVERSUBSCRIBE)
@@ -278,8 +293,10 @@ done
 # hiercoll_gatherv_level=aggressive, MPI_COMM_WORLD keeps the MCA default;
 # auto runs the tree from 2 processes here.
 EXPECT=("$OK"
-        "hiercoll: MPI_COMM_WORLD \(cid 0, np 4\).* gatherv=tree\(conservative\) .*scatterv=tree\(conservative\)"
-        "hiercoll: $COMM_NAME [0-9]+ DUP FROM 0 \(cid [0-9]+, np 4\).* gatherv=tree\(aggressive\) .*scatterv=tree\(aggressive\)"
+        "hiercoll: MPI_COMM_WORLD \(cid 0, np 4\)  gatherv=tree\(conservative\)"
+        "hiercoll: MPI_COMM_WORLD \(cid 0, np 4\)  scatterv=tree\(conservative\)"
+        "hiercoll: $COMM_NAME [0-9]+ DUP FROM 0 \(cid [0-9]+, np 4\)  gatherv=tree\(aggressive\)"
+        "hiercoll: $COMM_NAME [0-9]+ DUP FROM 0 \(cid [0-9]+, np 4\)  scatterv=tree\(aggressive\)"
         "hiercoll: stats comm $COMM_NAME [0-9]+ DUP FROM 0 cid [0-9]+ rank 0/4: calls [1-9][0-9]* \(passed on 0\).* gatherv:[1-9][0-9]* .*scatterv:[1-9]")
 run "gatherv-level-info-key-np4" 300 "${MPI[@]}" -np 4 --mca coll hiercoll,basic,libnbc \
     --mca coll_hiercoll_verbose 1 --mca coll_hiercoll_stats 1 --mca coll_hiercoll_gatherv_tree_min 2 \
@@ -896,6 +913,13 @@ for g in 2 3; do
     run "shm-groups$g-t_shm-np8" 600 "${MPI[@]}" -np 8 --mca coll hiercoll,basic,libnbc \
         --mca coll_hiercoll_shm_group_size $g "${SHM[@]}" "$shm" --cycles 20 --any-order
 done
+# groups past 10 ranks (3 groups of 4): the matrix
+# product exact whatever the grouping (t_common.h's matmul stays in
+# [0, P); before, its representatives differed from 11 ranks on: the
+# suite grouped 8 ranks at most, the 16-core check showed it)
+EXPECT=("$SHM_OK")
+run "shm-groups4-t_shm-np12" 900 "${MPI[@]}" -np 12 --mca coll hiercoll,basic,libnbc \
+    --mca coll_hiercoll_shm_group_size 4 "${SHM[@]}" "$shm" --cycles 5 --any-order
 # groups from the bindings (coll_hiercoll_shm_group_level): a rankfile puts
 # ranks 0-2 and 7 on core 0, 3-6 on core 1, so groups by core are the runs
 # 0-2, 3-6, 7 (sizes 3,4,1: not blocks of the group size); bound round
@@ -1410,14 +1434,48 @@ REJECT=("hiercoll: stats")
 run "params-disabled" 120 "${MPI[@]}" -np 2 --mca coll hiercoll,tuned,basic,libnbc,self \
     --mca coll_hiercoll_priority -1 --mca coll_hiercoll_stats 1 "$comms" 20 --no-free-in-flight
 
-# verbose 1: one line per communicator naming every collective's choice
+# verbose 1: per communicator a header line, then one line per collective
+# naming its choice in each mode (22 collectives)
 SC_AUTO='shortcut\(absorbing,<=[0-9]+B,engaged>=[0-9]+%\)'
+W='hiercoll: MPI_COMM_WORLD \(cid 0, np 7\)'
 EXPECT=("t_comms: np 7: [0-9]+ checks, 0 failed"
-        "hiercoll: MPI_COMM_WORLD \(cid 0, np 7\).* allreduce(\(rules:[^)]*\))?=($SC_AUTO\|)?recursive_doubling<[0-9]+B,rhrd[ |].*barrier=dissemination .*bcast(\(rules:[^)]*\))?=binomial.* reduce(\(rules:[^)]*\))?=($SC_AUTO\|)?binomial<[0-9]+B,rhrd[ |]"
-        "allgather->basic\(rules: every size, not entered\)\|=linear\|=linear")
-EXPECT_ONCE=("hiercoll: MPI_COMM_WORLD \(cid 0, np 7\)")
+        "$W  allreduce(\(rules:[^)]*\))?=($SC_AUTO\|)?recursive_doubling<[0-9]+B,rhrd([ |]|$)"
+        "$W  barrier=dissemination$" "$W  bcast(\(rules:[^)]*\))?=binomial"
+        "$W  reduce(\(rules:[^)]*\))?=($SC_AUTO\|)?binomial<[0-9]+B,rhrd([ |]|$)"
+        "$W  allgather->basic\(rules: every size, not entered\)\|=linear\|=linear$")
+EXPECT_ONCE=("$W \[=alg: hiercoll runs alg, ->comp: passed to comp; blocking\|nonblocking\|persistent\]:$"
+             "$W  neighbor_alltoallw[-=]" "$W  scan[-=]")
+REJECT=("$W .{400}")
 run "verbose-1" 120 "${MPI[@]}" -np 7 --mca coll hiercoll,basic --mca coll_hiercoll_verbose 1 \
     "$comms" 2
+# The README's demo (contrib/run-demo.sh: one process per core): results
+# checked, the table of what runs, the side-by-side against the stack
+# without hiercoll; on one screen (at most 40 lines of at most 100 columns)
+srcdir=$(cd "$(dirname "$0")/.." && pwd)
+EXPECT=("^hiercoll demo on [0-9]+ processes$" "^all results right$" "^collective +blocking \| nonblocking and persistent$"
+        "^allreduce +8 B +[0-9.]+ us +[0-9.]+ us +[0-9.]+x$" "^barrier +0 B " "^reduce +1 MiB "
+        "^demo: [0-9]+ lines, at most [0-9]+ columns: on one screen$")
+REJECT=("WRONG|FAILED|RESULT DIFFERS")
+run "demo-one-screen" 300 bash -c 'out=$("$0" "$1") || { echo "$out"; exit 1; }; echo "$out"
+    l=$(echo "$out" | wc -l); c=$(echo "$out" | awk "{ n = length(\$0) > n ? length(\$0) : n } END { print n }")
+    echo "demo: $l lines, at most $c columns$([ "$l" -le 40 ] && [ "$c" -le 100 ] && echo ": on one screen")"' \
+    "$srcdir/contrib/run-demo.sh" "$top_builddir"
+# The documentation against the build: the parameters reference in step
+# with the component (contrib/hc_params_doc.sh; written with 4.1's ompi_info,
+# so checked there), and every line of the README's and docs' blocks tagged
+# "sh checked" runs (contrib/check-docs.sh)
+case $ompi_series in
+5.*) selected docs-parameters && [ "$list" = no ] &&
+         echo "SKIP: docs-parameters (docs/parameters.md is written with Open MPI 4.1's ompi_info)" ;;
+*)
+    EXPECT=("check-docs: docs/parameters.md is in step with the component")
+    run "docs-parameters" 120 "$srcdir/contrib/check-docs.sh" params "$srcdir" "$ompi_info"
+    ;;
+esac
+EXPECT=("check-docs: the README's two commands and .ci/run are in step")
+run "docs-ci-in-step" 60 "$srcdir/contrib/check-docs.sh" ci "$srcdir"
+EXPECT=("check-docs: [1-9][0-9]* commands, 0 failed")
+run "docs-commands" 600 "$srcdir/contrib/check-docs.sh" commands "$srcdir" "$top_builddir"
 # verbose 2: one line per call
 EXPECT=("t_comms: np 3: [0-9]+ checks, 0 failed"
         "hiercoll: .*: allreduce = recursive_doubling \(blocking, np 3\) by auto"
@@ -1433,13 +1491,42 @@ EXPECT_ONCE=("hiercoll: WARNING: the running Open MPI's ompi_communicator_t is")
 REJECT=("hiercoll: stats")
 run "abi-mismatch-declines" 300 "${MPI[@]}" -np 3 -x HIERCOLL_TEST_ABI_MISMATCH=1 \
     --mca coll hiercoll,tuned,basic,libnbc,self --mca coll_hiercoll_stats 1 "$colls" --quick
-# 5.0: the mutex, whose lock type the threads implementation headers
-# decide (compat/ompi5's stand-ins where Debian 13 omits them).
-if [ "$ompi_series" = 5.0 ]; then
+# 5.0 and 6.0: the mutex, whose lock type the threads implementation
+# headers decide (compat/ompi5's stand-ins where Debian 13 omits them).
+if [ "$ompi_series" = 5.0 ] || [ "$ompi_series" = 6.0 ]; then
     EXPECT=("$OK")
     EXPECT_ONCE=("hiercoll: WARNING: the running Open MPI's opal_mutex_t is")
     REJECT=("hiercoll: stats")
     run "abi-mismatch-mutex" 120 "${MPI[@]}" -np 3 -x HIERCOLL_TEST_ABI_MISMATCH=opal_mutex_t \
+        --mca coll hiercoll,tuned,basic,libnbc,self --mca coll_hiercoll_stats 1 "$colls" --quick \
+        --only allreduce,bcast,barrier
+fi
+# Large counts (t_large; the MPI 4.0 _c bindings, Open MPI 6.0): an
+# allreduce and a reduce of more than INT_MAX elements run as hiercoll's
+# own reductions in pieces (its statistics count them: the small
+# allreduce and two pieces), what it cannot take as int (a bcast of more
+# than INT_MAX bytes, 64-bit count arrays) goes to the layer below; each
+# checked against values computed serially.  About 2.2 GB per rank: where
+# the machine has less memory, only the small part runs (and says so).
+large=$testdir/mpi/t_large
+if [ "$ompi_series" = 6.0 ]; then
+    EXPECT=("t_large: np 2: [0-9]+ checks, 0 failures"
+        "hiercoll: stats comm MPI_COMM_WORLD .* allreduce:([3-9]|[1-9][0-9]+)( |$)|t_large: large part not run")
+    run "large-counts-np2" 900 "${MPI[@]}" -np 2 --mca coll hiercoll,tuned,basic,libnbc,self \
+        --mca coll_hiercoll_stats 1 "$large"
+    EXPECT=("t_large: np 3: [0-9]+ checks, 0 failures")
+    run "large-counts-small-np3" 120 "${MPI[@]}" -np 3 --mca coll hiercoll,basic "$large" --small
+else
+    EXPECT=("t_large: skipped")
+    run "large-counts-skipped" 60 "${MPI[@]}" -np 2 "$large"
+fi
+# 6.0: the selection's list item (the coll framework's own layout:
+# its per-communicator table is no class).
+if [ "$ompi_series" = 6.0 ]; then
+    EXPECT=("$OK")
+    EXPECT_ONCE=("hiercoll: WARNING: the running Open MPI's mca_coll_base_avail_coll_t is")
+    REJECT=("hiercoll: stats")
+    run "abi-mismatch-avail" 120 "${MPI[@]}" -np 3 -x HIERCOLL_TEST_ABI_MISMATCH=mca_coll_base_avail_coll_t \
         --mca coll hiercoll,tuned,basic,libnbc,self --mca coll_hiercoll_stats 1 "$colls" --quick \
         --only allreduce,bcast,barrier
 fi
@@ -1504,6 +1591,49 @@ if [ -x "$hcb" ] || [ "$list" = yes ]; then
     EXPECT=("hc-bench-options: [0-9]+ runs, 0 failed")
     run "hc-bench-options" 900 "$(dirname "$(readlink -f "$0")")/hc-bench-options.sh" "$hcb" \
         "$logdir/hc-bench-options" "${MPI[@]}"
+fi
+# contrib/hc_cost (no MPI): the planners' subcommands as before, and shm,
+# the node level's model (its properties: unit-check_cost_shm): the levels
+# it picks, every row of its CSV, a bad option refused
+hcc=$top_builddir/contrib/hc_cost
+if [ -x "$hcc" ] || [ "$list" = yes ]; then
+    EXPECT=("^bcast-binomial +4 " "^allreduce-recursive-doubling +4 " "^barrier-dissemination +4 ")
+    run "hc-cost-basic" 60 "$hcc" basic --n 4
+    EXPECT=("n-level at 128 ranks: l3\(16x8\),numa\(2x8\),node\(1x2\)"
+            "^allreduce +8 +128 +[0-9.]+ +[0-9.]+ +[0-9.]+ " "^ +256 +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+$")
+    run "hc-cost-shm" 60 "$hcc" shm
+    # 10 (coll, size) x 3 designs at 4 counts (EPYC) and 3 (the Xeon's 224
+    # threads hold no 256 ranks), then 3 x 5 memory rows
+    EXPECT=("^225$")
+    run "hc-cost-shm-csv" 60 bash -c '"$1" shm --csv | grep -cE "^(epyc|xeon|memory)"' _ "$hcc"
+    EXPECT=("unknown option --bogus")
+    run "hc-cost-shm-bad-option" 60 bash -c '! "$1" shm --bogus' _ "$hcc"
+fi
+# contrib/hc_scale_check.sh, the many-core check (issue 34), here at np 2:
+# its steps listed (--dry-run), a short run (t_shm and hc_bench --report
+# up to 4 KiB; the CSV written), a budget too short for any step (each
+# skipped, said, none run) and a build without the component (refused)
+scale=$(dirname "$(readlink -f "$0")")/../contrib/hc_scale_check.sh
+if [ -x "$hcb" ] || [ "$list" = yes ]; then
+    EXPECT=("cores usable here: [0-9]+" "STEP: shm-colls-np2 " "STEP: shm-t_shm-np2 " "STEP: bench-np2 "
+            "dry run: nothing run")
+    REJECT=("STEP: shm-groups")
+    run "scale-check-dry-run" 60 "$scale" --build "$top_builddir" --mpirun "$mpirun" --np 2 \
+        --bench-nps 2 --allow-oversubscribe --out "$logdir/scale-dry" --dry-run
+    EXPECT=("PASS: shm-t_shm-np2 " "PASS: bench-np2 " "^2 passed, 0 failed$"
+            "CSV: .*/hc_scale_bench.csv" "(PNG: |no PNG: )")
+    rm -rf "$logdir/scale-np2"
+    run "scale-check-np2" 300 env OUT="$logdir/scale-np2" \
+        bash -c '"$@" && grep -q "^allreduce,2,4096,auto," "$OUT/hc_scale_bench.csv"' \
+        _ "$scale" --build "$top_builddir" --mpirun "$mpirun" --np 2 --bench-nps 2 \
+        --allow-oversubscribe --max 4K --only "shm-t_shm|bench" --time-budget 280
+    EXPECT=("SKIP: shm-colls-np2 +\(" "SKIP: bench-np2 " "^0 passed, 0 failed, [0-9]+ skipped$")
+    REJECT=("PASS: |FAIL: ")
+    run "scale-check-budget-skips" 60 "$scale" --build "$top_builddir" --mpirun "$mpirun" --np 2 \
+        --bench-nps 2 --allow-oversubscribe --out "$logdir/scale-budget" --time-budget 5
+    EXPECT=("mca_coll_hiercoll.so is missing")
+    run "scale-check-no-component" 60 bash -c '! "$@"' _ "$scale" --build "$testdir/mpi" \
+        --mpirun "$mpirun" --np 2 --out "$logdir/scale-none"
 fi
 # Nonblocking calls on a communicator that no blocking call has set the
 # shared-memory level up on (hc_bench's timed one, np 2, a core each): where

@@ -615,7 +615,7 @@ static long a2a_len(int i, int j, long L, int v, int sym)
          * MPI 4.1.4's libnbc ialltoallv returns without reserving a tag when
          * a rank's in-place receive span is 0, which desynchronises every
          * later nonblocking collective on the communicator (an upstream
-         * bug, README "Known Open MPI issues"). */
+         * bug, docs/known-issues.md). */
         return (1 + (i + j) % 3) * L / 2 / 2 * 2;
     }
     if (i == j) {

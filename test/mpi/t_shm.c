@@ -34,6 +34,12 @@
  *   bigelem   allreduce, reduce and reduce_scatter_block of elements
  *             larger than a cell (MPI_Type_vector(n, 1, 1, MPI_INT), a
  *             commutative user op; n to 8192) against the serial sum;
+ *   lbred     allreduce, reduce and reduce_scatter(_block) of a type whose
+ *             data starts at its lower bound 7 or -2 (two unsigned shorts:
+ *             an affine map, composed: a non-commutative user op), every
+ *             byte around the receive buffer against a twin communicator
+ *             on the layer below (the op takes MPI buffers: the bound had
+ *             been added twice);
  *   reuse N   (--reuse N, alone) N rounds on one communicator, each: three
  *             persistent requests (allreduce, bcast at a rotating root,
  *             barrier) started three times in rank-rotated orders, checked,
@@ -707,6 +713,89 @@ static void test_bigelem(MPI_Comm comm)
     MPI_Op_free(&op);
 }
 
+/* ------------------------------------------------------------------ */
+/* lbred: reductions of types whose data starts at a non-zero bound     */
+
+static void affine(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    /* (a1, b1) o (a2, b2) = (a1 a2, a1 b2 + b1) mod 2^16 at the type's data */
+    MPI_Aint lb, ext;
+    MPI_Type_get_true_extent(*dt, &lb, &ext);
+    const unsigned short *x = (const unsigned short *) ((const char *) in + lb);
+    unsigned short *y = (unsigned short *) ((char *) inout + lb);
+    for (int i = 0; i < *len; ++i, x += 2, y += 2) {
+        unsigned short a = (unsigned short) (x[0] * y[0]), b = (unsigned short) (x[0] * y[1] + x[1]);
+        y[0] = a;
+        y[1] = b;
+    }
+}
+
+static void test_lbred(MPI_Comm comm)
+{
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "hiercoll_allreduce_algorithm", "fallback");
+    MPI_Info_set(info, "hiercoll_reduce_algorithm", "fallback");
+    MPI_Info_set(info, "hiercoll_reduce_scatter_block", "fallback"); /* (the key past 36 characters) */
+    MPI_Info_set(info, "hiercoll_reduce_scatter_algorithm", "fallback");
+    MPI_Comm twin;
+    MPI_Comm_dup_with_info(comm, info, &twin);
+    MPI_Info_free(&info);
+    MPI_Op op;
+    MPI_Op_create(affine, 0, &op);
+    const int at[] = {7, -2};
+    const int counts[] = {1, 3, 50, 3000};
+    for (int ti = 0; ti < 2; ++ti) {
+        int bl = 2;
+        MPI_Aint disp = at[ti];
+        MPI_Datatype us = MPI_UNSIGNED_SHORT, t;
+        MPI_Type_create_struct(1, &bl, &disp, &us, &t);
+        MPI_Type_commit(&t);
+        for (size_t ci = 0; ci < sizeof(counts) / sizeof(counts[0]); ++ci) {
+            int count = counts[ci];
+            for (int coll = 0; coll < 4; ++coll) {
+                int total = coll >= 2 ? count * np : count, rc = coll >= 2 ? count : count;
+                size_t pad = 64, bytes = (size_t) total * 4 + 2 * pad;
+                unsigned char *sb = malloc(bytes), *r1 = malloc(bytes), *r2 = malloc(bytes);
+                int *rcounts = malloc(sizeof(int) * (size_t) np);
+                for (int q = 0; q < np; ++q) {
+                    rcounts[q] = count;
+                }
+                holes_fill(sb, bytes, rank + 3);
+                char *s0 = (char *) sb + pad - at[ti];
+                const char *name[] = {"allreduce", "reduce", "reduce_scatter_block",
+                                      "reduce_scatter"};
+                tc_at("lbred %s count %d lb %d", name[coll], count, at[ti]);
+                memset(r1, 0xa5, bytes);
+                memset(r2, 0xa5, bytes);
+                for (int pass = 0; pass < 2; ++pass) {
+                    MPI_Comm c = pass ? twin : comm;
+                    char *rb = (char *) (pass ? r2 : r1) + pad - at[ti];
+                    switch (coll) {
+                    case 0: MPI_Allreduce(s0, rb, count, t, op, c); break;
+                    case 1: MPI_Reduce(s0, rb, count, t, op, np - 1, c); break;
+                    case 2: MPI_Reduce_scatter_block(s0, rb, rc, t, op, c); break;
+                    default: MPI_Reduce_scatter(s0, rb, rcounts, t, op, c); break;
+                    }
+                }
+                size_t i = 0;
+                while (i < bytes && r1[i] == r2[i]) {
+                    ++i;
+                }
+                tc_expect(i == bytes, "lbred: %s of %d at lower bound %d: byte %zd differs",
+                          name[coll], count, at[ti], (ssize_t) i - (ssize_t) pad);
+                free(sb);
+                free(r1);
+                free(r2);
+                free(rcounts);
+            }
+        }
+        MPI_Type_free(&t);
+    }
+    MPI_Op_free(&op);
+    MPI_Comm_free(&twin);
+}
+
 int main(int argc, char **argv)
 {
     int cycles = 200, kill_rank = -1, stall = 0, reuse = 0;
@@ -757,6 +846,7 @@ int main(int argc, char **argv)
         test_red_long(MPI_COMM_WORLD);
         test_holes(MPI_COMM_WORLD);
         test_bigelem(MPI_COMM_WORLD);
+        test_lbred(MPI_COMM_WORLD);
         test_inflight(MPI_COMM_WORLD);
         test_vinflight(MPI_COMM_WORLD);
         test_cycles(MPI_COMM_WORLD, cycles, backing);

@@ -33,7 +33,8 @@
     }
 
 /* The shared-memory node level (coll_hiercoll_shm.c): every mode, on a
- * communicator whose processes share a node. */
+ * communicator whose processes share a node (docs/node-level.md; its
+ * engine and decisions: docs/design/shm-engine.md, docs/design/shm-*.md). */
 #define SHM(text)                                                                                  \
     {                                                                                              \
         .name = "shm", .summary = "shared-memory node level: " text,                               \

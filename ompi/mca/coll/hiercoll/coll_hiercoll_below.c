@@ -99,13 +99,16 @@ bool mca_coll_hiercoll_hand_back_slot(mca_coll_hiercoll_module_t *m, hc_coll_t c
     if (ours != &m->super || NULL == fn || NULL == below) {
         return false; /* (another component sits above hiercoll here, or nothing below) */
     }
-    /* one reference per slot, as the selection keeps them and han's
-     * fallback moves them; unselect later disables and releases whichever
-     * module the slot holds */
     *mca_coll_hiercoll_slot_fn(t, coll, mode) = fn;
     *mod = below;
-    OBJ_RETAIN(below);
-    OBJ_RELEASE(ours);
+    if (HC_COLL_SELECTION_INSTALLS) {
+        /* 4.1, 5.0: one reference per slot, as the selection keeps them
+         * and han's fallback moves them; unselect later disables and
+         * releases whichever module the slot holds.  (6.0 keeps one per
+         * module, whatever the slots hold.) */
+        OBJ_RETAIN(below);
+        OBJ_RELEASE(ours);
+    }
     return true;
 }
 
@@ -138,6 +141,40 @@ void mca_coll_hiercoll_save_prev(mca_coll_hiercoll_module_t *m, ompi_communicato
             } else {
                 *mca_coll_hiercoll_slot_module(&m->prev, (hc_coll_t) k, (hc_mode_t) md) = NULL;
                 m->prev_name[k][md] = NULL;
+            }
+        }
+    }
+}
+
+void mca_coll_hiercoll_install(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm)
+{
+    if (HC_COLL_SELECTION_INSTALLS) {
+        return; /* (the selection copies the module's functions itself) */
+    }
+    for (int k = 0; k < HC_NCOLL; ++k) {
+        for (int md = 0; md < HC_NMODE; ++md) {
+            void *own = *mca_coll_hiercoll_module_fn(&m->super, (hc_coll_t) k, (hc_mode_t) md);
+            if (NULL != own) {
+                *mca_coll_hiercoll_slot_fn(comm->c_coll, (hc_coll_t) k, (hc_mode_t) md) = own;
+                *mca_coll_hiercoll_slot_module(comm->c_coll, (hc_coll_t) k, (hc_mode_t) md) =
+                    &m->super;
+            }
+        }
+    }
+}
+
+void mca_coll_hiercoll_uninstall(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm)
+{
+    for (int k = 0; k < HC_NCOLL; ++k) {
+        for (int md = 0; md < HC_NMODE; ++md) {
+            mca_coll_base_module_t **mod =
+                mca_coll_hiercoll_slot_module(comm->c_coll, (hc_coll_t) k, (hc_mode_t) md);
+            if (*mod == &m->super) {
+                /* (a slot handed back, or taken by a component above that
+                 * has put back what it found, holds its owner already) */
+                *mca_coll_hiercoll_slot_fn(comm->c_coll, (hc_coll_t) k, (hc_mode_t) md) =
+                    slot_fn(&m->prev, (hc_coll_t) k, (hc_mode_t) md);
+                *mod = *mca_coll_hiercoll_slot_module(&m->prev, (hc_coll_t) k, (hc_mode_t) md);
             }
         }
     }
@@ -184,17 +221,18 @@ int mca_coll_hiercoll_fallback(hc_call_t *c, ompi_request_t **req, struct ompi_i
     case HC_ALLGATHER:
         CALL3(allgather, c->sbuf, c->scount, c->stype, c->rbuf, c->rcount, c->rtype);
     case HC_ALLGATHERV:
-        CALL3(allgatherv, c->sbuf, c->scount, c->stype, c->rbuf, c->rcounts, c->rdispls, c->rtype);
+        CALL3(allgatherv, c->sbuf, c->scount, c->stype, c->rbuf, HC_COUNTS(c->rcounts),
+              HC_DISPS(c->rdispls), c->rtype);
     case HC_ALLREDUCE:
         CALL3(allreduce, c->sbuf, c->rbuf, c->rcount, c->rtype, c->op);
     case HC_ALLTOALL:
         CALL3(alltoall, c->sbuf, c->scount, c->stype, c->rbuf, c->rcount, c->rtype);
     case HC_ALLTOALLV:
-        CALL3(alltoallv, c->sbuf, c->scounts, c->sdispls, c->stype, c->rbuf, c->rcounts, c->rdispls,
-              c->rtype);
+        CALL3(alltoallv, c->sbuf, HC_COUNTS(c->scounts), HC_DISPS(c->sdispls), c->stype, c->rbuf,
+              HC_COUNTS(c->rcounts), HC_DISPS(c->rdispls), c->rtype);
     case HC_ALLTOALLW:
-        CALL3(alltoallw, c->sbuf, c->scounts, c->sdispls, c->stypes, c->rbuf, c->rcounts,
-              c->rdispls, c->rtypes);
+        CALL3(alltoallw, c->sbuf, HC_COUNTS(c->scounts), HC_DISPS(c->sdispls), c->stypes, c->rbuf,
+              HC_COUNTS(c->rcounts), HC_DISPS(c->rdispls), c->rtypes);
     case HC_BARRIER:
         switch (c->mode) {
         case HC_BLOCKING:
@@ -211,34 +249,34 @@ int mca_coll_hiercoll_fallback(hc_call_t *c, ompi_request_t **req, struct ompi_i
     case HC_GATHER:
         CALL3(gather, c->sbuf, c->scount, c->stype, c->rbuf, c->rcount, c->rtype, c->root);
     case HC_GATHERV:
-        CALL3(gatherv, c->sbuf, c->scount, c->stype, c->rbuf, c->rcounts, c->rdispls, c->rtype,
-              c->root);
+        CALL3(gatherv, c->sbuf, c->scount, c->stype, c->rbuf, HC_COUNTS(c->rcounts),
+              HC_DISPS(c->rdispls), c->rtype, c->root);
     case HC_REDUCE:
         CALL3(reduce, c->sbuf, c->rbuf, c->rcount, c->rtype, c->op, c->root);
     case HC_REDUCE_SCATTER_BLOCK:
         CALL3(reduce_scatter_block, c->sbuf, c->rbuf, c->rcount, c->rtype, c->op);
     case HC_REDUCE_SCATTER:
-        CALL3(reduce_scatter, c->sbuf, c->rbuf, c->rcounts, c->rtype, c->op);
+        CALL3(reduce_scatter, c->sbuf, c->rbuf, HC_COUNTS(c->rcounts), c->rtype, c->op);
     case HC_SCAN:
         CALL3(scan, c->sbuf, c->rbuf, c->rcount, c->rtype, c->op);
     case HC_SCATTER:
         CALL3(scatter, c->sbuf, c->scount, c->stype, c->rbuf, c->rcount, c->rtype, c->root);
     case HC_SCATTERV:
-        CALL3(scatterv, c->sbuf, c->scounts, c->sdispls, c->stype, c->rbuf, c->rcount, c->rtype,
-              c->root);
+        CALL3(scatterv, c->sbuf, HC_COUNTS(c->scounts), HC_DISPS(c->sdispls), c->stype, c->rbuf,
+              c->rcount, c->rtype, c->root);
     case HC_NEIGHBOR_ALLGATHER:
         CALL3(neighbor_allgather, c->sbuf, c->scount, c->stype, c->rbuf, c->rcount, c->rtype);
     case HC_NEIGHBOR_ALLGATHERV:
-        CALL3(neighbor_allgatherv, c->sbuf, c->scount, c->stype, c->rbuf, c->rcounts, c->rdispls,
-              c->rtype);
+        CALL3(neighbor_allgatherv, c->sbuf, c->scount, c->stype, c->rbuf, HC_COUNTS(c->rcounts),
+              HC_DISPS(c->rdispls), c->rtype);
     case HC_NEIGHBOR_ALLTOALL:
         CALL3(neighbor_alltoall, c->sbuf, c->scount, c->stype, c->rbuf, c->rcount, c->rtype);
     case HC_NEIGHBOR_ALLTOALLV:
-        CALL3(neighbor_alltoallv, c->sbuf, c->scounts, c->sdispls, c->stype, c->rbuf, c->rcounts,
-              c->rdispls, c->rtype);
+        CALL3(neighbor_alltoallv, c->sbuf, HC_COUNTS(c->scounts), HC_DISPS(c->sdispls), c->stype,
+              c->rbuf, HC_COUNTS(c->rcounts), HC_DISPS(c->rdispls), c->rtype);
     case HC_NEIGHBOR_ALLTOALLW:
-        CALL3(neighbor_alltoallw, c->sbuf, c->scounts, c->sadispls, c->stypes, c->rbuf, c->rcounts,
-              c->radispls, c->rtypes);
+        CALL3(neighbor_alltoallw, c->sbuf, HC_COUNTS(c->scounts), HC_ADISPS(c->sadispls), c->stypes,
+              c->rbuf, HC_COUNTS(c->rcounts), HC_ADISPS(c->radispls), c->rtypes);
     default:
         return OMPI_ERR_NOT_SUPPORTED;
     }

@@ -27,6 +27,13 @@ void **mca_coll_hiercoll_module_fn(mca_coll_base_module_t *mod, hc_coll_t coll, 
  * layer below directly.  Returns whether it did. */
 bool mca_coll_hiercoll_hand_back_slot(mca_coll_hiercoll_module_t *m, hc_coll_t coll,
                                       hc_mode_t mode);
+/* Open MPI 6.0 (HC_COLL_SELECTION_INSTALLS 0): put the module's own
+ * functions into the communicator's table (enable, after save_prev), and
+ * put back the saved layer below where a slot still holds the module
+ * (disable).  No-ops where the selection installs (4.1, 5.0): uninstall
+ * is never called there. */
+void mca_coll_hiercoll_install(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm);
+void mca_coll_hiercoll_uninstall(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm);
 /* Save, retain and release the previous layer. */
 void mca_coll_hiercoll_save_prev(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm);
 void mca_coll_hiercoll_release_prev(mca_coll_hiercoll_module_t *m);

@@ -2,11 +2,12 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
- * hiercoll on Open MPI 4.1.x and 5.0.x: the ONE place that knows what
- * differs between them.  Everything else in the project (component, tests,
- * contrib) is written once, against the names below; a difference found
- * later goes here, not into an #if elsewhere.  configure.ac accepts 4.1
- * and 5.0 and compiles this header once (its "which Open MPI" check).
+ * hiercoll on Open MPI 4.1.x, 5.0.x and 6.0.x: the ONE place that knows
+ * what differs between them.  Everything else in the project (component,
+ * tests, contrib) is written once, against the names below; a difference
+ * found later goes here, not into an #if elsewhere.  configure.ac accepts
+ * 4.1, 5.0 and 6.0 and compiles this header once (its "which Open MPI"
+ * check).
  *
  * Two parts:
  *
@@ -16,16 +17,29 @@
  *      on both.  Define HIERCOLL_COMPAT_MPI_ONLY before including it.
  *
  *   2. The component: Open MPI's internal headers.
- *      - coll framework versions: component 2.0.0 (4.1) / 2.4.0 (5.0)
- *        (hc_coll_component_t, HC_COLL_BASE_VERSION); the module type is
- *        mca_coll_base_module_t in both (2.3.0 / 2.4.0: 5.0 adds
- *        agree/iagree and moves reduce_local and disable);
+ *      - coll framework versions: component 2.0.0 (4.1) / 2.4.0 (5.0) /
+ *        3.0.0 (6.0) (hc_coll_component_t, HC_COLL_BASE_VERSION); the
+ *        module type is mca_coll_base_module_t in all three (2.3.0 /
+ *        2.4.0 / 3.0.0: 5.0 adds agree/iagree and moves reduce_local and
+ *        disable, 6.0 adds revoke_local);
  *      - how the selection treats a module that keeps the previous layer
  *        (HC_COLL_* below): in 4.1 and 5.0.x coll_base_comm_select()
  *        calls a module's enable before it copies that module's functions
  *        into comm->c_coll (so enable sees the layer below and saves it,
  *        retaining those modules, as han does), and unselect calls the
- *        disable of a slot's module once per slot it holds;
+ *        disable of a slot's module once per slot it holds; in 6.0 the
+ *        selection copies nothing: enable saves the layer below and
+ *        installs the module's own slots, and unselect calls each
+ *        module's disable once, in reverse order, to restore them;
+ *      - counts (6.0: size_t; v-collectives take tagged count and
+ *        displacement arrays, ompi/util/count_disp_array.h): hc_count_t,
+ *        hc_counts_t, hc_disps_t, hc_adisps_t and their accessors, so that
+ *        the entry points and the calls to the layer below are written
+ *        once; hiercoll's own algorithms take int counts (HC_FITS_INT);
+ *      - sub-communicators that outlive their parent's order in
+ *        MPI_Finalize (HC_SUBCOMM_HOLD / hc_subcomm_free);
+ *      - the lowest collective tag (HC_COLL_TAG_BOTTOM: 4.1/5.0 name it
+ *        after coll/hcoll, gone in 6.0);
  *      - headers that moved (mutexes, the runtime);
  *      - the info API (5.0: opal_cstring_t), the communicator id (5.0:
  *        extended cid; the local index prints as 4.1's c_contextid did);
@@ -38,14 +52,17 @@
 
 #include <mpi.h>
 
-#if !defined(OMPI_MAJOR_VERSION) || OMPI_MAJOR_VERSION < 4                                       \
-    || (OMPI_MAJOR_VERSION == 4 && OMPI_MINOR_VERSION < 1) || OMPI_MAJOR_VERSION > 5
-#error "hiercoll supports Open MPI 4.1.x and 5.0.x"
+#if !defined(OMPI_MAJOR_VERSION) || OMPI_MAJOR_VERSION < 4                                         \
+    || (OMPI_MAJOR_VERSION == 4 && OMPI_MINOR_VERSION < 1)                                         \
+    || (OMPI_MAJOR_VERSION == 6 && OMPI_MINOR_VERSION > 0) || OMPI_MAJOR_VERSION > 6
+#error "hiercoll supports Open MPI 4.1.x, 5.0.x and 6.0.x"
 #endif
 
-/* 41 or 50: the series, for messages and the few places that must say it. */
+/* 41, 50 or 60: the series, for messages and the few places that must
+ * say it.  HC_OMPI_5: 5.0 or later; HC_OMPI_6: 6.0. */
 #define HC_OMPI_SERIES (OMPI_MAJOR_VERSION * 10 + OMPI_MINOR_VERSION)
 #define HC_OMPI_5 (OMPI_MAJOR_VERSION >= 5)
+#define HC_OMPI_6 (OMPI_MAJOR_VERSION >= 6)
 
 /* ------------------------------------------------------------------ */
 /* 1. MPI programs: the persistent collectives' names                   */
@@ -102,6 +119,9 @@
 #define MPI_Neighbor_alltoallw_init MPIX_Neighbor_alltoallw_init
 #endif
 
+/* The MPI 4.0 large-count bindings (MPI_Allreduce_c ...): Open MPI 6.0. */
+#define HC_MPI_LARGE_COUNT (OMPI_MAJOR_VERSION >= 6)
+
 /* Seconds on a clock that every process of one host shares.  MPI_Wtime is
  * one in 4.1, but 5.0's counts from each process's start (its
  * MPI_WTIME_IS_GLOBAL is false), so tests that compare times taken on
@@ -122,6 +142,8 @@ static inline double hc_host_clock(void)
 
 #include "ompi_config.h"
 
+#include <limits.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "ompi/communicator/communicator.h"
@@ -141,7 +163,11 @@ static inline double hc_host_clock(void)
 #endif
 
 /* The coll framework's versions. */
-#if HC_OMPI_5
+#if HC_OMPI_6
+typedef mca_coll_base_component_3_0_0_t hc_coll_component_t;
+#define HC_COLL_BASE_VERSION MCA_COLL_BASE_VERSION_3_0_0
+#define HC_COLL_API_VERSION "3.0.0"
+#elif HC_OMPI_5
 typedef mca_coll_base_component_2_4_0_t hc_coll_component_t;
 #define HC_COLL_BASE_VERSION MCA_COLL_BASE_VERSION_2_4_0
 #define HC_COLL_API_VERSION "2.4.0"
@@ -159,22 +185,124 @@ typedef mca_coll_base_component_2_0_0_t hc_coll_component_t;
 #define HC_COMPONENT_DECLSPEC OMPI_MODULE_DECLSPEC
 #endif
 
-/* A module's enable and disable hooks (same signatures in 4.1 and 5.0).
- * enable(module, comm) runs while comm->c_coll still holds the layer
- * below (HC_COLL_ENABLE_SEES_PREVIOUS): save and retain it there; the
- * selection then installs the module's non-NULL function pointers itself
- * (HC_COLL_SELECTION_INSTALLS).  disable(module, comm) may run once per
- * slot the module holds: it must be idempotent.  A later Open MPI whose
- * modules install and restore their own slots (6.0's
- * MCA_COLL_INSTALL_API) would set these to 0 and get install/uninstall
- * helpers here. */
+/* A module's enable and disable hooks (same signatures in 4.1, 5.0 and
+ * 6.0).  enable(module, comm) runs while comm->c_coll still holds the
+ * layer below (HC_COLL_ENABLE_SEES_PREVIOUS): save and retain it there.
+ * 4.1 and 5.0: the selection then installs the module's non-NULL function
+ * pointers itself and keeps a reference per slot
+ * (HC_COLL_SELECTION_INSTALLS 1); unselect may call disable once per slot
+ * the module holds, so hiercoll sets none (uninstall_fn is dropped).
+ * 6.0: enable installs the module's own slots (as MCA_COLL_INSTALL_API
+ * does) and the base keeps one reference per module, not per slot;
+ * unselect calls each module's disable once, in the reverse order of the
+ * enables, and it must put back the slots it still holds
+ * (HC_COLL_SELECTION_INSTALLS 0; uninstall_fn is the disable). */
 #define HC_COLL_ENABLE_SEES_PREVIOUS 1
-#define HC_COLL_SELECTION_INSTALLS 1
-#define HC_MODULE_SET_HOOKS(mod, enable_fn, disable_fn)                                            \
+#if HC_OMPI_6
+#define HC_COLL_SELECTION_INSTALLS 0
+#define HC_MODULE_SET_HOOKS(mod, enable_fn, uninstall_fn)                                          \
     do {                                                                                           \
         (mod)->coll_module_enable = (enable_fn);                                                   \
-        (mod)->coll_module_disable = (disable_fn);                                                 \
+        (mod)->coll_module_disable = (uninstall_fn);                                               \
     } while (0)
+#else
+#define HC_COLL_SELECTION_INSTALLS 1
+#define HC_MODULE_SET_HOOKS(mod, enable_fn, uninstall_fn)                                          \
+    do {                                                                                           \
+        (mod)->coll_module_enable = (enable_fn);                                                   \
+        (mod)->coll_module_disable = NULL;                                                         \
+        (void) (uninstall_fn);                                                                     \
+    } while (0)
+#endif
+
+/* Counts.  hc_count_t: a collective's count as the slots take it (int in
+ * 4.1 and 5.0, size_t in 6.0).  hc_counts_t / hc_disps_t: a v-collective's
+ * count and displacement arrays as the slots take them (const int * in
+ * 4.1 and 5.0; 6.0's tagged arrays, int or 64-bit elements); hc_adisps_t:
+ * neighbor_alltoallw's byte displacements (const MPI_Aint *; 6.0: a
+ * displacement array).  hiercoll's own algorithms take int counts and int
+ * arrays:
+ *   HC_LARGE_COUNTS      1 where slots take counts wider than int (6.0)
+ *   HC_FITS_INT(n)       a count hiercoll's algorithms can take as int
+ *   HC_INT(n)            n as int (INT_MAX at most: a larger count that
+ *                        hiercoll takes moves nothing, a size-0 type)
+ *   HC_WIDE_BYTES(n, dt) n elements of dt are more than INT_MAX bytes: a
+ *                        test every rank of a data-movement collective
+ *                        answers alike (its counts may differ, its bytes
+ *                        match), unlike a test of the count
+ *   HC_COUNTS_INT(a)     the int elements of a, or NULL when it has 64-bit
+ *                        ones (also HC_DISPS_INT)
+ *   HC_ADISPS_PTR(a)     the MPI_Aint elements of a, or NULL when it has
+ *                        int ones
+ *   HC_COUNTS_WIDE(a), HC_DISPS_WIDE(a), HC_ADISPS_WIDE(a)
+ *                        a has elements of the other width than hiercoll
+ *                        takes (64-bit counts or displacements; int byte
+ *                        displacements): the call goes to the layer below
+ *   HC_COUNTS(p), HC_DISPS(p), HC_ADISPS(p)
+ *                        int / MPI_Aint arrays as the slots take them (for
+ *                        calls to the layer below)
+ * Every int-array accessor passes NULL through. */
+#if HC_OMPI_6
+#include "ompi/util/count_disp_array.h"
+typedef size_t hc_count_t;
+typedef ompi_count_array_t hc_counts_t;
+typedef ompi_disp_array_t hc_disps_t;
+typedef ompi_disp_array_t hc_adisps_t;
+#define HC_FITS_INT(n) ((size_t) (n) <= (size_t) INT_MAX)
+static inline const int *hc_counts_int(hc_counts_t a)
+{
+    return ompi_count_array_is_64bit(a) ? NULL : (const int *) ompi_count_array_ptr(a);
+}
+static inline const int *hc_disps_int(hc_disps_t a)
+{
+    return ompi_disp_array_is_64bit(a) ? NULL : (const int *) ompi_disp_array_ptr(a);
+}
+static inline const MPI_Aint *hc_adisps_ptr(hc_adisps_t a)
+{
+    return ompi_disp_array_is_64bit(a) || NULL == ompi_disp_array_ptr(a)
+               ? (const MPI_Aint *) ompi_disp_array_ptr(a)
+               : NULL;
+}
+#define HC_COUNTS_INT(a) hc_counts_int(a)
+#define HC_DISPS_INT(a) hc_disps_int(a)
+#define HC_ADISPS_PTR(a) hc_adisps_ptr(a)
+#define HC_COUNTS_WIDE(a) ompi_count_array_is_64bit(a)
+#define HC_DISPS_WIDE(a) ompi_disp_array_is_64bit(a)
+#define HC_ADISPS_WIDE(a) (NULL != ompi_disp_array_ptr(a) && !ompi_disp_array_is_64bit(a))
+#define HC_COUNTS(p) ompi_count_array_create(p)
+#define HC_DISPS(p) ompi_disp_array_create(p)
+#define HC_ADISPS(p) ompi_disp_array_create_c((const ptrdiff_t *) (p))
+#define HC_LARGE_COUNTS 1
+#define HC_INT(n) ((int) ((size_t) (n) > (size_t) INT_MAX ? (size_t) INT_MAX : (size_t) (n)))
+#define HC_WIDE_BYTES(n, dt) ((size_t) (n) * (dt)->super.size > (size_t) INT_MAX)
+#else
+typedef int hc_count_t;
+typedef const int *hc_counts_t;
+typedef const int *hc_disps_t;
+typedef const MPI_Aint *hc_adisps_t;
+#define HC_FITS_INT(n) ((void) (n), true)
+#define HC_COUNTS_INT(a) (a)
+#define HC_DISPS_INT(a) (a)
+#define HC_ADISPS_PTR(a) (a)
+#define HC_COUNTS_WIDE(a) ((void) (a), false)
+#define HC_DISPS_WIDE(a) ((void) (a), false)
+#define HC_ADISPS_WIDE(a) ((void) (a), false)
+#define HC_COUNTS(p) (p)
+#define HC_DISPS(p) (p)
+#define HC_ADISPS(p) (p)
+#define HC_LARGE_COUNTS 0
+#define HC_INT(n) (n)
+#define HC_WIDE_BYTES(n, dt) ((void) (n), (void) (dt), false)
+#endif
+
+/* The lowest tag of the collective range, below which nothing of Open
+ * MPI's lives (4.1 and 5.0 name it after coll/hcoll's block, gone with
+ * coll/hcoll in 6.0, where the neighborhood block ends higher). */
+#if HC_OMPI_6
+#define HC_COLL_TAG_BOTTOM (-1 * INT_MAX)
+#else
+#define HC_COLL_TAG_BOTTOM MCA_COLL_BASE_TAG_HCOLL_END
+#endif
 
 /* The per-communicator table of the selected layer. */
 typedef mca_coll_base_comm_coll_t hc_comm_coll_t;
@@ -252,6 +380,44 @@ static inline bool hc_info_has_prefix(opal_info_t *info, const char *prefix)
  * know it changed nothing). */
 #define hc_info_set(info, key, value) opal_info_set((info), (key), (value))
 
+/* A sub-communicator hiercoll creates and frees itself (decomposition
+ * parts and bridges): MPI_Finalize releases the communicators left over
+ * in index order, so one with a lower index than its parent would go
+ * first and the parent's teardown would free it again.  4.1 and 5.0:
+ * Open MPI's extra retain (the one it uses for an intercommunicator's
+ * local communicator: ompi_comm_free then drops both references), taken
+ * where the child's cid is lower.  6.0 has neither OMPI_COMM_CID_IS_LOWER
+ * nor OMPI_COMM_SET_EXTRA_RETAIN; its finalize releases each leftover once
+ * and leaves the rest to its owners (as for c_local_comm): hiercoll holds
+ * one reference of its own on every sub-communicator, and hc_subcomm_free
+ * frees the communicator where finalize has not yet released it, then
+ * drops that reference. */
+static inline void hc_subcomm_hold(ompi_communicator_t *sub, ompi_communicator_t *parent)
+{
+#if HC_OMPI_6
+    (void) parent;
+    OBJ_RETAIN(sub);
+#else
+    if (OMPI_COMM_CID_IS_LOWER(sub, parent)) {
+        OMPI_COMM_SET_EXTRA_RETAIN(sub);
+        OBJ_RETAIN(sub);
+    }
+#endif
+}
+static inline void hc_subcomm_free(ompi_communicator_t **sub)
+{
+#if HC_OMPI_6
+    ompi_communicator_t *c = *sub;
+    if (((opal_object_t *) c)->obj_reference_count > 1) {
+        ompi_comm_free(sub);
+    }
+    OBJ_RELEASE(c);
+    *sub = NULL;
+#else
+    ompi_comm_free(sub);
+#endif
+}
+
 /* The communicator's local id, printed as "cid N". */
 static inline int hc_comm_cid(const ompi_communicator_t *comm)
 {
@@ -291,7 +457,16 @@ static inline int hc_comm_cid(const ompi_communicator_t *comm)
     X("ompi_op_t", ompi_op_t_class, ompi_op_t)                                                   \
     X("mca_coll_base_module_t", mca_coll_base_module_t_class, mca_coll_base_module_t)            \
     X("opal_info_t", opal_info_t_class, opal_info_t)
-#if HC_OMPI_5
+#if HC_OMPI_6
+/* 6.0's module gained revoke_local (as did the per-communicator table,
+ * mca_coll_base_comm_coll_t, which is no class: the module's size and the
+ * selection's list item stand for the framework's layout). */
+#define HC_ABI_CHECKS(X)                                                                           \
+    HC_ABI_CHECKS_COMMON(X)                                                                        \
+    X("opal_cstring_t", opal_cstring_t_class, opal_cstring_t)                                      \
+    X("opal_mutex_t", opal_mutex_t_class, opal_mutex_t)                                            \
+    X("mca_coll_base_avail_coll_t", mca_coll_base_avail_coll_t_class, mca_coll_base_avail_coll_t)
+#elif HC_OMPI_5
 #define HC_ABI_CHECKS(X)                                                                          \
     HC_ABI_CHECKS_COMMON(X)                                                                      \
     X("opal_cstring_t", opal_cstring_t_class, opal_cstring_t)                                    \

@@ -174,8 +174,9 @@ static int hiercoll_register(void)
                OPAL_INFO_LVL_6, HC_NUM_INT, &c->priority, 40, -1, 100);
 
     reg_number("verbose",
-               "0: quiet; 1: one line per communicator naming, for every collective and mode, "
-               "the algorithm hiercoll uses or the component it falls back to; 2: also one line "
+               "0: quiet; 1: per communicator, a header line and one line per collective naming, "
+               "for each mode, the algorithm hiercoll uses or the component it falls back to; 2: "
+               "also one line "
                "per call (printed by rank 0 of the communicator) naming the rule or setting "
                "that chose",
                OPAL_INFO_LVL_5, HC_NUM_INT, &c->verbose, 0, 0, 2);
@@ -226,7 +227,7 @@ static int hiercoll_register(void)
                OPAL_INFO_LVL_6, HC_NUM_SIZE, &c->reduce_rhrd_min, 512 * 1024, 0, HC_MAX_BYTES);
 
     /* Short-circuit reductions: see coll_hiercoll_shortcut.c and the
-     * README's measurements (contrib/hc_converge) for the defaults. */
+     * measurements in docs/short-circuit.md (contrib/hc_converge) for the defaults. */
     reg_number("shortcut_threshold",
                "auto allreduce/reduce with an op and datatype that have an absorbing value "
                "(LAND, LOR, BAND, BOR, MIN, MAX, PROD on integer and logical types): look for it "
@@ -260,7 +261,7 @@ static int hiercoll_register(void)
 
     c->rules_file = "";
     reg_string("rules_file",
-               "A selection rules file (README, \"Rules file format\"; contrib/hc_tune writes "
+               "A selection rules file (docs/tuning.md, \"Rules file format\"; contrib/hc_tune writes "
                "one): per collective, communicator size and message size, which of hiercoll's "
                "algorithms runs a blocking call under auto, or \"fallback\" for the previous "
                "component. Empty: the built-in rules, measured on the project's machine. A bad "

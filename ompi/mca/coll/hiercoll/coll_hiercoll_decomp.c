@@ -145,15 +145,11 @@ static int subcomm(ompi_communicator_t *comm, int level, int color, const char *
     char name[MPI_MAX_OBJECT_NAME];
     snprintf(name, sizeof(name), "hiercoll %s of %.40s", what, comm->c_name);
     ompi_comm_set_name(*out, name);
-    /* Finalize releases the communicators left over in cid order: one with
-     * a lower cid than its parent would go first, and the parent's
-     * teardown would free it again.  Open MPI's extra retain (the one it
-     * uses for an intercommunicator's local communicator) keeps it alive
-     * until ompi_comm_free drops both references. */
-    if (OMPI_COMM_CID_IS_LOWER(*out, comm)) {
-        OMPI_COMM_SET_EXTRA_RETAIN(*out);
-        OBJ_RETAIN(*out);
-    }
+    /* Finalize releases the communicators left over in index order: one
+     * with a lower index than its parent would go first, and the parent's
+     * teardown would free it again (hc_subcomm_hold: what keeps it alive
+     * until release() frees it). */
+    hc_subcomm_hold(*out, comm);
     return OMPI_SUCCESS;
 }
 
@@ -195,7 +191,7 @@ static void describe_parts(const hc_decomp_t *d, ompi_communicator_t *comm, cons
 static void release(ompi_communicator_t **c)
 {
     if (NULL != *c) {
-        ompi_comm_free(c);
+        hc_subcomm_free(c);
         *c = NULL;
     }
 }
@@ -999,18 +995,19 @@ static bool run_scatter(hc_dx_t *x)
     DX_WAIT(x);
     if (leads(d)) {
         x->y = dx_scratch(x, 1, PACKED, x->ybytes);
-        DX_SUB(x, d->bridge, scatterv, x->x, pc, pc + nq, PACKED, x->y, (int) x->ybytes, PACKED,
-               rp);
+        DX_SUB(x, d->bridge, scatterv, x->x, HC_COUNTS(pc), HC_DISPS(pc + nq), PACKED, x->y,
+               (int) x->ybytes, PACKED, rp);
     }
     DX_WAIT(x);
     if (d->p != rp) {
-        DX_SUB(x, d->part, scatterv, x->y, mc, mc + d->np, PACKED, mine, c->rcount, c->rtype, 0);
+        DX_SUB(x, d->part, scatterv, x->y, HC_COUNTS(mc), HC_DISPS(mc + d->np), PACKED, mine,
+               c->rcount, c->rtype, 0);
     } else {
         if (root) {
             member_blocks(d, &sblocks, mc, mc + d->np);
         }
-        DX_SUB(x, d->part, scatterv, c->sbuf, mc, mc + d->np, c->stype, mine, c->rcount, c->rtype,
-               rk);
+        DX_SUB(x, d->part, scatterv, c->sbuf, HC_COUNTS(mc), HC_DISPS(mc + d->np), c->stype, mine,
+               c->rcount, c->rtype, rk);
     }
     DX_LAST(x);
     DX_END(x);
@@ -1079,14 +1076,15 @@ static bool run_gather(hc_dx_t *x)
         if (root) {
             member_blocks(d, &rblocks, mc, mc + d->np);
         }
-        DX_SUB(x, d->part, gatherv, mine, c->scount, c->stype, c->rbuf, mc, mc + d->np, c->rtype,
-               rk);
+        DX_SUB(x, d->part, gatherv, mine, c->scount, c->stype, c->rbuf, HC_COUNTS(mc),
+               HC_DISPS(mc + d->np), c->rtype, rk);
     } else {
         member_shares(x, v, my_bytes, mc);
         DX_WAIT(x);
         member_total(x, mc);
         x->y = dx_scratch(x, 1, PACKED, x->ybytes);
-        DX_SUB(x, d->part, gatherv, mine, c->scount, c->stype, x->y, mc, mc + d->np, PACKED, 0);
+        DX_SUB(x, d->part, gatherv, mine, c->scount, c->stype, x->y, HC_COUNTS(mc),
+               HC_DISPS(mc + d->np), PACKED, 0);
     }
     DX_WAIT(x);
     if (NULL == x->x && (leads(d) || root)) {
@@ -1094,7 +1092,7 @@ static bool run_gather(hc_dx_t *x)
     }
     if (leads(d)) {
         DX_SUB(x, d->bridge, gatherv, d->p == rp ? x->x : x->y, d->p == rp ? 0 : (int) x->ybytes,
-               PACKED, x->x, pc, pc + nq, PACKED, rp);
+               PACKED, x->x, HC_COUNTS(pc), HC_DISPS(pc + nq), PACKED, rp);
     }
     DX_WAIT(x);
     /* the root's leader hands the other parts' blocks to the root */
@@ -1152,7 +1150,8 @@ static bool run_reduce_scatter(hc_dx_t *x)
     if (!leads(d)) {
         DX_SUB(x, d->part, reduce, in, NULL, (int) total, c->rtype, c->op, 0);
         DX_WAIT(x);
-        DX_SUB(x, d->part, scatterv, NULL, NULL, NULL, c->rtype, c->rbuf, mine, c->rtype, 0);
+        DX_SUB(x, d->part, scatterv, NULL, HC_COUNTS(NULL), HC_DISPS(NULL), c->rtype, c->rbuf, mine,
+               c->rtype, 0);
     } else {
         pc = dx_ints(x, 0, nq);
         mc = dx_ints(x, 1, 2 * d->np);
@@ -1174,7 +1173,8 @@ static bool run_reduce_scatter(hc_dx_t *x)
                 pc[q] = (int) ((last < c->size ? off[last] : total) - off[hcp_leader(&d->lay, q)]);
             }
             x->base = off[member(d, 0)];
-            DX_SUB(x, d->bridge, reduce_scatter, MPI_IN_PLACE, x->acc, pc, c->rtype, c->op);
+            DX_SUB(x, d->bridge, reduce_scatter, MPI_IN_PLACE, x->acc, HC_COUNTS(pc), c->rtype,
+                   c->op);
         } else {
             DX_SUB(x, d->bridge, allreduce, MPI_IN_PLACE, x->acc, (int) total, c->rtype, c->op);
         }
@@ -1183,7 +1183,8 @@ static bool run_reduce_scatter(hc_dx_t *x)
             mc[k] = block ? c->rcount : c->rcounts[member(d, k)];
             mc[d->np + k] = (int) (off[member(d, k)] - x->base);
         }
-        DX_SUB(x, d->part, scatterv, x->acc, mc, mc + d->np, c->rtype, c->rbuf, mine, c->rtype, 0);
+        DX_SUB(x, d->part, scatterv, x->acc, HC_COUNTS(mc), HC_DISPS(mc + d->np), c->rtype, c->rbuf,
+               mine, c->rtype, 0);
     }
     DX_LAST(x);
     DX_END(x);
@@ -1228,12 +1229,13 @@ static bool run_allgather(hc_dx_t *x)
             mc[k] = (int) block_bytes(&rblocks, member(d, k));
             mc[d->np + k] = (int) (off[member(d, k)] - off[member(d, 0)]);
         }
-        DX_SUB(x, d->part, gatherv, at, count, type, x->all + pc[nq + d->p], mc, mc + d->np,
-               PACKED, 0);
+        DX_SUB(x, d->part, gatherv, at, count, type, x->all + pc[nq + d->p], HC_COUNTS(mc),
+               HC_DISPS(mc + d->np), PACKED, 0);
     }
     DX_WAIT(x);
     if (leads(d)) {
-        DX_SUB(x, d->bridge, allgatherv, MPI_IN_PLACE, 0, PACKED, x->all, pc, pc + nq, PACKED);
+        DX_SUB(x, d->bridge, allgatherv, MPI_IN_PLACE, 0, PACKED, x->all, HC_COUNTS(pc),
+               HC_DISPS(pc + nq), PACKED);
     }
     DX_WAIT(x);
     DX_SUB(x, d->part, bcast, x->all, (int) x->total, PACKED, 0);
@@ -1302,13 +1304,15 @@ static void exchange_inside(hc_dx_t *x, const blocks_t *sb, const blocks_t *rb)
     member_blocks(d, rb, rcn, rd);
     const void *sbuf = c->in_place ? MPI_IN_PLACE : c->sbuf;
     if (NULL == rb->types) {
-        DX_SUB(x, d->part, alltoallv, sbuf, sc, sd, sb->type, c->rbuf, rcn, rd, rb->type);
+        DX_SUB(x, d->part, alltoallv, sbuf, HC_COUNTS(sc), HC_DISPS(sd), sb->type, c->rbuf,
+               HC_COUNTS(rcn), HC_DISPS(rd), rb->type);
     } else {
         for (int k = 0; k < np; ++k) {
             x->types[k] = c->in_place ? rb->types[member(d, k)] : sb->types[member(d, k)];
             x->types[np + k] = rb->types[member(d, k)];
         }
-        DX_SUB(x, d->part, alltoallw, sbuf, sc, sd, x->types, c->rbuf, rcn, rd, x->types + np);
+        DX_SUB(x, d->part, alltoallw, sbuf, HC_COUNTS(sc), HC_DISPS(sd), x->types, c->rbuf,
+               HC_COUNTS(rcn), HC_DISPS(rd), x->types + np);
     }
 }
 
@@ -1375,28 +1379,29 @@ static bool run_alltoall(hc_dx_t *x)
         x->lo = dx_scratch(x, 5, PACKED, a->obytes);
     }
     if (leads(d)) {
-        DX_SUB(x, d->part, gatherv, x->o, (int) x->obytes, PACKED, x->g, a->gcount, a->gdispl,
-               PACKED, 0);
+        DX_SUB(x, d->part, gatherv, x->o, (int) x->obytes, PACKED, x->g, HC_COUNTS(a->gcount),
+               HC_DISPS(a->gdispl), PACKED, 0);
         DX_WAIT(x);
         if (DX_DATA(x)) {
             apply(x->s, x->g, a->out, a->nout);
         }
-        DX_SUB(x, d->bridge, alltoallv, x->s, a->scount, a->sdispl, PACKED, x->r, a->rcount,
-               a->rdispl, PACKED);
+        DX_SUB(x, d->bridge, alltoallv, x->s, HC_COUNTS(a->scount), HC_DISPS(a->sdispl), PACKED,
+               x->r, HC_COUNTS(a->rcount), HC_DISPS(a->rdispl), PACKED);
         DX_WAIT(x);
         if (DX_DATA(x)) {
             apply(x->lo, x->r, a->in, a->nin);
         }
     } else {
-        DX_SUB(x, d->part, gatherv, x->o, (int) x->obytes, PACKED, NULL, NULL, NULL, PACKED, 0);
+        DX_SUB(x, d->part, gatherv, x->o, (int) x->obytes, PACKED, NULL, HC_COUNTS(NULL),
+               HC_DISPS(NULL), PACKED, 0);
         DX_WAIT(x);
     }
     /* 2. the blocks that stay */
     exchange_inside(x, &sb, &rb);
     DX_WAIT(x);
     /* 3. every leader scatters what arrived for its members */
-    DX_SUB(x, d->part, scatterv, x->lo, a->ocount, a->odispl, PACKED, x->in, (int) x->ibytes,
-           PACKED, 0);
+    DX_SUB(x, d->part, scatterv, x->lo, HC_COUNTS(a->ocount), HC_DISPS(a->odispl), PACKED, x->in,
+           (int) x->ibytes, PACKED, 0);
     DX_LAST(x);
     if (DX_DATA(x)) {
         x->rc = pack_blocks(d, &rb, d->p, -1, x->in, true);
@@ -1444,7 +1449,8 @@ static bool run_scan(hc_dx_t *x)
     if (!leads(d)) {
         DX_SUB(x, d->part, gather, in, count, c->rtype, NULL, 0, c->rtype, 0);
         DX_WAIT(x);
-        DX_SUB(x, d->part, scatterv, NULL, NULL, NULL, c->rtype, c->rbuf, mine, c->rtype, 0);
+        DX_SUB(x, d->part, scatterv, NULL, HC_COUNTS(NULL), HC_DISPS(NULL), c->rtype, c->rbuf, mine,
+               c->rtype, 0);
     } else {
         pc = dx_ints(x, 0, 2 * nq);
         mc = dx_ints(x, 1, 2 * d->np);
@@ -1456,7 +1462,8 @@ static bool run_scan(hc_dx_t *x)
         DX_SUB(x, d->part, gather, in, count, c->rtype, x->all + pc[nq + d->p] * ext, count,
                c->rtype, 0);
         DX_WAIT(x);
-        DX_SUB(x, d->bridge, allgatherv, MPI_IN_PLACE, 0, c->rtype, x->all, pc, pc + nq, c->rtype);
+        DX_SUB(x, d->bridge, allgatherv, MPI_IN_PLACE, 0, c->rtype, x->all, HC_COUNTS(pc),
+               HC_DISPS(pc + nq), c->rtype);
         DX_WAIT(x);
         for (int r = 1; DX_DATA(x) && r <= member(d, d->np - 1); ++r) {
             ompi_op_reduce(c->op, x->all + hcp_pos(&d->lay, r - 1) * stride,
@@ -1467,7 +1474,8 @@ static bool run_scan(hc_dx_t *x)
             mc[k] = from < 0 ? 0 : count;
             mc[d->np + k] = from < 0 ? 0 : hcp_pos(&d->lay, from) * count;
         }
-        DX_SUB(x, d->part, scatterv, x->all, mc, mc + d->np, c->rtype, c->rbuf, mine, c->rtype, 0);
+        DX_SUB(x, d->part, scatterv, x->all, HC_COUNTS(mc), HC_DISPS(mc + d->np), c->rtype, c->rbuf,
+               mine, c->rtype, 0);
     }
     DX_LAST(x);
     DX_END(x);

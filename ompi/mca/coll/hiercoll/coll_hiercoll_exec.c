@@ -275,6 +275,7 @@ static int local_ops(mca_coll_hiercoll_module_t *m, const hcp_plan_t *p,
 
 /* ------------------------------------------------------------------ */
 /* Early exit (short-circuit reductions)                                */
+/* (design and history: docs/design/early-exit.md)                     */
 /* ------------------------------------------------------------------ */
 
 /*

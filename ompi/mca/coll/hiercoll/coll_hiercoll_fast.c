@@ -2,7 +2,8 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
- * Never slower than the stack below: selection rules and the fast path.
+ * Never slower than the stack below: selection rules and the fast path
+ * (docs/tuning.md; why entries are forgotten: docs/design/fast-path.md).
  *
  * Rules (coll_hiercoll_rules.c parses them) say, per collective,
  * communicator size and message size, whether a blocking call under auto

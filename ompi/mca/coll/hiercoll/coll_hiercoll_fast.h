@@ -51,12 +51,12 @@ void mca_coll_hiercoll_hand_back(mca_coll_hiercoll_module_t *m, hc_coll_t k);
 
 /* The remembered call of collective k when these arguments match it; else
  * NULL. */
-static inline hc_fast_t *hc_fast_hit(mca_coll_base_module_t *module, hc_coll_t k,
-                                     const void *sbuf, int count, ompi_datatype_t *dtype,
-                                     ompi_op_t *op, int root)
+static inline hc_fast_t *hc_fast_hit(mca_coll_base_module_t *module, hc_coll_t k, const void *sbuf,
+                                     hc_count_t count, ompi_datatype_t *dtype, ompi_op_t *op,
+                                     int root)
 {
     hc_fast_t *f = &((mca_coll_hiercoll_module_t *) module)->fast[k];
-    if (OPAL_LIKELY(f->valid && f->count == count && f->dtype == dtype && f->op == op
+    if (OPAL_LIKELY(f->valid && (hc_count_t) f->count == count && f->dtype == dtype && f->op == op
                     && f->root == root && f->in_place == (MPI_IN_PLACE == sbuf))) {
         return f;
     }

@@ -213,14 +213,12 @@ int mca_coll_hiercoll_inter_dispatch(hc_call_t *c, ompi_request_t **request,
 
 void mca_coll_hiercoll_inter_describe(mca_coll_hiercoll_module_t *m)
 {
-    char line[4096];
-    size_t len = (size_t) snprintf(line, sizeof(line),
-                                   "%s (cid %d, np %d+%d, intercommunicator) [=inter:alg: hiercoll "
-                                   "runs its plan, ->comp: passed to comp; "
-                                   "blocking|nonblocking|persistent]:",
-                                   name_of(m->comm), hc_comm_cid(m->comm),
-                                   ompi_comm_size(m->comm), ompi_comm_remote_size(m->comm));
-    for (int k = 0; k < HC_NCOLL && len < sizeof(line) - 256; ++k) {
+    char head[256];
+    snprintf(head, sizeof(head), "%s (cid %d, np %d+%d, intercommunicator)", name_of(m->comm),
+             hc_comm_cid(m->comm), ompi_comm_size(m->comm), ompi_comm_remote_size(m->comm));
+    mca_coll_hiercoll_log(1, "%s [=inter:alg: hiercoll runs its plan, ->comp: passed to comp; "
+                             "blocking|nonblocking|persistent]:", head);
+    for (int k = 0; k < HC_NCOLL; ++k) {
         if (NULL == algo_name((hc_coll_t) k)) {
             continue;
         }
@@ -234,11 +232,9 @@ void mca_coll_hiercoll_inter_describe(mca_coll_hiercoll_module_t *m)
         }
         const char *name = mca_coll_hiercoll_coll_names[k];
         if (0 == strcmp(what[0], what[1]) && 0 == strcmp(what[1], what[2])) {
-            len += (size_t) snprintf(line + len, sizeof(line) - len, " %s%s", name, what[0]);
+            mca_coll_hiercoll_log(1, "%s  %s%s", head, name, what[0]);
         } else {
-            len += (size_t) snprintf(line + len, sizeof(line) - len, " %s%s|%s|%s", name, what[0],
-                                     what[1], what[2]);
+            mca_coll_hiercoll_log(1, "%s  %s%s|%s|%s", head, name, what[0], what[1], what[2]);
         }
     }
-    mca_coll_hiercoll_log(1, "%s", line);
 }

@@ -227,6 +227,9 @@ static int module_enable(mca_coll_base_module_t *module, ompi_communicator_t *co
     mca_coll_hiercoll_save_prev(m, comm);
     mca_coll_hiercoll_shm_enable(m, comm);
     mca_coll_hiercoll_fast_enable(m, comm);
+    /* (6.0: the slots as fast_enable left the module's functions: one it
+     * cleared stays with the layer below, as 4.1's selection leaves it) */
+    mca_coll_hiercoll_install(m, comm);
     m->enabled = true;
     if (mca_coll_hiercoll_params.verbose >= 1 && 0 == ompi_comm_rank(comm)) {
         if (OMPI_COMM_IS_INTER(comm)) {
@@ -235,6 +238,15 @@ static int module_enable(mca_coll_base_module_t *module, ompi_communicator_t *co
             mca_coll_hiercoll_describe(m);
         }
     }
+    return OMPI_SUCCESS;
+}
+
+/* Open MPI 6.0's disable (called once, before the components below are
+ * disabled): the slots that still hold the module go back to the layer
+ * below.  4.1 and 5.0 set none (HC_MODULE_SET_HOOKS). */
+static int module_disable(mca_coll_base_module_t *module, ompi_communicator_t *comm)
+{
+    mca_coll_hiercoll_uninstall((mca_coll_hiercoll_module_t *) module, comm);
     return OMPI_SUCCESS;
 }
 
@@ -279,7 +291,7 @@ mca_coll_base_module_t *mca_coll_hiercoll_comm_query(ompi_communicator_t *comm, 
          * choice (coll_hiercoll_inter_own) and shows in its statistics */
         *priority = c->priority + 1;
     }
-    HC_MODULE_SET_HOOKS(&m->super, module_enable, NULL);
+    HC_MODULE_SET_HOOKS(&m->super, module_enable, module_disable);
     mca_coll_hiercoll_set_entry_points(&m->super);
     return &m->super;
 }

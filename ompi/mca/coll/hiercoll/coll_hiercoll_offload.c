@@ -34,7 +34,7 @@
 
 /* The progress transport's tag, in the range no Open MPI component in
  * this build uses (hcoll's). */
-#define HC_OL_TAG (MCA_COLL_BASE_TAG_HCOLL_END + 4242)
+#define HC_OL_TAG (HC_COLL_TAG_BOTTOM + 4242)
 #define HC_OL_NRECV 8
 #define HC_OL_PERSISTENT 0xC000
 /* Persistent requests one communicator's ports tell apart at a time: the

@@ -6,6 +6,7 @@
  * boundary is coll_hiercoll_offload_transport.h): finding and loading a
  * plugin on first use, the services it is given (the peer tables and the
  * offload's agreement live here), and what ompi_info says about them.
+ * The engine and its transports: docs/design/offload-engine.md.
  *
  * A plugin is <dir>/hiercoll_<name>.so, dir being, in this order: the
  * parameter coll_hiercoll_offload_plugin_dir when set; else hiercoll/ next

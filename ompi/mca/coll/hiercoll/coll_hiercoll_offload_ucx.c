@@ -424,7 +424,7 @@ static int ucx_open(mca_coll_hiercoll_module_t *m, hct_chan_t **chan, hc_ol_engi
     }
     /* auto takes the agent only where it can spin on a core of its own:
      * where it shares the application's, waking it costs the sender more
-     * than the progress transport's whole call (README) */
+     * than the progress transport's whole call (docs/offload.md) */
     long cores, procs;
     bool spare = !automatic || spare_core(&cores, &procs);
     if (!spare && 0 == me) {

@@ -3,7 +3,7 @@
  * $COPYRIGHT$
  *
  * Selection rules: parser and lookup (MPI-free; see coll_hiercoll_rules.h
- * and README, "Rules file format").
+ * and docs/tuning.md, "Rules file format").
  */
 #include "coll_hiercoll_rules.h"
 

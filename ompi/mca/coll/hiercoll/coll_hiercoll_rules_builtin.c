@@ -3,7 +3,7 @@
  * $COPYRIGHT$
  *
  * The built-in selection rules: what contrib/hc_tune measured on the
- * project's machine (README, "Rules file format"), as the rules text.  To
+ * project's machine (docs/tuning.md, "Rules file format"), as the rules text.  To
  * change them, replace the text with hc_tune's output, e.g.
  *   contrib/hc_tune --build _build -n "2 3 4 6 8" --max 1M --runs 3 \
  *       | sed 's/\\/\\\\/g; s/"/\\"/g; s/^/    "/; s/$/\\n"/'

@@ -360,18 +360,17 @@ int mca_coll_hiercoll_dispatch(hc_call_t *c, ompi_request_t **request, struct om
 }
 
 /* ------------------------------------------------------------------ */
-/* Verbose: one line per communicator                                   */
+/* Verbose: a header line per communicator, then one line per collective */
 /* ------------------------------------------------------------------ */
 
 void mca_coll_hiercoll_describe(mca_coll_hiercoll_module_t *m)
 {
-    char line[16384];
-    size_t len = 0;
-    len += snprintf(line + len, sizeof(line) - len,
-                    "%s (cid %d, np %d) [=alg: hiercoll runs alg, ->comp: passed to comp; "
-                    "blocking|nonblocking|persistent]:",
-                    m->comm->c_name, hc_comm_cid(m->comm), ompi_comm_size(m->comm));
-    for (int k = 0; k < HC_NCOLL && len < sizeof(line) - 1300; ++k) {
+    char head[256];
+    snprintf(head, sizeof(head), "%s (cid %d, np %d)", m->comm->c_name, hc_comm_cid(m->comm),
+             ompi_comm_size(m->comm));
+    mca_coll_hiercoll_log(1, "%s [=alg: hiercoll runs alg, ->comp: passed to comp; "
+                             "blocking|nonblocking|persistent]:", head);
+    for (int k = 0; k < HC_NCOLL; ++k) {
         const hc_coll_desc_t *d = &mca_coll_hiercoll_colls[k];
         char what[HC_NMODE][400];
         for (int md = 0; md < HC_NMODE; ++md) {
@@ -386,6 +385,17 @@ void mca_coll_hiercoll_describe(mca_coll_hiercoll_module_t *m)
             } else {
                 size_t pre = mca_coll_hiercoll_decomp_describe(m, (hc_coll_t) k, (hc_mode_t) md,
                                                                what[md], sizeof(what[md]));
+                size_t after_shm = 0;
+                /* the shared-memory node level: auto's question after
+                 * decomposition (from its admission, coll_hiercoll_shm_min_calls) */
+                if (HC_ALGO_AUTO == choice && mca_coll_hiercoll_shm_claims(m, (hc_coll_t) k)) {
+                    char lim[32] = "";
+                    if (HC_BARRIER != k) {
+                        snprintf(lim, sizeof(lim), "<=%zuB", mca_coll_hiercoll_params.shm_auto_max);
+                    }
+                    pre += (size_t) snprintf(what[md] + pre, sizeof(what[md]) - pre, "=shm%s,", lim);
+                    after_shm = pre;
+                }
                 bool whole;
                 pre += mca_coll_hiercoll_rules_describe(m, (hc_coll_t) k, (hc_mode_t) md,
                                                         what[md] + pre, sizeof(what[md]) - pre,
@@ -394,15 +404,17 @@ void mca_coll_hiercoll_describe(mca_coll_hiercoll_module_t *m)
                     d->describe(m, (hc_coll_t) k, (hc_mode_t) md, what[md] + pre,
                                 sizeof(what[md]) - pre);
                 }
+                if (after_shm > 0 && '=' == what[md][after_shm]) { /* "=shm,binomial" */
+                    memmove(what[md] + after_shm, what[md] + after_shm + 1,
+                            strlen(what[md] + after_shm));
+                }
             }
         }
         if (0 == strcmp(what[0], what[1]) && 0 == strcmp(what[1], what[2])) {
-            len += snprintf(line + len, sizeof(line) - len, " %s%s",
-                            mca_coll_hiercoll_coll_names[k], what[0]);
+            mca_coll_hiercoll_log(1, "%s  %s%s", head, mca_coll_hiercoll_coll_names[k], what[0]);
         } else {
-            len += snprintf(line + len, sizeof(line) - len, " %s%s|%s|%s",
-                            mca_coll_hiercoll_coll_names[k], what[0], what[1], what[2]);
+            mca_coll_hiercoll_log(1, "%s  %s%s|%s|%s", head, mca_coll_hiercoll_coll_names[k],
+                                  what[0], what[1], what[2]);
         }
     }
-    mca_coll_hiercoll_log(1, "%s", line);
 }

@@ -20,7 +20,8 @@ void mca_coll_hiercoll_call_init(hc_call_t *c, ompi_communicator_t *comm,
 const hc_algo_t *mca_coll_hiercoll_select(const hc_call_t *c);
 /* Run a call: select, then the fallback, a plan or a direct algorithm. */
 int mca_coll_hiercoll_dispatch(hc_call_t *c, ompi_request_t **request, struct ompi_info_t *info);
-/* One line per communicator naming every collective's choice. */
+/* Verbose 1: per communicator, a header line and one line per collective
+ * naming its choice in each mode. */
 void mca_coll_hiercoll_describe(mca_coll_hiercoll_module_t *m);
 /* Index of an algorithm name for a collective, or HC_ALGO_AUTO /
  * HC_ALGO_FALLBACK for "auto" / "fallback", or -3 when unknown. */
