@@ -504,8 +504,8 @@ static int hiercoll_register(void)
     reg_string("shm_topology",
                "Shared-memory node level, testing and what-if runs: a synthetic topology in "
                "hwloc's syntax, levels from the top with their arity (\"pack:2 numa:2 l3:4 "
-               "core:4\"; pack/package/socket, numa/node, l3, l2, core, pu), rank r on its r-th "
-               "PU (modulo their number): the groups (coll_hiercoll_shm_group_level) and the "
+               "core:4\"; pack/package/socket, numa/node, l3, l2, core, pu), world rank r on its "
+               "r-th PU (modulo their number): the groups (coll_hiercoll_shm_group_level) and the "
                "distances of the line counts (coll_hiercoll_stats) come from it instead of each "
                "process's binding.  Empty: the real locality",
                OPAL_INFO_LVL_9, &c->shm_topology);
