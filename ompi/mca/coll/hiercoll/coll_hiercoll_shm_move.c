@@ -56,12 +56,20 @@ static void dt_move(const void *base, ompi_datatype_t *dt, size_t count, size_t 
 }
 
 /* The start of the predefined element that holds stream byte x (or x
- * itself at the end): where a sending convertor set to x stands. */
-static size_t dt_floor(opal_convertor_t *probe, size_t x, size_t total)
+ * itself at the end): where a sending convertor set to x stands.  A
+ * fresh convertor each time: Open MPI 4.1.4's set_position of a sending
+ * convertor already set back once goes on from a stack that does not
+ * match its position (a vector of MPI_SHORT_INT, set to 8192, 8256, then
+ * 16384: SIGFPE; hc_fuzz --case 0x0471830c4d7fdcc2 --count 152, np 2). */
+static size_t dt_floor(const void *base, ompi_datatype_t *dt, size_t count, size_t x,
+                       size_t total)
 {
     size_t pos = x < total ? x : total;
     if (0 != pos && pos < total) {
-        opal_convertor_set_position(probe, &pos);
+        opal_convertor_t probe;
+        dt_conv(&probe, base, dt, count, pos, true); /* (pos: where it stands) */
+        pos = (size_t) probe.bConverted;
+        OBJ_DESTRUCT(&probe);
     }
     return pos;
 }
@@ -118,13 +126,10 @@ static void dt_stream(const void *base, ompi_datatype_t *dt, size_t count, size_
         return;
     }
     size_t total = count * dt->super.size, end = off + len;
-    opal_convertor_t probe;
-    dt_conv(&probe, base, dt, count, 0, true);
-    size_t p = dt_floor(&probe, off, total);                        /* <= off */
-    size_t p2 = p == off ? off : dt_floor(&probe, off + 64, total); /* > off */
-    size_t q = dt_floor(&probe, end, total);                        /* <= end */
-    size_t r = q == end ? end : dt_floor(&probe, end + 64, total);  /* > end */
-    OBJ_DESTRUCT(&probe);
+    size_t p = dt_floor(base, dt, count, off, total);                        /* <= off */
+    size_t p2 = p == off ? off : dt_floor(base, dt, count, off + 64, total); /* > off */
+    size_t q = dt_floor(base, dt, count, end, total);                        /* <= end */
+    size_t r = q == end ? end : dt_floor(base, dt, count, end + 64, total);  /* > end */
     if (p2 >= q) { /* one stretch with the cut elements */
         if (p == off && r == end) {
             dt_move(base, dt, count, off, end, buf, pack);
