@@ -387,6 +387,8 @@ typedef struct {
     char *org[2];
     const hf_map_t *map;      /* for messages */
     bool skip;                /* not compared (exscan's rank 0) */
+    bool undef_tail;          /* bytes from `defined` to hi are undefined */
+    long defined;
 } hbuf_t;
 
 static void buf_block(hbuf_t *b, long disp, long cnt, const hf_map_t *m)
@@ -695,6 +697,11 @@ static void compare(hbuf_t *b, int nb, int rc0, int rc1, verdict_t *v)
                       "case's nor predefined; ", hf_user_op_unknown);
     }
     for (int i = 0; i < nb; ++i) {
+        if (NULL != b[i].reg[0] && b[i].undef_tail && b[i].defined < b[i].hi) {
+            size_t from = (size_t) (b[i].defined - b[i].lo) + HF_GUARD;
+            size_t to = (size_t) (b[i].hi - b[i].lo) + HF_GUARD;
+            memcpy(b[i].reg[0] + from, b[i].reg[1] + from, to - from);
+        }
         if (NULL == b[i].reg[0] || b[i].skip || 0 == memcmp(b[i].reg[0], b[i].reg[1], b[i].size)) {
             continue;
         }
@@ -923,6 +930,12 @@ static int run_case(const hf_case_t *cs0, const hf_ovr_t *o, long index, bool qu
                 buf_block(&b[1], 0, tot, mt);
                 inbuf = &b[1];
                 a.sb = MPI_IN_PLACE;
+                /* (MPI defines the first rcounts[me] elements only: the
+                 * rest of the input may serve as scratch) */
+                b[1].undef_tail = true;
+                b[1].defined = a.rcounts[me] > 0
+                                   ? (a.rcounts[me] - 1) * mt->ext + mt->tlb + mt->text
+                                   : mt->tlb;
             } else {
                 buf_block(&b[0], 0, tot, mt);
                 buf_block(&b[1], 0, a.rcounts[me], mt);
