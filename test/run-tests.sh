@@ -1776,13 +1776,15 @@ run "ompi-info-parameters" 60 "$ompi_info" --param coll hiercoll --level 9
 # up on a communicator's first call (the fuzzer's communicators are new).
 # Open MPI 4.1.4's tuned ring allreduce corrupts the heap for datatypes
 # with a non-zero lower bound (upstream; hiercoll-free runs fail too):
-# the twin's allreduce is forced to tuned's linear one.
+# the twin's allreduce is forced to tuned's linear one.  op/avx's MPI_SUM on
+# 8- and 16-bit integers is wrong on AVX-512 CPUs for some lengths (README,
+# known issues; hiercoll's plan and tuned reduce different lengths): off.
 # ---------------------------------------------------------------------------
 hcf=$top_builddir/contrib/hc_fuzz
 fuzz_sh=$(dirname "$(readlink -f "$0")")/../contrib/hc_fuzz.sh
 FUZZ_OK='hc_fuzz: np [0-9]+ seed [0-9]+: [0-9]+ cases, 0 mismatches'
 FUZZ=(--mca coll_hiercoll_shm_oversubscribed 1 --mca coll_hiercoll_shm_min_calls 0
-      --mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_allreduce_algorithm 1)
+      --mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_allreduce_algorithm 1 --mca op ^avx)
 # (args: name np cases seed [mpirun options...] -- [hc_fuzz options...])
 fuzz() {
     local name=$1 np=$2 cases=$3 seed=$4 mo=() fo=()
@@ -1812,14 +1814,14 @@ if [ -x "$hcf" ] || [ "$list" = yes ]; then
     SHM_HOLES="gather,allgather,gatherv,scatter,allgatherv,scatterv"
     ALGOS_BUT_OFFLOAD="auto,linear,binomial,rhrd,rabenseifner,decomp,shortcut,shm,tree"
     ALGOS_BUT_OFFLOAD+=",recursive_doubling,dissemination,basic"
-    while IFS='|' read -r rname rnp rargs; do
+    while IFS='|' read -r -u 3 rname rnp rargs; do
         [ -n "$rname" ] || continue
         EXPECT=("hc_fuzz: np $rnp seed [0-9]+: 1 cases, 0 mismatches")
         REJECT=("MISMATCH|fatal signal|HANG")
         # shellcheck disable=SC2086 # (rargs: options, split on purpose)
         run "fuzz-regress-$rname" 300 "$fuzz_sh" -t 240 "${MPI[@]}" -np "$rnp" "${FUZZ[@]}" \
             "$hcf" --np "$rnp" --timeout 60 $rargs
-    done <<REGRESSIONS
+    done 3<<REGRESSIONS
 offload-bcast-mixed-types-np2|2|--case 0xb08eab7579baae1f
 offload-ibcast-mixed-types-np2|2|--case 0xb08eab7579baae1f --mode nonblocking
 offload-ibcast-short-int-np2|2|--case 0x5fc468e3fa43f985 --coll bcast --algo offload --mode nonblocking --packed 0
@@ -1828,7 +1830,9 @@ shm-allreduce-element-16k-np2|2|--case 0xb9b9dc59300f9a27 --coll allreduce --alg
 shm-allgatherv-short-int-np2|2|--case 0x75b9c2dcca87c529 --coll $SHM_HOLES --algo shm --reps 1 --count 2731
 shm-scatterv-struct-holes-np2|2|--case 0xdf5f428916c18853 --algo $ALGOS_BUT_OFFLOAD --comm world --mode blocking --root 0 --packed 0 --count 632
 shm-gather-struct-holes-np2|2|--case 0xf0574b24f43bd55f --algo $ALGOS_BUT_OFFLOAD --comm world --root 0 --subtype 1 --count 508
-shm-reduce-scatter-block-lb-np2|2|--case 0x57bde277cdd72f2d --algo $ALGOS_BUT_OFFLOAD
+shm-reduce-scatter-block-element-32k-np2|2|--case 0x57bde277cdd72f2d --algo $ALGOS_BUT_OFFLOAD
+shm-reduce-scatter-block-lb7-np3|3|--case 0x3695cdca6b48f33c --comm prefix:2 --mode blocking --reps 1 --packed 0 --count 1
+shm-reduce-scatter-lb2-np5|5|--case 0x03ad9dd22d17b9c6 --comm prefix:2 --mode blocking --reps 1 --in-place 0
 REGRESSIONS
 fi
 
