@@ -67,10 +67,6 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { C_ALLGATHER, C_ALLGATHERV, C_ALLREDUCE, C_ALLTOALL, C_ALLTOALLV, C_ALLTOALLW, C_BARRIER,
-       C_BCAST, C_EXSCAN, C_GATHER, C_GATHERV, C_REDUCE, C_REDUCE_SCATTER_BLOCK,
-       C_REDUCE_SCATTER, C_SCAN, C_SCATTER, C_SCATTERV, C_N };
-
 static const char *coll_names[C_N] = {
     "allgather", "allgatherv", "allreduce", "alltoall", "alltoallv", "alltoallw",
     "barrier", "bcast", "exscan", "gather", "gatherv", "reduce", "reduce_scatter_block",
@@ -451,93 +447,13 @@ static void place(int n, const int *cnt, const hf_map_t *const *maps, long unit,
 /* one run: both communicators                                          */
 /* ------------------------------------------------------------------ */
 
-typedef struct {
-    void *sb, *rb;
-    int scount, rcount;
-    MPI_Datatype stype, rtype;
-    int *scounts, *sdispls, *rcounts, *rdispls;
-    MPI_Datatype *stypes, *rtypes;
-    int root;
-    MPI_Op op;
-} call_t;
-
-static int call_blocking(int coll, call_t *a, MPI_Comm c)
-{
-    switch (coll) {
-    case C_ALLGATHER: return MPI_Allgather(a->sb, a->scount, a->stype, a->rb, a->rcount, a->rtype, c);
-    case C_ALLGATHERV: return MPI_Allgatherv(a->sb, a->scount, a->stype, a->rb, a->rcounts, a->rdispls, a->rtype, c);
-    case C_ALLREDUCE: return MPI_Allreduce(a->sb, a->rb, a->rcount, a->rtype, a->op, c);
-    case C_ALLTOALL: return MPI_Alltoall(a->sb, a->scount, a->stype, a->rb, a->rcount, a->rtype, c);
-    case C_ALLTOALLV: return MPI_Alltoallv(a->sb, a->scounts, a->sdispls, a->stype, a->rb, a->rcounts, a->rdispls, a->rtype, c);
-    case C_ALLTOALLW: return MPI_Alltoallw(a->sb, a->scounts, a->sdispls, a->stypes, a->rb, a->rcounts, a->rdispls, a->rtypes, c);
-    case C_BARRIER: return MPI_Barrier(c);
-    case C_BCAST: return MPI_Bcast(a->rb, a->rcount, a->rtype, a->root, c);
-    case C_EXSCAN: return MPI_Exscan(a->sb, a->rb, a->rcount, a->rtype, a->op, c);
-    case C_GATHER: return MPI_Gather(a->sb, a->scount, a->stype, a->rb, a->rcount, a->rtype, a->root, c);
-    case C_GATHERV: return MPI_Gatherv(a->sb, a->scount, a->stype, a->rb, a->rcounts, a->rdispls, a->rtype, a->root, c);
-    case C_REDUCE: return MPI_Reduce(a->sb, a->rb, a->rcount, a->rtype, a->op, a->root, c);
-    case C_REDUCE_SCATTER_BLOCK: return MPI_Reduce_scatter_block(a->sb, a->rb, a->rcount, a->rtype, a->op, c);
-    case C_REDUCE_SCATTER: return MPI_Reduce_scatter(a->sb, a->rb, a->rcounts, a->rtype, a->op, c);
-    case C_SCAN: return MPI_Scan(a->sb, a->rb, a->rcount, a->rtype, a->op, c);
-    case C_SCATTER: return MPI_Scatter(a->sb, a->scount, a->stype, a->rb, a->rcount, a->rtype, a->root, c);
-    default: return MPI_Scatterv(a->sb, a->scounts, a->sdispls, a->stype, a->rb, a->rcount, a->rtype, a->root, c);
-    }
-}
-
-static int call_nonblocking(int coll, call_t *a, MPI_Comm c, MPI_Request *q)
-{
-    switch (coll) {
-    case C_ALLGATHER: return MPI_Iallgather(a->sb, a->scount, a->stype, a->rb, a->rcount, a->rtype, c, q);
-    case C_ALLGATHERV: return MPI_Iallgatherv(a->sb, a->scount, a->stype, a->rb, a->rcounts, a->rdispls, a->rtype, c, q);
-    case C_ALLREDUCE: return MPI_Iallreduce(a->sb, a->rb, a->rcount, a->rtype, a->op, c, q);
-    case C_ALLTOALL: return MPI_Ialltoall(a->sb, a->scount, a->stype, a->rb, a->rcount, a->rtype, c, q);
-    case C_ALLTOALLV: return MPI_Ialltoallv(a->sb, a->scounts, a->sdispls, a->stype, a->rb, a->rcounts, a->rdispls, a->rtype, c, q);
-    case C_ALLTOALLW: return MPI_Ialltoallw(a->sb, a->scounts, a->sdispls, a->stypes, a->rb, a->rcounts, a->rdispls, a->rtypes, c, q);
-    case C_BARRIER: return MPI_Ibarrier(c, q);
-    case C_BCAST: return MPI_Ibcast(a->rb, a->rcount, a->rtype, a->root, c, q);
-    case C_EXSCAN: return MPI_Iexscan(a->sb, a->rb, a->rcount, a->rtype, a->op, c, q);
-    case C_GATHER: return MPI_Igather(a->sb, a->scount, a->stype, a->rb, a->rcount, a->rtype, a->root, c, q);
-    case C_GATHERV: return MPI_Igatherv(a->sb, a->scount, a->stype, a->rb, a->rcounts, a->rdispls, a->rtype, a->root, c, q);
-    case C_REDUCE: return MPI_Ireduce(a->sb, a->rb, a->rcount, a->rtype, a->op, a->root, c, q);
-    case C_REDUCE_SCATTER_BLOCK: return MPI_Ireduce_scatter_block(a->sb, a->rb, a->rcount, a->rtype, a->op, c, q);
-    case C_REDUCE_SCATTER: return MPI_Ireduce_scatter(a->sb, a->rb, a->rcounts, a->rtype, a->op, c, q);
-    case C_SCAN: return MPI_Iscan(a->sb, a->rb, a->rcount, a->rtype, a->op, c, q);
-    case C_SCATTER: return MPI_Iscatter(a->sb, a->scount, a->stype, a->rb, a->rcount, a->rtype, a->root, c, q);
-    default: return MPI_Iscatterv(a->sb, a->scounts, a->sdispls, a->stype, a->rb, a->rcount, a->rtype, a->root, c, q);
-    }
-}
-
-static int call_init(int coll, call_t *a, MPI_Comm c, MPI_Request *q)
-{
-    MPI_Info i = MPI_INFO_NULL;
-    switch (coll) {
-    case C_ALLGATHER: return MPI_Allgather_init(a->sb, a->scount, a->stype, a->rb, a->rcount, a->rtype, c, i, q);
-    case C_ALLGATHERV: return MPI_Allgatherv_init(a->sb, a->scount, a->stype, a->rb, a->rcounts, a->rdispls, a->rtype, c, i, q);
-    case C_ALLREDUCE: return MPI_Allreduce_init(a->sb, a->rb, a->rcount, a->rtype, a->op, c, i, q);
-    case C_ALLTOALL: return MPI_Alltoall_init(a->sb, a->scount, a->stype, a->rb, a->rcount, a->rtype, c, i, q);
-    case C_ALLTOALLV: return MPI_Alltoallv_init(a->sb, a->scounts, a->sdispls, a->stype, a->rb, a->rcounts, a->rdispls, a->rtype, c, i, q);
-    case C_ALLTOALLW: return MPI_Alltoallw_init(a->sb, a->scounts, a->sdispls, a->stypes, a->rb, a->rcounts, a->rdispls, a->rtypes, c, i, q);
-    case C_BARRIER: return MPI_Barrier_init(c, i, q);
-    case C_BCAST: return MPI_Bcast_init(a->rb, a->rcount, a->rtype, a->root, c, i, q);
-    case C_EXSCAN: return MPI_Exscan_init(a->sb, a->rb, a->rcount, a->rtype, a->op, c, i, q);
-    case C_GATHER: return MPI_Gather_init(a->sb, a->scount, a->stype, a->rb, a->rcount, a->rtype, a->root, c, i, q);
-    case C_GATHERV: return MPI_Gatherv_init(a->sb, a->scount, a->stype, a->rb, a->rcounts, a->rdispls, a->rtype, a->root, c, i, q);
-    case C_REDUCE: return MPI_Reduce_init(a->sb, a->rb, a->rcount, a->rtype, a->op, a->root, c, i, q);
-    case C_REDUCE_SCATTER_BLOCK: return MPI_Reduce_scatter_block_init(a->sb, a->rb, a->rcount, a->rtype, a->op, c, i, q);
-    case C_REDUCE_SCATTER: return MPI_Reduce_scatter_init(a->sb, a->rb, a->rcounts, a->rtype, a->op, c, i, q);
-    case C_SCAN: return MPI_Scan_init(a->sb, a->rb, a->rcount, a->rtype, a->op, c, i, q);
-    case C_SCATTER: return MPI_Scatter_init(a->sb, a->scount, a->stype, a->rb, a->rcount, a->rtype, a->root, c, i, q);
-    default: return MPI_Scatterv_init(a->sb, a->scounts, a->sdispls, a->stype, a->rb, a->rcount, a->rtype, a->root, c, i, q);
-    }
-}
-
 /* the call reps times in the case's mode; the first error code */
-static int exec(const hf_case_t *cs, call_t *a, MPI_Comm c)
+static int exec(const hf_case_t *cs, hf_call_t *a, MPI_Comm c)
 {
     int rc = MPI_SUCCESS;
     MPI_Request q = MPI_REQUEST_NULL;
     if (MD_PERSISTENT == cs->mode) {
-        rc = call_init(cs->coll, a, c, &q);
+        rc = hf_call_init(cs->coll, a, c, &q);
         for (int i = 0; i < cs->reps && MPI_SUCCESS == rc; ++i) {
             rc = MPI_Start(&q);
             if (MPI_SUCCESS == rc) {
@@ -551,9 +467,9 @@ static int exec(const hf_case_t *cs, call_t *a, MPI_Comm c)
     }
     for (int i = 0; i < cs->reps && MPI_SUCCESS == rc; ++i) {
         if (MD_BLOCKING == cs->mode) {
-            rc = call_blocking(cs->coll, a, c);
+            rc = hf_call_blocking(cs->coll, a, c);
         } else {
-            rc = call_nonblocking(cs->coll, a, c, &q);
+            rc = hf_call_nonblocking(cs->coll, a, c, &q);
             if (MPI_SUCCESS == rc) {
                 rc = MPI_Wait(&q, MPI_STATUS_IGNORE);
             }
@@ -711,7 +627,7 @@ static long case_blocks(int coll)
 
 /* what one rank found */
 typedef struct {
-    int bad;                  /* 0: all equal */
+    int bad;                  /* 0: all equal; 2: a guard byte was written too */
     char what[1024];
 } verdict_t;
 
@@ -750,6 +666,8 @@ static void compare(hbuf_t *b, int nb, int rc0, int rc1, verdict_t *v)
         }
         long off = (long) first - HF_GUARD + b[i].lo; /* from the origin */
         char where[200] = "";
+        long lastoff = (long) last - HF_GUARD + b[i].lo;
+        bool wild = off < b[i].lo || lastoff >= b[i].hi;
         if (off < b[i].lo || off >= b[i].hi) {
             snprintf(where, sizeof(where), "a guard byte outside every block");
         } else if (b[i].map && b[i].map->ext > 0) {
@@ -759,7 +677,7 @@ static void compare(hbuf_t *b, int nb, int rc0, int rc1, verdict_t *v)
             hf_where(m, off - k * m->ext, s, sizeof(s));
             snprintf(where, sizeof(where), "element %ld: %s", k, s);
         }
-        v->bad = 1;
+        v->bad = wild ? 2 : (v->bad > 1 ? v->bad : 1);
         if ((size_t) w < sizeof(v->what)) {
             w += snprintf(v->what + w, sizeof(v->what) - (size_t) w,
                           "%s buffer: %zu of %zu bytes differ, first at offset %ld (%s): "
@@ -895,7 +813,11 @@ static int run_case(const hf_case_t *cs0, const hf_ovr_t *o, long index, bool qu
              cs.op >= 0 ? " op=" : "", cs.op >= 0 ? hf_op_names[cs.op] : "", cs.reps,
              MPI_DATATYPE_NULL != ty.P ? " recv=packed" : "", ty.desc);
     if (0 == G.rank && !quiet) {
-        fprintf(stderr, "hc_fuzz: case %ld: %s\n", index, line);
+        if (index >= 0) {
+            fprintf(stderr, "hc_fuzz: case %ld: %s\n", index, line);
+        } else {
+            fprintf(stderr, "hc_fuzz: the smallest failing case again: %s\n", line);
+        }
         if (G.verbose) {
             fprintf(stderr, "hc_fuzz:   %s\n", desc);
         }
@@ -922,7 +844,7 @@ static int run_case(const hf_case_t *cs0, const hf_ovr_t *o, long index, bool qu
         memset(b, 0, sizeof(b));
         b[0].name = "send";
         b[1].name = "receive";
-        call_t a;
+        hf_call_t a;
         memset(&a, 0, sizeof(a));
         int *arr = calloc((size_t) n * 4 + 4, sizeof(int));
         MPI_Datatype *tys = calloc((size_t) n * 2 + 2, sizeof(MPI_Datatype));
@@ -1086,7 +1008,7 @@ static int run_case(const hf_case_t *cs0, const hf_ovr_t *o, long index, bool qu
         for (int pass = 0; pass < 2; ++pass) {
             int side = 1 - pass; /* 1: twin (fallback) first, then 0: hiercoll */
             MPI_Comm cm = side ? fc : tc;
-            call_t x = a;
+            hf_call_t x = a;
             if (MPI_IN_PLACE != a.sb) x.sb = b[0].org[side];
             if (MPI_IN_PLACE != a.rb) x.rb = b[1].org[side];
             if (C_BCAST == cs.coll) x.rb = b[1].org[side];
@@ -1255,7 +1177,7 @@ static void mca_from_env(void)
             continue;
         }
         const char *kv = *e + 9;
-        if (strncmp(kv, "coll", 4) && strncmp(kv, "btl", 3) && strncmp(kv, "pml", 3)
+        if (strncmp(kv, "coll", 4) && strncmp(kv, "btl", 3) && strncmp(kv, "pml", 3) && strncmp(kv, "op=", 3)
             && strncmp(kv, "mpi_yield", 9)) {
             continue;
         }
@@ -1448,12 +1370,20 @@ int main(int argc, char **argv)
         hf_case_t eff = cs;
         apply_ovr(&eff, &ovr);
         count_case(&eff);
-        if (run_case(&cs, &ovr, i, false)) {
+        int verdict = run_case(&cs, &ovr, i, false);
+        if (verdict) {
             failed++;
             S.mismatches++;
             if (G.shrink) {
                 shrink(&cs, &ovr);
             }
+        }
+        if (verdict > 1) {
+            if (0 == G.rank) {
+                fprintf(stderr, "hc_fuzz: stopping: the case wrote outside its buffers (guard "
+                                "bytes), the heap may be corrupt and later cases unreliable\n");
+            }
+            break;
         }
     }
     double dt = now() - t0;

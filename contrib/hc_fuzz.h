@@ -141,4 +141,25 @@ void hf_fill_bytes(unsigned char *p, size_t n, hf_rng_t *r);
 /* what byte off (from an element origin at 0) of m is: a scalar or a hole */
 void hf_where(const hf_map_t *m, long off, char *buf, size_t len);
 
+/* ---- the collectives (hc_fuzz_calls.c) ---- */
+enum { C_ALLGATHER, C_ALLGATHERV, C_ALLREDUCE, C_ALLTOALL, C_ALLTOALLV, C_ALLTOALLW, C_BARRIER,
+       C_BCAST, C_EXSCAN, C_GATHER, C_GATHERV, C_REDUCE, C_REDUCE_SCATTER_BLOCK,
+       C_REDUCE_SCATTER, C_SCAN, C_SCATTER, C_SCATTERV, C_N };
+
+
+typedef struct {
+    void *sb, *rb;
+    int scount, rcount;
+    MPI_Datatype stype, rtype;
+    int *scounts, *sdispls, *rcounts, *rdispls;
+    MPI_Datatype *stypes, *rtypes;
+    int root;
+    MPI_Op op;
+} hf_call_t;
+
+/* one call of collective coll in each form (the arguments in a) */
+int hf_call_blocking(int coll, hf_call_t *a, MPI_Comm c);
+int hf_call_nonblocking(int coll, hf_call_t *a, MPI_Comm c, MPI_Request *q);
+int hf_call_init(int coll, hf_call_t *a, MPI_Comm c, MPI_Request *q);
+
 #endif
