@@ -1834,6 +1834,7 @@ shm-reduce-scatter-block-element-32k-np2|2|--case 0x57bde277cdd72f2d --algo $ALG
 shm-reduce-scatter-block-lb7-np3|3|--case 0x3695cdca6b48f33c --comm prefix:2 --mode blocking --reps 1 --packed 0 --count 1
 shm-reduce-scatter-lb2-np5|5|--case 0x03ad9dd22d17b9c6 --comm prefix:2 --mode blocking --reps 1 --in-place 0
 shm-allreduce-lb-np3|3|--case 0x02c8f0f94ae053a3 --comm world --count 1
+alltoallv-in-place-negative-displs-np4|4|--case 0x45b53be0fe6fb887 --count 1
 REGRESSIONS
 fi
 
