@@ -39,6 +39,8 @@
  * Options:
  *   --seed S|random   the run seed (random: drawn and printed)
  *   --cases N         cases to run (default 200; with --time: at most)
+ *   --first I         begin at case I of the run seed (a failure that needs
+ *                     the cases before it: --first I-k --cases k+1)
  *   --time SECONDS    stop starting cases after this long (still passes)
  *   --case X          run the one case of seed X (with the options below)
  *   --coll LIST       draw only these collectives (comma separated)
@@ -148,7 +150,7 @@ static const hf_ovr_t no_ovr = {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
 static struct {
     int np, rank;
     uint64_t run_seed;
-    long cases;
+    long cases, first;
     double time_limit, timeout;
     bool one_case, verbose, shrink;
     uint64_t case_seed;
@@ -1222,6 +1224,8 @@ int main(int argc, char **argv)
             } else {
                 G.run_seed = strtoull(v, NULL, 0);
             }
+        } else if (0 == strcmp(o, "--first")) {
+            G.first = atol(v);
         } else if (0 == strcmp(o, "--cases")) {
             G.cases = atol(v);
         } else if (0 == strcmp(o, "--time")) {
@@ -1352,7 +1356,7 @@ int main(int argc, char **argv)
     }
     double t0 = now();
     long failed = 0;
-    for (long i = 0; i < G.cases; ++i) {
+    for (long i = G.first; i < G.first + G.cases; ++i) {
         int stop = 0;
         if (0 == G.rank && G.time_limit > 0 && now() - t0 >= G.time_limit) {
             stop = 1;
