@@ -1405,10 +1405,10 @@ int main(int argc, char **argv)
             fprintf(stderr, " %s:%ld", mode_names[k], S.per_mode[k]);
         }
         fprintf(stderr, "\n");
-        printf("hc_fuzz: np %d seed %llu: %ld cases, %ld mismatches, %.1f s, %.0f cases/minute\n",
+        fprintf(stderr, "hc_fuzz: np %d seed %llu: %ld cases, %ld mismatches, %.1f s, %.0f cases/minute\n",
                G.np, (unsigned long long) G.run_seed, S.cases, S.mismatches, dt,
                dt > 0 ? 60.0 * (double) S.cases / dt : 0.0);
-        fflush(stdout);
+        fflush(stderr);
     }
     MPI_Comm_free(&G.ctl);
     hf_ops_fini();
