@@ -1835,6 +1835,7 @@ shm-reduce-scatter-block-lb7-np3|3|--case 0x3695cdca6b48f33c --comm prefix:2 --m
 shm-reduce-scatter-lb2-np5|5|--case 0x03ad9dd22d17b9c6 --comm prefix:2 --mode blocking --reps 1 --in-place 0
 shm-allreduce-lb-np3|3|--case 0x02c8f0f94ae053a3 --comm world --count 1
 alltoallv-in-place-negative-displs-np4|4|--case 0x45b53be0fe6fb887 --count 1
+shm-allgatherv-vector-short-int-np2|2|--case 0x0471830c4d7fdcc2 --comm world --count 152
 REGRESSIONS
 fi
 
