@@ -1795,7 +1795,7 @@ fuzz() {
     EXPECT=("$FUZZ_OK")
     REJECT=("MISMATCH|fatal signal|HANG")
     run "$name" 600 "$fuzz_sh" -t 560 "${MPI[@]}" -np "$np" "${FUZZ[@]}" "${mo[@]+"${mo[@]}"}" \
-        "$hcf" --np "$np" --seed "$seed" --cases "$cases" --time 150 --timeout 120 \
+        "$hcf" --np "$np" --seed "$seed" --cases "$cases" --time 100 --timeout 120 \
         --log "$logdir" "${fo[@]+"${fo[@]}"}"
 }
 if [ -x "$hcf" ] || [ "$list" = yes ]; then
