@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "ompi/mca/pml/pml.h"
+#include "opal/datatype/opal_convertor.h"
 #include "opal/runtime/opal_progress.h"
 #include "opal/util/output.h"
 
@@ -72,8 +73,27 @@ typedef struct hc_offload {
 } hc_offload_t;
 
 /* A nonblocking or persistent offloaded call. */
+/* A bcast's bytes.  Ranks may pass different datatypes of one signature
+ * (a predefined type at the root, a derived one elsewhere), so whether the
+ * offload serves a bcast must not depend on the datatype (it did: a root
+ * with MPI_LONG ran it while a rank with a struct of one MPI_LONG took the
+ * next algorithm, and both waited for ever; hc_fuzz --case
+ * 0xb08eab7579baae1f at np 2).  The engine moves bytes: a datatype whose
+ * layout is contiguous is read or written in place from its true lower
+ * bound; any other goes through a staging buffer, packed by the root
+ * before it arms, unpacked by the others once the call is done. */
+typedef struct {
+    char *buf;           /* NULL: no staging */
+    void *user;          /* the caller's buffer */
+    ompi_datatype_t *dt; /* retained while staged */
+    size_t count, bytes;
+    bool root;
+} hc_ol_stage_t;
+
 typedef struct hc_ol_req {
-    ompi_request_t super;
+    /* (an nbc request: Open MPI's nonblocking bindings retain derived
+     * datatypes in its fields, ompi_coll_base_retain_datatypes) */
+    ompi_coll_base_nbc_request_t super;
     hc_offload_t *ol;
     mca_coll_hiercoll_module_t *m;
     ompi_communicator_t *comm;
@@ -87,6 +107,7 @@ typedef struct hc_ol_req {
     int pslot; /* persistent: its slot in ol->plive */
     bool persistent, active;
     opal_list_item_t item; /* in ol.active */
+    hc_ol_stage_t stage;   /* bcast of a non-contiguous datatype */
 } hc_ol_req_t;
 
 /* A send of the progress transport in flight.  Each is allocated once and
@@ -296,13 +317,12 @@ static bool usable(const hc_call_t *c)
     if (HC_BARRIER == c->coll) {
         return hc_comm_cid(c->comm) <= 0xffff && c->size <= 0xffff;
     }
-    /* bcast: bytes of a predefined type.  The answer must be the same on
-     * every rank: a bcast whose ranks pass different datatypes of one
-     * signature (a predefined type here, a derived one there) must not force
-     * this algorithm (packing derived types is not done yet). */
+    /* bcast: bytes of any datatype (hc_ol_stage_t).  The answer must be the
+     * same on every rank: it depends on the bytes only, which a bcast's
+     * ranks agree on whatever datatypes they pass. */
     if (HC_BCAST == c->coll) {
         size_t es = 0;
-        if (NULL == c->rtype || !ompi_datatype_is_predefined(c->rtype)) {
+        if (NULL == c->rtype) {
             return false;
         }
         ompi_datatype_type_size(c->rtype, &es);
@@ -469,12 +489,18 @@ static bool port_finished(hc_offload_t *o, hct_port_t *port)
     return done;
 }
 
+static void stage_move(hc_ol_stage_t *st, bool pack);
+
 static void complete_req(hc_ol_req_t *r)
 {
+    if (NULL != r->stage.buf && !r->stage.root
+        && OMPI_SUCCESS == r->super.super.req_status.MPI_ERROR) {
+        stage_move(&r->stage, false);
+    }
     r->active = false;
     r->port = NULL;
     r->fport = NULL;
-    ompi_request_complete(&r->super, true); /* MPI_ERROR: set at begin, or by req_finished */
+    ompi_request_complete(&r->super.super, true); /* MPI_ERROR: set at begin, or by req_finished */
 }
 
 /* Is a request's port done (and disarmed)?  An ofi port that failed
@@ -485,7 +511,7 @@ static bool req_finished(hc_ol_req_t *r)
     if (NULL != r->fport) {
         int d = ol.ofi->ofi_finished(r->fport);
         if (d < 0) {
-            r->super.req_status.MPI_ERROR = OMPI_ERROR;
+            r->super.super.req_status.MPI_ERROR = OMPI_ERROR;
         }
         return 0 != d;
     }
@@ -795,6 +821,78 @@ static void vectors(const hc_call_t *c, const void **in, void **out)
     }
 }
 
+/* The whole of a staged buffer through the convertor. */
+static void stage_move(hc_ol_stage_t *st, bool pack)
+{
+    opal_convertor_t cv;
+    OBJ_CONSTRUCT(&cv, opal_convertor_t);
+    if (pack) {
+        opal_convertor_copy_and_prepare_for_send(ompi_mpi_local_convertor, &st->dt->super,
+                                                 st->count, st->user, 0, &cv);
+    } else {
+        opal_convertor_copy_and_prepare_for_recv(ompi_mpi_local_convertor, &st->dt->super,
+                                                 st->count, st->user, 0, &cv);
+    }
+    struct iovec iov = {.iov_base = st->buf, .iov_len = st->bytes};
+    uint32_t n = 1;
+    size_t max = st->bytes;
+    if (pack) {
+        (void) opal_convertor_pack(&cv, &iov, &n, &max);
+    } else {
+        (void) opal_convertor_unpack(&cv, &iov, &n, &max);
+    }
+    OBJ_DESTRUCT(&cv);
+}
+
+/* The vectors the engine reads and writes for this call: the caller's, or
+ * (a bcast of a non-contiguous datatype) a staging buffer in st. */
+static int stage_vectors(const hc_call_t *c, hc_ol_stage_t *st, const void **in, void **out)
+{
+    memset(st, 0, sizeof(*st));
+    vectors(c, in, out);
+    if (HC_BCAST != c->coll || c->rcount <= 0) {
+        return OMPI_SUCCESS;
+    }
+    if (ompi_datatype_is_contiguous_memory_layout(c->rtype, c->rcount)) {
+        ptrdiff_t lb = 0, ext = 0;
+        ompi_datatype_get_true_extent(c->rtype, &lb, &ext);
+        if (NULL != *in) {
+            *in = (const char *) *in + lb;
+        }
+        if (NULL != *out) {
+            *out = (char *) *out + lb;
+        }
+        return OMPI_SUCCESS;
+    }
+    size_t es = 0;
+    ompi_datatype_type_size(c->rtype, &es);
+    st->bytes = es * (size_t) c->rcount;
+    st->buf = malloc(st->bytes ? st->bytes : 1);
+    if (NULL == st->buf) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    st->user = c->rbuf;
+    st->dt = c->rtype;
+    OBJ_RETAIN(st->dt);
+    st->count = (size_t) c->rcount;
+    st->root = c->rank == c->root;
+    if (st->root) {
+        *in = st->buf;
+    } else {
+        *out = st->buf;
+    }
+    return OMPI_SUCCESS;
+}
+
+static void stage_fini(hc_ol_stage_t *st)
+{
+    if (NULL != st->buf) {
+        free(st->buf);
+        OBJ_RELEASE(st->dt);
+        st->buf = NULL;
+    }
+}
+
 /* post: send what the arm fired on the UCX worker (not when the caller
  * drives the worker itself right after). */
 static hct_port_t *arm(hc_offload_t *o, uint16_t seq, const hct_prog_t *p, const void *in,
@@ -819,6 +917,8 @@ static uint16_t next_seq(hc_offload_t *o)
     o->seq = (uint16_t) ((o->seq + 1) % HC_OL_PERSISTENT);
     return s;
 }
+
+static int run_armed(hc_offload_t *o, const void *in, void *out);
 
 static int run_blocking(hc_offload_t *o, const hc_call_t *c)
 {
@@ -847,7 +947,25 @@ static int run_blocking(hc_offload_t *o, const hc_call_t *c)
     }
     const void *in;
     void *out;
-    vectors(c, &in, &out);
+    hc_ol_stage_t st;
+    int src = stage_vectors(c, &st, &in, &out);
+    if (OMPI_SUCCESS != src) {
+        return src;
+    }
+    if (NULL != st.buf && st.root) {
+        stage_move(&st, true);
+    }
+    int rc = run_armed(o, in, out);
+    if (OMPI_SUCCESS == rc && NULL != st.buf && !st.root) {
+        stage_move(&st, false);
+    }
+    stage_fini(&st);
+    return rc;
+}
+
+/* A blocking call's program armed on in/out, waited for. */
+static int run_armed(hc_offload_t *o, const void *in, void *out)
+{
 #if HIERCOLL_HAVE_OFI
     if (o->prog_ofi) {
         hcf_port_t *fp = ol.ofi->ofi_arm(o->fchan, next_seq(o), &o->prog, in, out);
@@ -893,10 +1011,11 @@ static int req_free(ompi_request_t **rp)
         r->ol->plive[r->pslot] = NULL;
     }
     hct_prog_fini(&r->prog);
+    stage_fini(&r->stage);
     OBJ_DESTRUCT(&r->item);
     OBJ_RELEASE(r->m);
     OBJ_RELEASE(r->comm);
-    OMPI_REQUEST_FINI(&r->super);
+    OMPI_REQUEST_FINI(&r->super.super);
     OBJ_DESTRUCT(&r->super);
     free(r);
     *rp = MPI_REQUEST_NULL;
@@ -905,9 +1024,12 @@ static int req_free(ompi_request_t **rp)
 
 static int req_begin(hc_ol_req_t *r, uint16_t seq)
 {
-    r->super.req_state = OMPI_REQUEST_ACTIVE;
-    r->super.req_complete = REQUEST_PENDING;
-    r->super.req_status.MPI_ERROR = OMPI_SUCCESS;
+    r->super.super.req_state = OMPI_REQUEST_ACTIVE;
+    r->super.super.req_complete = REQUEST_PENDING;
+    r->super.super.req_status.MPI_ERROR = OMPI_SUCCESS;
+    if (NULL != r->stage.buf && r->stage.root) {
+        stage_move(&r->stage, true); /* (at every start: the data may have changed) */
+    }
 #if HIERCOLL_HAVE_OFI
     if (r->ofi) {
         r->fport = ol.ofi->ofi_arm(r->ol->fchan, seq, &r->prog, r->input, r->output);
@@ -915,8 +1037,8 @@ static int req_begin(hc_ol_req_t *r, uint16_t seq)
 #endif
         r->port = arm(r->ol, seq, &r->prog, r->input, r->output, true);
     if (NULL == r->port && NULL == r->fport) {
-        r->super.req_status.MPI_ERROR = OMPI_ERR_OUT_OF_RESOURCE;
-        ompi_request_complete(&r->super, true);
+        r->super.super.req_status.MPI_ERROR = OMPI_ERR_OUT_OF_RESOURCE;
+        ompi_request_complete(&r->super.super, true);
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
     r->active = true;
@@ -961,15 +1083,15 @@ int mca_coll_hiercoll_offload_start(hc_call_t *c, ompi_request_t **request,
     if (NULL == r) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    OBJ_CONSTRUCT(&r->super, ompi_request_t);
+    OBJ_CONSTRUCT(&r->super, ompi_coll_base_nbc_request_t);
     OBJ_CONSTRUCT(&r->item, opal_list_item_t);
     bool persistent = HC_PERSISTENT == c->mode;
-    OMPI_REQUEST_INIT(&r->super, persistent);
-    r->super.req_type = OMPI_REQUEST_COLL;
-    r->super.req_free = req_free;
-    r->super.req_cancel = mca_coll_hiercoll_req_cancel;
-    r->super.req_start = req_start;
-    r->super.req_mpi_object.comm = c->comm;
+    OMPI_REQUEST_INIT(&r->super.super, persistent);
+    r->super.super.req_type = OMPI_REQUEST_COLL;
+    r->super.super.req_free = req_free;
+    r->super.super.req_cancel = mca_coll_hiercoll_req_cancel;
+    r->super.super.req_start = req_start;
+    r->super.super.req_mpi_object.comm = c->comm;
     r->ol = o;
     r->m = c->module;
     r->comm = c->comm;
@@ -977,23 +1099,25 @@ int mca_coll_hiercoll_offload_start(hc_call_t *c, ompi_request_t **request,
     OBJ_RETAIN(r->comm);
     r->persistent = persistent;
     hct_prog_init(&r->prog);
-    vectors(c, &r->input, &r->output);
-    int rc = plan(o, &r->prog, c);
+    int rc = stage_vectors(c, &r->stage, &r->input, &r->output);
+    if (OMPI_SUCCESS == rc) {
+        rc = plan(o, &r->prog, c);
+    }
     r->ofi = OMPI_SUCCESS == rc && ofi_fits(o, c);
     if (OMPI_SUCCESS != rc) {
-        ompi_request_t *rp = &r->super;
+        ompi_request_t *rp = &r->super.super;
         req_free(&rp);
         return rc;
     }
-    *request = &r->super;
+    *request = &r->super.super;
     if (persistent) {
         /* fixed at init: persistent collectives match in init order */
         r->pslot = o->npersistent < HC_OL_NPERS ? o->npersistent : o->pslot;
         o->npersistent++;
         o->plive[r->pslot] = r;
         r->pbase = (uint16_t) (HC_OL_PERSISTENT | (r->pslot << 8));
-        r->super.req_state = OMPI_REQUEST_INACTIVE;
-        r->super.req_complete = REQUEST_COMPLETED;
+        r->super.super.req_state = OMPI_REQUEST_INACTIVE;
+        r->super.super.req_complete = REQUEST_COMPLETED;
         return OMPI_SUCCESS;
     }
     return req_begin(r, next_seq(o));

@@ -392,19 +392,32 @@ int hcp_alltoallv_linear(hcp_plan_t *p, int n, int rank, const int *scounts,
 {
     hcp_reset(p, ssize, rsize);
     int src_buf = HCP_SBUF;
+    int64_t shift = 0; /* in place: scratch unit 0 is receive-buffer unit `shift` */
     if (in_place) {
-        /* Send from a copy of the receive buffer's outgoing blocks. */
-        int64_t end = 0;
+        /* Send from a copy of the receive buffer's outgoing blocks, which
+         * span units [lo, end) of it (displacements may be negative: the
+         * scratch begins at the lowest, hc_fuzz --case 0x45b53be0fe6fb887
+         * at np 4 wrote below it) */
+        int64_t end = 0, lo = 0;
+        bool any = false;
         for (int j = 0; j < n; ++j) {
-            int64_t e = at(rdispls, j, rcount) + cnt(rcounts, j, rcount);
-            if (j != rank && e > end) {
+            if (j == rank || cnt(rcounts, j, rcount) <= 0) {
+                continue;
+            }
+            int64_t d = at(rdispls, j, rcount), e = d + cnt(rcounts, j, rcount);
+            if (!any || d < lo) {
+                lo = d;
+            }
+            if (!any || e > end) {
                 end = e;
             }
+            any = true;
         }
-        hcp_scratch(p, HCP_TMP0, HCP_UNIT_RTYPE, end);
+        shift = lo;
+        hcp_scratch(p, HCP_TMP0, HCP_UNIT_RTYPE, end - lo);
         for (int j = 0; j < n; ++j) {
             if (j != rank && cnt(rcounts, j, rcount) > 0) {
-                hcp_copy1(p, HCP_TMP0, at(rdispls, j, rcount), HCP_RBUF,
+                hcp_copy1(p, HCP_TMP0, at(rdispls, j, rcount) - shift, HCP_RBUF,
                           at(rdispls, j, rcount), cnt(rcounts, j, rcount));
             }
         }
@@ -419,7 +432,7 @@ int hcp_alltoallv_linear(hcp_plan_t *p, int n, int rank, const int *scounts,
         int to = (rank + i) % n, from = (rank - i + n) % n;
         int64_t sc = cnt(scounts, to, scount), rc = cnt(rcounts, from, rcount);
         if (sc * (int64_t) ssize > 0) {
-            hcp_send(p, to, src_buf, at(sdispls, to, scount), sc);
+            hcp_send(p, to, src_buf, at(sdispls, to, scount) - shift, sc);
         }
         if (rc * (int64_t) rsize > 0) {
             hcp_recv(p, from, HCP_RBUF, at(rdispls, from, rcount), rc);
