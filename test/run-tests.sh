@@ -1828,6 +1828,7 @@ offload-ibcast-short-int-np2|2|--case 0x5fc468e3fa43f985 --coll bcast --algo off
 offload-ibcast-derived-np2|2|--case 0x57a2d2cef1214168 --coll bcast --algo offload --mode nonblocking --packed 0
 shm-allreduce-element-16k-np2|2|--case 0xb9b9dc59300f9a27 --coll allreduce --algo auto,shm
 shm-allgatherv-short-int-np2|2|--case 0x75b9c2dcca87c529 --coll $SHM_HOLES --algo shm --reps 1 --count 2731
+shm-bcast-unsigned-at-cell-edge-np3|3|--case 0x213b80f4f2b5149d --comm prefix:2 --mode blocking --root 0 --count 482
 shm-scatterv-struct-holes-np2|2|--case 0xdf5f428916c18853 --algo $ALGOS_BUT_OFFLOAD --comm world --mode blocking --root 0 --packed 0 --count 632
 shm-gather-struct-holes-np2|2|--case 0xf0574b24f43bd55f --algo $ALGOS_BUT_OFFLOAD --comm world --root 0 --subtype 1 --count 508
 shm-reduce-scatter-block-element-32k-np2|2|--case 0x57bde277cdd72f2d --algo $ALGOS_BUT_OFFLOAD

@@ -304,7 +304,8 @@ struct hc_shm_op {
     char *tmp;          /* CMA: a packed copy (root) or landing buffer (reader) */
     char *scratch;      /* CMA reductions: two pieces (a peer's, my input's) */
     size_t mine0, mine1; /* reduce-scatter: my block's elements */
-    opal_convertor_t conv;
+    void *ubuf;    /* packed: the user's buffer and count (a receiver unpacks */
+    size_t ucount; /* each chunk at its place: hc_shm_dt_stream) */
     /* progress */
     uint64_t s0;
     hc_line_t **row; /* its slots' rows: the channel's, or its hot rows (hot) */
@@ -348,6 +349,8 @@ typedef struct hc_shm_req {
 /* Shared between the files of the level (hidden: inside the component). */
 /* coll_hiercoll_shm_arena.c */
 HC_SHM_HIDDEN int hc_shm_world_rank(void);
+HC_SHM_HIDDEN void hc_shm_dt_stream(const void *base, ompi_datatype_t *dt, size_t count,
+                                    size_t off, size_t len, char *buf, bool pack);
 HC_SHM_HIDDEN bool hc_shm_fault(const char *step);
 HC_SHM_HIDDEN uint64_t hc_shm_random64(void);
 HC_SHM_HIDDEN void hc_shm_arena_create(void);

@@ -108,7 +108,7 @@ static void dt_edge(const void *base, ompi_datatype_t *dt, size_t count, size_t 
  * middle go straight, the one or two cut by an edge through a bounce
  * (dt_edge).  A predefined element is at most 32 bytes, so the element
  * after byte x starts at or before x + 32 (dt_floor of x + 64 is past x). */
-static void dt_stream(const void *base, ompi_datatype_t *dt, size_t count, size_t off, size_t len,
+void hc_shm_dt_stream(const void *base, ompi_datatype_t *dt, size_t count, size_t off, size_t len,
                       char *buf, bool pack)
 {
     if (0 == len) {
@@ -261,7 +261,7 @@ bool hc_shm_run_move(hc_shm_op_t *o)
                     for (int q = 0; q < n; ++q) {
                         if (q != me) {
                             hc_blk_t b = block_of(c, q);
-                            dt_stream(b.base, b.dt, b.count, off,
+                            hc_shm_dt_stream(b.base, b.dt, b.count, off,
                                       clip(hc_shm_block_bytes(c, q), off, o->chunk), cell_of(ch, s, q),
                                       true);
                         }
@@ -271,9 +271,9 @@ bool hc_shm_run_move(hc_shm_op_t *o)
                 size_t len = clip(hc_shm_block_bytes(c, me), off, o->chunk);
                 if (c->in_place) { /* allgather(v): my block is in place */
                     hc_blk_t b = block_of(c, me);
-                    dt_stream(b.base, b.dt, b.count, off, len, cell_of(ch, s, me), true);
+                    hc_shm_dt_stream(b.base, b.dt, b.count, off, len, cell_of(ch, s, me), true);
                 } else {
-                    dt_stream(c->sbuf, c->stype, (size_t) c->scount, off, len,
+                    hc_shm_dt_stream(c->sbuf, c->stype, (size_t) c->scount, off, len,
                               cell_of(ch, s, me), true);
                 }
             }
@@ -285,7 +285,7 @@ bool hc_shm_run_move(hc_shm_op_t *o)
                 if (!one_flag(o, line_of(o, s, c->root), FV(s, 0))) {
                     return false;
                 }
-                dt_stream(c->rbuf, c->rtype, (size_t) c->rcount, off,
+                hc_shm_dt_stream(c->rbuf, c->rtype, (size_t) c->rcount, off,
                           clip(hc_shm_block_bytes(c, me), off, o->chunk), cell_of(ch, s, me), false);
                 HC_SHM_CELL_READ(o, c->root, clip(hc_shm_block_bytes(c, me), off, o->chunk));
             }
@@ -296,7 +296,7 @@ bool hc_shm_run_move(hc_shm_op_t *o)
             for (int q = 0; q < n; ++q) {
                 if (q != me) {
                     hc_blk_t b = block_of(c, q);
-                    dt_stream(b.base, b.dt, b.count, off, clip(hc_shm_block_bytes(c, q), off, o->chunk),
+                    hc_shm_dt_stream(b.base, b.dt, b.count, off, clip(hc_shm_block_bytes(c, q), off, o->chunk),
                               cell_of(ch, s, q), false);
                     HC_SHM_CELL_READ(o, q, clip(hc_shm_block_bytes(c, q), off, o->chunk));
                 }
@@ -360,7 +360,7 @@ bool hc_shm_run_vmove(hc_shm_op_t *o)
                     size_t len = clip(hc_shm_block_bytes(c, q), off, o->chunk);
                     if (q != me && len > 0) {
                         hc_blk_t b = block_of(c, q);
-                        dt_stream(b.base, b.dt, b.count, off, len, cell_of(ch, s, q), true);
+                        hc_shm_dt_stream(b.base, b.dt, b.count, off, len, cell_of(ch, s, q), true);
                     }
                 }
                 hc_line_t *l = line_of(o, s, me);
@@ -377,7 +377,7 @@ bool hc_shm_run_vmove(hc_shm_op_t *o)
                     return false;
                 }
                 hc_blk_t b = block_of(c, o->i);
-                dt_stream(b.base, b.dt, b.count, off, len, cell_of(ch, s, o->i), false);
+                hc_shm_dt_stream(b.base, b.dt, b.count, off, len, cell_of(ch, s, o->i), false);
                 HC_SHM_CELL_READ(o, o->i, len);
             }
             o->i = 0;
@@ -397,7 +397,7 @@ bool hc_shm_run_vmove(hc_shm_op_t *o)
                 if (!slot_free(ch, s, true)) {
                     return false;
                 }
-                dt_stream(c->sbuf, c->stype, (size_t) c->scount, off, len, cell_of(ch, s, me),
+                hc_shm_dt_stream(c->sbuf, c->stype, (size_t) c->scount, off, len, cell_of(ch, s, me),
                           true);
                 publish(o, line_of(o, s, me), FV(s, 0));
             }
@@ -412,7 +412,7 @@ bool hc_shm_run_vmove(hc_shm_op_t *o)
                 take_chunks(o, (int) r->aux);
             }
             if (!gat) {
-                dt_stream(c->rbuf, c->rtype, (size_t) c->rcount, off, len, cell_of(ch, s, me),
+                hc_shm_dt_stream(c->rbuf, c->rtype, (size_t) c->rcount, off, len, cell_of(ch, s, me),
                           false);
                 HC_SHM_CELL_READ(o, root, len);
             }

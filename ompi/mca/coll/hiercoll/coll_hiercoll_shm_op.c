@@ -251,23 +251,15 @@ static void op_begin(hc_shm_op_t *o, void *ubuf, int ucount)
     o->j = o->ph = o->i = 0;
     o->finished = false;
     o->error = OMPI_SUCCESS;
-    if (o->packed) {
-        OBJ_CONSTRUCT(&o->conv, opal_convertor_t);
-        if (ch->s->me == o->root) {
-            opal_convertor_copy_and_prepare_for_send(ompi_mpi_local_convertor, &o->dt->super,
-                                                     (size_t) ucount, ubuf, 0, &o->conv);
-        } else {
-            opal_convertor_copy_and_prepare_for_recv(ompi_mpi_local_convertor, &o->dt->super,
-                                                     (size_t) ucount, ubuf, 0, &o->conv);
-        }
+    if (o->packed) { /* (a bcast of a non-contiguous type: hc_shm_dt_stream) */
+        o->ubuf = ubuf;
+        o->ucount = (size_t) ucount;
     }
 }
 
 static void op_end(hc_shm_op_t *o)
 {
-    if (o->packed) {
-        OBJ_DESTRUCT(&o->conv);
-    }
+    (void) o;
 }
 
 /* Channels: operations in order. */
