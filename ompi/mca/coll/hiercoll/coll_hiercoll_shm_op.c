@@ -257,11 +257,6 @@ static void op_begin(hc_shm_op_t *o, void *ubuf, int ucount)
     }
 }
 
-static void op_end(hc_shm_op_t *o)
-{
-    (void) o;
-}
-
 /* Channels: operations in order. */
 static void chan_push(hc_shm_chan_t *ch, hc_shm_op_t *o)
 {
@@ -308,7 +303,6 @@ static void busy_add(hc_shm_chan_t *ch)
 
 static void req_complete(hc_shm_req_t *r)
 {
-    op_end(&r->op);
     r->active = false;
     r->super.super.req_status.MPI_ERROR = r->op.error;
     ompi_request_complete(&r->super.super, true);
@@ -407,7 +401,6 @@ int hc_shm_run_blocking_op(hc_shm_op_t *o, const hc_call_t *c)
             hc_shm_place_later(ch->s->module);
         }
     }
-    op_end(o);
     return o->error;
 }
 
