@@ -754,7 +754,7 @@ static void test_lbred(MPI_Comm comm)
         for (size_t ci = 0; ci < sizeof(counts) / sizeof(counts[0]); ++ci) {
             int count = counts[ci];
             for (int coll = 0; coll < 4; ++coll) {
-                int total = coll >= 2 ? count * np : count, rc = coll >= 2 ? count : count;
+                int total = coll >= 2 ? count * np : count; /* (the send side) */
                 size_t pad = 64, bytes = (size_t) total * 4 + 2 * pad;
                 unsigned char *sb = malloc(bytes), *r1 = malloc(bytes), *r2 = malloc(bytes);
                 int *rcounts = malloc(sizeof(int) * (size_t) np);
@@ -774,7 +774,7 @@ static void test_lbred(MPI_Comm comm)
                     switch (coll) {
                     case 0: MPI_Allreduce(s0, rb, count, t, op, c); break;
                     case 1: MPI_Reduce(s0, rb, count, t, op, np - 1, c); break;
-                    case 2: MPI_Reduce_scatter_block(s0, rb, rc, t, op, c); break;
+                    case 2: MPI_Reduce_scatter_block(s0, rb, count, t, op, c); break;
                     default: MPI_Reduce_scatter(s0, rb, rcounts, t, op, c); break;
                     }
                 }

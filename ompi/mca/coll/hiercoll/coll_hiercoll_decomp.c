@@ -1582,9 +1582,7 @@ static void dx_begin(hc_dreq_t *r)
 {
     hc_dx_t *x = &r->x;
     hc_decomp_t *d = x->d;
-    r->super.super.req_state = OMPI_REQUEST_ACTIVE;
-    r->super.super.req_complete = REQUEST_PENDING;
-    r->super.super.req_status.MPI_ERROR = OMPI_SUCCESS;
+    mca_coll_hiercoll_req_arm(&r->super.super);
     x->rc = OMPI_SUCCESS;
     x->pc = 0;
     x->ips = 0;
@@ -1648,8 +1646,7 @@ static int dx_req_free(ompi_request_t **rp)
     dx_free_mem(&r->x);
     OBJ_RELEASE(r->m);
     OBJ_RELEASE(r->comm);
-    OMPI_REQUEST_FINI(&r->super.super);
-    OBJ_DESTRUCT(&r->super);
+    mca_coll_hiercoll_req_unmake(&r->super);
     free(r);
     *rp = MPI_REQUEST_NULL;
     return OMPI_SUCCESS;
@@ -1667,13 +1664,7 @@ int mca_coll_hiercoll_decomp_start(hc_call_t *c, ompi_request_t **request, struc
     if (NULL == r) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    OBJ_CONSTRUCT(&r->super, ompi_coll_base_nbc_request_t);
-    OMPI_REQUEST_INIT(&r->super.super, persistent);
-    r->super.super.req_type = OMPI_REQUEST_COLL;
-    r->super.super.req_free = dx_req_free;
-    r->super.super.req_cancel = mca_coll_hiercoll_req_cancel;
-    r->super.super.req_start = dx_req_start;
-    r->super.super.req_mpi_object.comm = c->comm;
+    mca_coll_hiercoll_req_make(&r->super, c->comm, persistent, dx_req_free, dx_req_start);
     r->m = c->module;
     r->comm = c->comm;
     OBJ_RETAIN(r->m);

@@ -734,6 +734,32 @@ int mca_coll_hiercoll_req_cancel(ompi_request_t *req, int complete)
     return MPI_ERR_REQUEST; /* collectives cannot be cancelled */
 }
 
+void mca_coll_hiercoll_req_make(ompi_coll_base_nbc_request_t *r, ompi_communicator_t *comm,
+                                bool persistent, ompi_request_free_fn_t free_fn,
+                                ompi_request_start_fn_t start_fn)
+{
+    OBJ_CONSTRUCT(r, ompi_coll_base_nbc_request_t);
+    OMPI_REQUEST_INIT(&r->super, persistent);
+    r->super.req_type = OMPI_REQUEST_COLL;
+    r->super.req_free = free_fn;
+    r->super.req_cancel = mca_coll_hiercoll_req_cancel;
+    r->super.req_start = start_fn;
+    r->super.req_mpi_object.comm = comm;
+}
+
+void mca_coll_hiercoll_req_arm(ompi_request_t *r)
+{
+    r->req_state = OMPI_REQUEST_ACTIVE;
+    r->req_complete = REQUEST_PENDING;
+    r->req_status.MPI_ERROR = OMPI_SUCCESS;
+}
+
+void mca_coll_hiercoll_req_unmake(ompi_coll_base_nbc_request_t *r)
+{
+    OMPI_REQUEST_FINI(&r->super);
+    OBJ_DESTRUCT(r);
+}
+
 /* Scratch and request slots for the current plan. */
 static int prepare_plan(mca_coll_hiercoll_request_t *req)
 {
@@ -853,9 +879,7 @@ static void begin(mca_coll_hiercoll_request_t *req)
     req->round = -1;
     req->nreqs = 0;
     req->error = OMPI_SUCCESS;
-    req->super.super.req_state = OMPI_REQUEST_ACTIVE;
-    req->super.super.req_complete = REQUEST_PENDING;
-    req->super.super.req_status.MPI_ERROR = OMPI_SUCCESS;
+    mca_coll_hiercoll_req_arm(&req->super.super);
     if (req->staged) {
         int rc = build_stage(req, 0);
         if (OMPI_SUCCESS != rc) {

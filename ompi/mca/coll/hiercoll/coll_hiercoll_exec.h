@@ -60,6 +60,17 @@ void mca_coll_hiercoll_sc_sweep(ompi_communicator_t *comm, bool all);
 /* A collective request's req_cancel: collectives cannot be cancelled. */
 int mca_coll_hiercoll_req_cancel(ompi_request_t *req, int complete);
 
+/* The request of a capability that keeps its own state behind an
+ * ompi_coll_base_nbc_request_t (the shared-memory level, the offload, the
+ * decomposition): made for a call on comm (a collective request with
+ * these free and start functions), armed at each start, unmade in its
+ * free (the caller releases what it retained and frees the memory). */
+void mca_coll_hiercoll_req_make(ompi_coll_base_nbc_request_t *r, ompi_communicator_t *comm,
+                                bool persistent, ompi_request_free_fn_t free_fn,
+                                ompi_request_start_fn_t start_fn);
+void mca_coll_hiercoll_req_arm(ompi_request_t *r);
+void mca_coll_hiercoll_req_unmake(ompi_coll_base_nbc_request_t *r);
+
 END_C_DECLS
 
 #endif /* MCA_COLL_HIERCOLL_EXEC_H */

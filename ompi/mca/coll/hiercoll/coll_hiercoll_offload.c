@@ -1015,8 +1015,7 @@ static int req_free(ompi_request_t **rp)
     OBJ_DESTRUCT(&r->item);
     OBJ_RELEASE(r->m);
     OBJ_RELEASE(r->comm);
-    OMPI_REQUEST_FINI(&r->super.super);
-    OBJ_DESTRUCT(&r->super);
+    mca_coll_hiercoll_req_unmake(&r->super);
     free(r);
     *rp = MPI_REQUEST_NULL;
     return OMPI_SUCCESS;
@@ -1024,9 +1023,7 @@ static int req_free(ompi_request_t **rp)
 
 static int req_begin(hc_ol_req_t *r, uint16_t seq)
 {
-    r->super.super.req_state = OMPI_REQUEST_ACTIVE;
-    r->super.super.req_complete = REQUEST_PENDING;
-    r->super.super.req_status.MPI_ERROR = OMPI_SUCCESS;
+    mca_coll_hiercoll_req_arm(&r->super.super);
     if (NULL != r->stage.buf && r->stage.root) {
         stage_move(&r->stage, true); /* (at every start: the data may have changed) */
     }
@@ -1083,15 +1080,9 @@ int mca_coll_hiercoll_offload_start(hc_call_t *c, ompi_request_t **request,
     if (NULL == r) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    OBJ_CONSTRUCT(&r->super, ompi_coll_base_nbc_request_t);
     OBJ_CONSTRUCT(&r->item, opal_list_item_t);
     bool persistent = HC_PERSISTENT == c->mode;
-    OMPI_REQUEST_INIT(&r->super.super, persistent);
-    r->super.super.req_type = OMPI_REQUEST_COLL;
-    r->super.super.req_free = req_free;
-    r->super.super.req_cancel = mca_coll_hiercoll_req_cancel;
-    r->super.super.req_start = req_start;
-    r->super.super.req_mpi_object.comm = c->comm;
+    mca_coll_hiercoll_req_make(&r->super, c->comm, persistent, req_free, req_start);
     r->ol = o;
     r->m = c->module;
     r->comm = c->comm;

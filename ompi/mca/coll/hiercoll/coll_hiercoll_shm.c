@@ -202,14 +202,8 @@ int mca_coll_hiercoll_shm_start(hc_call_t *c, ompi_request_t **request, struct o
     if (NULL == r) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    OBJ_CONSTRUCT(&r->super, ompi_coll_base_nbc_request_t);
     bool persistent = HC_PERSISTENT == c->mode;
-    OMPI_REQUEST_INIT(&r->super.super, persistent);
-    r->super.super.req_type = OMPI_REQUEST_COLL;
-    r->super.super.req_free = hc_shm_req_free;
-    r->super.super.req_cancel = mca_coll_hiercoll_req_cancel;
-    r->super.super.req_start = hc_shm_req_start;
-    r->super.super.req_mpi_object.comm = c->comm;
+    mca_coll_hiercoll_req_make(&r->super, c->comm, persistent, hc_shm_req_free, hc_shm_req_start);
     r->m = m;
     r->comm = c->comm;
     OBJ_RETAIN(m);

@@ -416,8 +416,7 @@ int hc_shm_req_free(ompi_request_t **rp)
 
     OBJ_RELEASE(r->m);
     OBJ_RELEASE(r->comm);
-    OMPI_REQUEST_FINI(&r->super.super);
-    OBJ_DESTRUCT(&r->super);
+    mca_coll_hiercoll_req_unmake(&r->super);
     free(r);
     *rp = MPI_REQUEST_NULL;
     return OMPI_SUCCESS;
@@ -426,9 +425,7 @@ int hc_shm_req_free(ompi_request_t **rp)
 void hc_shm_req_begin(hc_shm_req_t *r)
 {
     hc_shm_t *sh = r->m->shm;
-    r->super.super.req_state = OMPI_REQUEST_ACTIVE;
-    r->super.super.req_complete = REQUEST_PENDING;
-    r->super.super.req_status.MPI_ERROR = OMPI_SUCCESS;
+    mca_coll_hiercoll_req_arm(&r->super.super);
     r->active = true;
     if (0 == hc_shm_op_init(&r->op, &sh->ch[r->chan], &r->call)) {
         r->active = false;
