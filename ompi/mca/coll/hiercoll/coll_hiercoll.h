@@ -294,6 +294,11 @@ OBJ_CLASS_DECLARATION(mca_coll_hiercoll_module_t);
 /* ------------------------------------------------------------------ */
 
 /* Registered by coll_hiercoll_component.c; every layer reads them. */
+/* The shared-memory level's most grouping levels (coll_hiercoll_shm_levels):
+ * a flag line's phase has 3 bits, and an operation up and down levels
+ * takes the levels + 3 of them (coll_hiercoll_shm_bcast.c). */
+#define HC_SHM_MAXLV 5
+
 typedef struct mca_coll_hiercoll_params_t {
     int priority;
     int verbose;
@@ -350,7 +355,15 @@ typedef struct mca_coll_hiercoll_params_t {
     size_t shm_reduce_min;
     int shm_slots, shm_persistent, shm_min_calls, shm_spin, shm_watchdog, shm_fold_ranks;
     int shm_group_size, shm_place, shm_place_after;
+    /* shm_levels parsed: "auto" (the group level, numa, socket where
+     * they split the ranks, more than shm_group_size of them), "flat", or
+     * a list from the bottom (hcp_level_t) */
+    char *shm_levels;
+    int shm_levels_mode; /* HC_LEVELS_* */
+    int shm_nlv, shm_lv_by[HC_SHM_MAXLV];
 } mca_coll_hiercoll_params_t;
+
+enum { HC_LEVELS_AUTO, HC_LEVELS_FLAT, HC_LEVELS_LIST };
 
 extern mca_coll_hiercoll_params_t mca_coll_hiercoll_params;
 

@@ -500,6 +500,18 @@ static int hiercoll_register(void)
                "Unbound processes, or runs of one or two ranks on average (a round-robin "
                "mapping), give consecutive ranks",
                OPAL_INFO_LVL_6, &c->shm_group_level);
+    c->shm_levels = "auto";
+    reg_string("shm_levels",
+               "Shared-memory node level: the hierarchy of barrier, bcast (in the flag line and "
+               "the cells) and reductions of at most 112 bytes.  \"auto\": on more than "
+               "coll_hiercoll_shm_group_size processes, the levels among "
+               "coll_hiercoll_shm_group_level, \"numa\" and \"socket\" that split the ranks "
+               "into runs of consecutive ones (the order of the folds stays MPI's), each level's "
+               "groups cut every coll_hiercoll_shm_group_size ranks; then runs of that many "
+               "leaders while more remain.  \"flat\": none (every rank reads every line).  A "
+               "list from the bottom (\"l3,numa,socket\"): those levels, at any size.  At most "
+               "5 levels; the verbose line names them",
+               OPAL_INFO_LVL_5, &c->shm_levels);
     c->shm_topology = "";
     reg_string("shm_topology",
                "Shared-memory node level, testing and what-if runs: a synthetic topology in "
@@ -552,6 +564,51 @@ static int shm_group_parse(const char *v)
     return by;
 }
 
+/* coll_hiercoll_shm_levels: "auto", "flat" or a list of hardware levels
+ * from the bottom; an error: auto. */
+static void shm_levels_parse(mca_coll_hiercoll_params_t *c)
+{
+    const char *v = NULL != c->shm_levels ? c->shm_levels : "auto";
+    c->shm_levels_mode = HC_LEVELS_AUTO;
+    c->shm_nlv = 0;
+    if (0 == strcmp(v, "auto") || '\0' == v[0]) {
+        return;
+    }
+    if (0 == strcmp(v, "flat")) {
+        c->shm_levels_mode = HC_LEVELS_FLAT;
+        return;
+    }
+    char *copy = strdup(v), *save = NULL;
+    int n = 0;
+    const char *bad = NULL;
+    for (char *t = strtok_r(copy, ", ", &save); NULL != copy && NULL != t;
+         t = strtok_r(NULL, ", ", &save)) {
+        int lv = -1;
+        for (int i = HCP_LEVEL_NUMA; i < HCP_NLEVELS; ++i) {
+            if (0 == strcmp(t, hcp_level_names[i])) {
+                lv = i;
+            }
+        }
+        if (0 == strcmp(t, "package") || 0 == strcmp(t, "pack")) {
+            lv = HCP_LEVEL_SOCKET;
+        }
+        if (lv < 0 || n == HC_SHM_MAXLV) {
+            bad = lv < 0 ? "a level is numa, socket, l3, l2, l1, core or hwthread"
+                         : "at most 5 levels";
+            break;
+        }
+        c->shm_lv_by[n++] = lv;
+    }
+    free(copy);
+    if (NULL != bad || 0 == n) {
+        mca_coll_hiercoll_param_error("coll_hiercoll_shm_levels=\"%s\": %s; auto", v,
+                                      NULL != bad ? bad : "no level");
+        return;
+    }
+    c->shm_levels_mode = HC_LEVELS_LIST;
+    c->shm_nlv = n;
+}
+
 static int hiercoll_open(void)
 {
     mca_coll_hiercoll_params_t *c = &mca_coll_hiercoll_params;
@@ -561,6 +618,7 @@ static int hiercoll_open(void)
                                       "off", c->decomp_criterion, why);
     }
     c->shm_group_by = shm_group_parse(c->shm_group_level);
+    shm_levels_parse(c);
     if (0 != mca_coll_hiercoll_shm_topology_parse(c->shm_topology, why, sizeof(why))) {
         mca_coll_hiercoll_param_error("coll_hiercoll_shm_topology=\"%s\": %s; the real locality",
                                       c->shm_topology, why);

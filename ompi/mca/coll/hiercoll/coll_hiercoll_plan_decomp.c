@@ -460,3 +460,50 @@ int hcp_runs(int n, const int *keys, int cap, int *lead)
     }
     return groups;
 }
+
+int hcp_levels(int n, int ncand, const int *keys, int cap, int maxlv, int *up, int *used,
+               int *top, int *ntop)
+{
+    int *kk = malloc(sizeof(int) * (size_t) (n > 0 ? n : 1));
+    int *lead = malloc(sizeof(int) * (size_t) (n > 0 ? n : 1));
+    int nl = 0, np = n, c = 0;
+    if (NULL == kk || NULL == lead) {
+        free(kk);
+        free(lead);
+        return -1;
+    }
+    for (int r = 0; r < n; ++r) {
+        top[r] = r; /* (level nl's ranks, ascending) */
+    }
+    while (nl < maxlv && np > 1 && (c < ncand || np > cap)) {
+        bool hw = c < ncand;
+        for (int i = 0; i < np; ++i) {
+            kk[i] = hw ? keys[(size_t) c * (size_t) n + (size_t) top[i]] : 0;
+        }
+        int ng = hcp_runs(np, kk, hw ? cap : (cap > 1 ? cap : 2), lead);
+        if (hw) {
+            ++c;
+            if (ng == np || ng == 1 || 2 * ng > np + 1) {
+                continue; /* merges none, or all (the top), or short runs */
+            }
+        }
+        for (int r = 0; r < n; ++r) {
+            up[(size_t) nl * (size_t) n + (size_t) r] = -1;
+        }
+        for (int i = 0; i < np; ++i) {
+            up[(size_t) nl * (size_t) n + (size_t) top[i]] = top[lead[i]];
+        }
+        int g = 0;
+        for (int i = 0; i < np; ++i) {
+            if (lead[i] == i) {
+                top[g++] = top[i]; /* (g <= i) */
+            }
+        }
+        used[nl++] = hw ? c - 1 : -1;
+        np = g;
+    }
+    *ntop = np;
+    free(kk);
+    free(lead);
+    return nl;
+}

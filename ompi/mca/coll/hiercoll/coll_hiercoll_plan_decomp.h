@@ -98,6 +98,23 @@ typedef struct hcp_decomp {
  * r's group; returns the number of groups. */
 int hcp_runs(int n, const int *keys, int cap, int *lead);
 
+/* The shared-memory level's hierarchy (coll_hiercoll_shm_levels).  keys
+ * holds ncand candidate levels from the bottom, ncand * n keys (candidate
+ * c's key of rank r at keys[c * n + r]: equal keys, the same object).
+ * Level 0's ranks are all; a candidate becomes the next level where its
+ * runs among that level's ranks (hcp_runs, cut every cap) merge some of
+ * them but not all into one, and are not short (more than two ranks on
+ * average, or an interleaving mapping would reorder the folds: skipped);
+ * the level's leaders (each run's first) are the next level's ranks.
+ * While more than cap ranks remain, runs of cap consecutive ones (used
+ * -1).  At most maxlv levels.  up[k * n + r]: the leader of r's group at
+ * level k, -1 where r is not among level k's ranks; used[k]: the
+ * candidate of level k; top[0 .. *ntop): the ranks above the last level
+ * (all ranks where none is kept).  Returns the levels kept, -1: no
+ * memory. */
+int hcp_levels(int n, int ncand, const int *keys, int cap, int maxlv, int *up, int *used,
+               int *top, int *ntop);
+
 /* Group the n ranks by key (keys[r] equal: same part).  Returns 0, or -1
  * when memory ran out. */
 int hcp_decomp_build(hcp_decomp_t *d, int n, const int *keys);

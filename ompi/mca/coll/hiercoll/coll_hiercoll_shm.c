@@ -95,8 +95,9 @@ void mca_coll_hiercoll_shm_free(mca_coll_hiercoll_module_t *m)
     hc_shm_region_leave(s);
     free(s->pids);
     free(s->rows);
-    free(s->lead);
-    free(s->leaders);
+    free(s->up);
+    free(s->top);
+    free(s->mem);
     free(s);
     m->shm = NULL;
 }
@@ -505,7 +506,7 @@ static int lean(hc_shm_t *sh, hc_shm_chan_t *ch, hc_fast_t *f, hc_coll_t k, cons
         /* (through one cell, measured 0.63-0.95x the engine's from 128
          * bytes to 4 KiB: the lean bcast stays in the flag line) */
         size_t m = (size_t) f->count * f->dtype->super.size;
-        if (!lean_inline(sh, f, m)) {
+        if (!sh->flat || !lean_inline(sh, f, m)) { /* (the hierarchy: hc_shm_run_bcast) */
             return LEAN_NO;
         }
         l = flag_of(ch, s, f->root);

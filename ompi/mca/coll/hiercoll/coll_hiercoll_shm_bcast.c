@@ -41,11 +41,68 @@ static void bcast_put(hc_shm_op_t *o, size_t off, size_t len, const char *from)
     hc_shm_dt_stream(o->ubuf, o->dt, o->ucount, off, len, (char *) from, false);
 }
 
-/* Flat: every rank writes its line and reads everyone's.  Grouped: the
- * members' lines go to their leader, the leaders' second phase to all. */
+/* THE HIERARCHY's up and down (not flat; levels: hc_shm_group_ranks).
+ * Operation s's phases in a rank's line: FV(s, k) once its subtree below
+ * level k is in (k = 0: itself; a reduction's value of the subtree in
+ * the line), the top's FV(s, nlv + 1) once a top rank has read the
+ * top's lines (an allreduce: then it may overwrite its own), and
+ * FV(s, nlv + 2), released (an allreduce's result in the line). */
+static inline uint64_t rel_of(const hc_shm_t *sh, uint64_t s)
+{
+    return FV(s, sh->nlv + 2);
+}
+
+/* Up: at each level k below my highest, wait for my group's other ranks
+ * to have their subtrees in (FV(s, k)); `in` (a reduction's) folds them,
+ * then I say mine is (FV(s, k + 1)).  False: not yet (o->lv resumes). */
+bool hc_shm_up(hc_shm_op_t *o, uint64_t s, void (*in)(hc_shm_op_t *, uint64_t, int))
+{
+    hc_shm_t *sh = o->ch->s;
+    for (; o->lv < sh->hi; ++o->lv) {
+        int k = o->lv;
+        if (!some_flags(o, s, FV(s, k), sh->mat[k] + 1, sh->mnum[k] - 1, 1, sh->mem)) {
+            return false;
+        }
+        if (NULL != in) {
+            in(o, s, k);
+        }
+        publish(o, line_of(o, s, sh->me), FV(s, k + 1));
+    }
+    return true;
+}
+
+/* Down: my leader's release (FV(s, nlv + 2)); `out` takes what it
+ * carries; then mine, where I lead a group below.  At the top, nothing to
+ * wait for.  False: not yet. */
+bool hc_shm_down(hc_shm_op_t *o, uint64_t s, void (*out)(hc_shm_op_t *, uint64_t, int))
+{
+    hc_shm_t *sh = o->ch->s;
+    if (sh->upl >= 0) {
+        if (!one_flag(o, line_of(o, s, sh->upl), rel_of(sh, s))) {
+            return false;
+        }
+        if (NULL != out) {
+            out(o, s, sh->upl);
+        }
+    }
+    if (sh->hi > 0) {
+        publish(o, line_of(o, s, sh->me), rel_of(sh, s));
+    }
+    /* every rank has begun s (see all_flags) */
+    if (s - 1 > o->ch->done_min) {
+        o->ch->done_min = s - 1;
+    }
+    finish_reading(o->ch, s);
+    return true;
+}
+
+/* Flat: every rank writes its line and reads everyone's.  Otherwise up
+ * the hierarchy (each leader reads its group's lines), the top's lines at
+ * the top, and down (each rank its leader's). */
 bool hc_shm_run_barrier(hc_shm_op_t *o)
 {
     hc_shm_chan_t *ch = o->ch;
+    hc_shm_t *sh = ch->s;
     uint64_t s = o->s0;
     if (0 == o->ph) {
         if (!o->hot && !slot_free(ch, s, false)) {
@@ -56,6 +113,7 @@ bool hc_shm_run_barrier(hc_shm_op_t *o)
         }
         publish(o, line_of(o, s, ch->s->me), FV(s, 0));
         o->ph = 1;
+        o->lv = 0;
     }
     if (0 == o->grp) {
         if (!all_flags(o, s, FV(s, 0))) {
@@ -69,25 +127,19 @@ bool hc_shm_run_barrier(hc_shm_op_t *o)
         }
         return true;
     }
-    int lead, size;
-    hc_shm_my_group(o, &lead, &size);
     if (1 == o->ph) {
-        if (lead == ch->s->me) {
-            if (!some_flags(o, s, FV(s, 0), lead + 1, size - 1, 1, NULL)) {
-                return false;
-            }
-            publish(o, line_of(o, s, lead), FV(s, 1));
+        if (!hc_shm_up(o, s, NULL)) {
+            return false;
         }
         o->ph = 2;
     }
-    if (!hc_shm_leader_flags(o, s, FV(s, 1))) {
-        return false;
+    if (2 == o->ph) {
+        if (sh->upl < 0 && !some_flags(o, s, FV(s, sh->nlv), 0, sh->ntop, 1, sh->top)) {
+            return false;
+        }
+        o->ph = 3;
     }
-    if (s - 1 > ch->done_min) { /* every rank has begun s (see all_flags) */
-        ch->done_min = s - 1;
-    }
-    finish_reading(ch, s);
-    return true;
+    return hc_shm_down(o, s, NULL);
 }
 
 /* One verbose line per process when a write into a reader fails. */
@@ -237,6 +289,13 @@ static bool run_bcast_cma(hc_shm_op_t *o)
     return true;
 }
 
+/* The rank whose line (and cell) a bcast's rank copies from: the root at
+ * the top, else its leader (a forwarder once it has copied: hc_shm_run_bcast). */
+static inline int bcast_source(const hc_shm_t *sh, int root)
+{
+    return sh->upl < 0 ? root : sh->upl;
+}
+
 bool hc_shm_run_bcast(hc_shm_op_t *o)
 {
     if (PATH_CMA == o->path) {
@@ -244,31 +303,44 @@ bool hc_shm_run_bcast(hc_shm_op_t *o)
     }
     hc_shm_chan_t *ch = o->ch;
     hc_shm_t *sh = ch->s;
-    bool root = sh->me == o->root;
+    bool root = sh->me == o->root, cells = PATH_INLINE != o->path;
+    /* Through the hierarchy, chunk by chunk: the top's ranks copy from the
+     * root, every other rank from its leader, and a rank that leads a
+     * group below (hi > 0) copies into its own line or cell first and
+     * publishes it, so the chunks go down every level at once. */
+    int src = 0 != o->grp ? bcast_source(sh, o->root) : o->root;
+    bool fwd = 0 != o->grp && !root && sh->hi > 0;
     for (; o->j < o->nchunks; ++o->j) {
         uint64_t s = o->s0 + (uint64_t) o->j;
         size_t off = (size_t) o->j * o->chunk;
         size_t len = o->m - off < o->chunk ? o->m - off : o->chunk;
-        hc_line_t *l = line_of(o, s, o->root);
-        char *buf = PATH_INLINE == o->path ? (char *) l->data : cell_of(ch, s, o->root);
+        hc_line_t *l = line_of(o, s, root ? o->root : src);
+        char *buf = !cells ? (char *) l->data : cell_of(ch, s, root ? o->root : src);
         if (root) {
-            if (!slot_free(ch, s, PATH_INLINE != o->path)) {
+            if (!slot_free(ch, s, cells)) {
                 return false;
             }
             bcast_get(o, off, len, buf);
             publish(o, l, FV(s, 0));
             finish_reading(ch, s);
-        } else {
-            if (!one_flag(o, l, FV(s, 0))) {
-                return false;
-            }
-            bcast_put(o, off, len, buf);
-            if (PATH_INLINE != o->path) {
-                HC_SHM_CELL_READ(o, o->root, len);
-            }
-            finish_reading(ch, s);
-            prefetch_next(o, s + 1, o->root);
+            continue;
         }
+        if ((fwd && !slot_free(ch, s, cells)) || !one_flag(o, l, FV(s, 0))) {
+            return false;
+        }
+        if (cells) {
+            HC_SHM_CELL_READ(o, src, len);
+        }
+        if (fwd) {
+            hc_line_t *mine = line_of(o, s, sh->me);
+            char *to = !cells ? (char *) mine->data : cell_of(ch, s, sh->me);
+            memcpy(to, buf, len);
+            publish(o, mine, FV(s, 0));
+            buf = to;
+        }
+        bcast_put(o, off, len, buf);
+        finish_reading(ch, s);
+        prefetch_next(o, s + 1, src);
     }
     return true;
 }

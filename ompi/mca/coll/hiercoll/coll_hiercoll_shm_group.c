@@ -2,10 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
- * The shared-memory node level: the hierarchy.  Each rank's key for a
- * hardware level (coll_hiercoll_shm_group_level), the groups of the grouped
- * algorithms (more than coll_hiercoll_shm_group_size ranks: runs of
- * consecutive ranks, led by their first) and their leaders' lines.
+ * The shared-memory node level: the hierarchy.  Each rank's keys of the
+ * hardware levels (coll_hiercoll_shm_levels, _group_level), the levels and
+ * groups of the hierarchy's algorithms (runs of consecutive ranks, led by
+ * their first: hcp_levels), the synthetic topology and the line counts.
  */
 #include "coll_hiercoll_shm_internal.h"
 
@@ -33,64 +33,123 @@ int64_t hc_shm_my_key(ompi_communicator_t *comm, int by)
     return me;
 }
 
-/* The groups of the grouped algorithms (more than coll_hiercoll_shm_group_size
- * ranks): runs of consecutive ranks that share the level's object, cut at
- * the group size; consecutive ranks only where the runs are two ranks or
- * fewer on average (a round-robin mapping, unbound processes).  The same
- * table on every rank (the keys were allgathered).  False: no memory. */
+/* The candidate levels of the hierarchy, from the bottom (hcp_level_t;
+ * coll_hiercoll_shm_levels): auto's are the group level, numa and socket
+ * (those above it; none where the group level is "none": runs of
+ * consecutive ranks).  Returns their number. */
+int hc_shm_levels_of(int *by)
+{
+    const mca_coll_hiercoll_params_t *c = &mca_coll_hiercoll_params;
+    if (HC_LEVELS_LIST == c->shm_levels_mode) {
+        memcpy(by, c->shm_lv_by, sizeof(int) * (size_t) c->shm_nlv);
+        return c->shm_nlv;
+    }
+    int n = 0;
+    if (HC_LEVELS_AUTO != c->shm_levels_mode || c->shm_group_by < 0) {
+        return 0;
+    }
+    by[n++] = c->shm_group_by;
+    /* (numa and socket where they are above the group level) */
+    static const int above[] = {HCP_LEVEL_NUMA, HCP_LEVEL_SOCKET};
+    for (int i = 0; i < 2; ++i) {
+        bool higher = c->shm_group_by > HCP_LEVEL_SOCKET
+                      || (HCP_LEVEL_NUMA == c->shm_group_by && HCP_LEVEL_SOCKET == above[i]);
+        if (higher) {
+            by[n++] = above[i];
+        }
+    }
+    return n;
+}
+
+/* Flat (every rank reads every line), decided from the parameters and
+ * the process count alone: the region's layout follows from it, before
+ * the ranks' places are known. */
+bool hc_shm_flat_for(int n)
+{
+    const mca_coll_hiercoll_params_t *c = &mca_coll_hiercoll_params;
+    return HC_LEVELS_FLAT == c->shm_levels_mode
+           || (HC_LEVELS_AUTO == c->shm_levels_mode && n <= c->shm_group_size);
+}
+
+/* The hierarchy (not flat) from every rank's keys of the candidate levels
+ * (hcp_levels: runs of consecutive ranks at each level, so the folds keep
+ * MPI's order; the same table on every rank, the keys were allgathered),
+ * and my part of it.  `how`: the levels and their groups, for the
+ * verbose line.  False: no memory. */
 bool hc_shm_group_ranks(hc_shm_t *s, const hc_shm_peer_t *peers, char *how, size_t howlen)
 {
-    int n = s->n, cap = mca_coll_hiercoll_params.shm_group_size;
-    int by = mca_coll_hiercoll_params.shm_group_by;
-    int *keys = malloc(sizeof(int) * (size_t) n);
-    s->lead = malloc(sizeof(int) * (size_t) n);
-    if (NULL == keys || NULL == s->lead) {
+    int n = s->n, by[HC_SHM_MAXLV], nc = hc_shm_levels_of(by);
+    int *keys = malloc(sizeof(int) * (size_t) n * (size_t) (nc > 0 ? nc : 1));
+    int used[HC_SHM_MAXLV];
+    s->up = malloc(sizeof(int) * (size_t) n * HC_SHM_MAXLV);
+    s->top = malloc(sizeof(int) * (size_t) n);
+    s->mem = malloc(sizeof(int) * (size_t) n * HC_SHM_MAXLV);
+    if (NULL == keys || NULL == s->up || NULL == s->top || NULL == s->mem) {
         free(keys);
         return false;
     }
-    for (int r = 0; r < n; ++r) {
-        keys[r] = (int) peers[r].key;
-    }
-    int ng = hcp_runs(n, keys, cap, s->lead);
-    if (by < 0 || 2 * ng > n + 1) {
-        memset(keys, 0, sizeof(int) * (size_t) n);
-        ng = hcp_runs(n, keys, cap, s->lead);
-        snprintf(how, howlen, "consecutive ranks%s",
-                 by < 0 ? "" : " (the level's runs were short)");
-    } else {
-        snprintf(how, howlen, "%s", hcp_level_names[by]);
-    }
-    free(keys);
-    s->leaders = malloc(sizeof(int) * (size_t) ng);
-    if (NULL == s->leaders) {
-        return false;
-    }
-    s->ngroups = 0;
-    for (int r = 0; r < n; ++r) {
-        if (s->lead[r] == r) {
-            s->leaders[s->ngroups++] = r;
+    for (int c = 0; c < nc; ++c) {
+        for (int r = 0; r < n; ++r) {
+            keys[c * n + r] = (int) peers[r].key[c];
         }
     }
-    return true;
-}
-
-/* The same for the groups' first ranks (phase v of their lines). */
-bool hc_shm_leader_flags(hc_shm_op_t *o, uint64_t s, uint64_t v)
-{
-    return some_flags(o, s, v, 0, o->ch->s->ngroups, 1, o->ch->s->leaders);
-}
-
-/* The groups (set up with the region: runs of consecutive ranks, see
- * hc_shm_group_ranks), led by their first: my group's first rank and size. */
-void hc_shm_my_group(const hc_shm_op_t *o, int *lead, int *size)
-{
-    const hc_shm_t *sh = o->ch->s;
-    int r = sh->me;
-    *lead = sh->lead[r];
-    while (r + 1 < sh->n && sh->lead[r + 1] == *lead) {
-        ++r;
+    s->nlv = hcp_levels(n, nc, keys, mca_coll_hiercoll_params.shm_group_size, HC_SHM_MAXLV,
+                        s->up, used, s->top, &s->ntop);
+    free(keys);
+    if (s->nlv < 0) {
+        return false;
     }
-    *size = r + 1 - *lead;
+    /* my highest level, my leader there, my groups' ranks below it */
+    int me = s->me, at = 0;
+    s->hi = s->nlv;
+    s->upl = -1;
+    for (int k = 0; k < s->nlv; ++k) {
+        s->lvof[k] = used[k] < 0 ? -1 : by[used[k]];
+        const int *u = s->up + (size_t) k * (size_t) n;
+        if (s->hi < s->nlv) {
+            continue;
+        }
+        if (u[me] != me) {
+            s->hi = k;
+            s->upl = u[me];
+            continue;
+        }
+        s->mat[k] = at;
+        s->mnum[k] = 0;
+        for (int r = me; r < n && (r == me || u[r] == me || u[r] < 0); ++r) {
+            if (u[r] == me) {
+                s->mem[at++] = r;
+                s->mnum[k]++;
+            }
+        }
+    }
+    /* the verbose line: each level, its groups and their sizes */
+    int hat = snprintf(how, howlen, "%d level%s", s->nlv, 1 == s->nlv ? "" : "s");
+    for (int k = 0; k < s->nlv && hat < (int) howlen; ++k) {
+        const int *u = s->up + (size_t) k * (size_t) n;
+        int groups = 0, lo = n, hiz = 0;
+        for (int r = 0; r < n; ++r) {
+            if (u[r] != r) {
+                continue;
+            }
+            int sz = 0;
+            for (int q = r; q < n; ++q) {
+                sz += u[q] == r;
+            }
+            ++groups;
+            lo = sz < lo ? sz : lo;
+            hiz = sz > hiz ? sz : hiz;
+        }
+        hat += snprintf(how + hat, howlen - (size_t) hat, "%s %s %d groups of %d", 0 == k ? ":" : ",",
+                        s->lvof[k] < 0 ? "ranks" : hcp_level_names[s->lvof[k]], groups, lo);
+        if (hiz != lo && hat < (int) howlen) {
+            hat += snprintf(how + hat, howlen - (size_t) hat, "-%d", hiz);
+        }
+    }
+    if (hat < (int) howlen) {
+        snprintf(how + hat, howlen - (size_t) hat, "%s top %d", s->nlv ? ";" : ":", s->ntop);
+    }
+    return true;
 }
 
 /* SYNTHETIC TOPOLOGY (coll_hiercoll_shm_topology): levels from the top,
@@ -219,22 +278,24 @@ static int topo_level_of(int by)
     }
 }
 
-/* Every rank's group key (peers[r].key) from the synthetic topology and
- * the world ranks allgathered: the same table on every rank, as the keys
- * of the bindings are (hc_shm_my_key). */
-void hc_shm_topo_keys(hc_shm_peer_t *peers, int n, int by)
+/* Every rank's keys of the candidate levels by[0 .. nc) (peers[r].key)
+ * from the synthetic topology and the world ranks allgathered: the same
+ * table on every rank, as the keys of the bindings are (hc_shm_my_key). */
+void hc_shm_topo_keys(hc_shm_peer_t *peers, int n, const int *by, int nc)
 {
-    int lv = topo_level_of(by);
-    for (int r = 0; r < n; ++r) {
-        peers[r].key = 0;
-        if (lv < 0) {
-            continue;
-        }
-        int id = hc_shm_topo_id(lv, (int) peers[r].wrank);
-        for (int q = 0; q <= r; ++q) {
-            if (hc_shm_topo_id(lv, (int) peers[q].wrank) == id) {
-                peers[r].key = q;
-                break;
+    for (int c = 0; c < nc; ++c) {
+        int lv = topo_level_of(by[c]);
+        for (int r = 0; r < n; ++r) {
+            peers[r].key[c] = 0;
+            if (lv < 0) {
+                continue;
+            }
+            int id = hc_shm_topo_id(lv, (int) peers[r].wrank);
+            for (int q = 0; q <= r; ++q) {
+                if (hc_shm_topo_id(lv, (int) peers[q].wrank) == id) {
+                    peers[r].key[c] = q;
+                    break;
+                }
             }
         }
     }

@@ -17,7 +17,7 @@
  * counts alike); operation s uses slot s mod K.  Each rank writes only
  * its own lines, 128 bytes apart: flag[slot][rank] {seq, inline data} and
  * done[rank] (the last operation it finished reading).  Flags carry
- * FV(s, phase) = 4 s + phase, stored with release and read with acquire,
+ * FV(s, phase) = 8 s + phase, stored with release and read with acquire,
  * compared with >= (never equality, never 32 bits).  Before a rank writes
  * slot k for operation s it checks that every rank is done with s - K
  * (a cached minimum, rarely re-read), so writers run up to K operations
@@ -78,7 +78,8 @@
 #define HC_SHM_INLINE (HC_SHM_LINE - 16)
 #define HC_SHM_MAGIC 0x68635f73686d3031ull /* "hc_shm01" */
 #define HC_SHM_MAXCH 17                    /* channel 0 + up to 16 persistent */
-#define FV(s, ph) (((uint64_t) (s) << 2) | (uint64_t) (ph))
+#define FV(s, ph) (((uint64_t) (s) << 3) | (uint64_t) (ph))
+#define FV_SEQ(v) ((v) >> 3) /* (8 phases: the levels' up to HC_SHM_MAXLV + 3) */
 
 typedef struct hc_line {
     uint64_t seq;
@@ -212,9 +213,19 @@ typedef struct hc_shm {
     bool flat;   /* no groups (n <= coll_hiercoll_shm_group_size) */
     bool part;  /* a decomposition's part (mca_coll_hiercoll_shm_prepare) */
     pid_t *pids;
-    int *lead;    /* [n] the first rank of each rank's group (grouped algorithms) */
-    int *leaders; /* [ngroups] the groups' first ranks, ascending */
-    int ngroups;
+    /* THE HIERARCHY (not flat; coll_hiercoll_shm_group.c): nlv grouping
+     * levels (0: one group of every rank); at level k, runs of level k's
+     * ranks, led by their first, whose leaders are level k + 1's ranks;
+     * above the last, the top */
+    int nlv;
+    int hi;  /* my highest level: I am a member of a group at it, not its leader (nlv: the top) */
+    int upl; /* my leader at level hi (-1: I am at the top) */
+    int *mem; /* my groups' ranks at the levels I lead (k < hi), ascending, me first */
+    int mat[HC_SHM_MAXLV], mnum[HC_SHM_MAXLV]; /* level k's: mem[mat[k] .. mat[k] + mnum[k]) */
+    int *top; /* [ntop] the top's ranks, ascending */
+    int ntop;
+    int *up;  /* [nlv][n] each rank's leader at each level (-1: not among its ranks) */
+    int lvof[HC_SHM_MAXLV]; /* level k's hcp_level_t (-1: runs of consecutive ranks) */
     ompi_communicator_t *comm;
     hc_shm_chan_t ch[HC_SHM_MAXCH];
     /* PLACEMENT DEFERRED: the hot number from which its agreeing calls
@@ -276,7 +287,7 @@ static inline uint32_t spin_of(const hc_shm_t *sh)
 typedef struct {
     int64_t pid, fd, free;
     uint64_t cookie_at; /* the CMA probe: where this process keeps `cma_cookie` */
-    int64_t key;        /* my group key (coll_hiercoll_shm_group_level, hc_shm_my_key) */
+    int64_t key[HC_SHM_MAXLV]; /* my keys of the candidate levels (hc_shm_levels_of) */
     int64_t wrank;      /* my rank in MPI_COMM_WORLD (the synthetic topology's PU) */
 } hc_shm_peer_t;
 
@@ -300,7 +311,9 @@ struct hc_shm_op {
     char *dst;       /* contiguous output */
     bool packed;     /* bcast through the convertor */
     const hc_call_t *c; /* movement and reduce-scatter: the call's arguments */
-    int grp;            /* barrier, inline reductions: groups of grp ranks (0: flat) */
+    int grp;            /* barrier, bcast, inline reductions: through the hierarchy (0: flat) */
+    int lv;             /* ... the level it is at (coll_hiercoll_shm_bcast.c) */
+    unsigned char acc[HC_SHM_INLINE]; /* ... an inline reduction's value of my subtree */
     char *tmp;          /* CMA: a packed copy (root) or landing buffer (reader) */
     char *scratch;      /* CMA reductions: two pieces (a peer's, my input's) */
     size_t mine0, mine1; /* reduce-scatter: my block's elements */
@@ -377,10 +390,10 @@ HC_SHM_HIDDEN void hc_shm_wait_slow(hc_shm_t *sh, hc_wait_t *w, const hc_shm_op_
 HC_SHM_HIDDEN int64_t hc_shm_my_key(ompi_communicator_t *comm, int by);
 HC_SHM_HIDDEN bool hc_shm_group_ranks(hc_shm_t *s, const hc_shm_peer_t *peers, char *how,
                                       size_t howlen);
-HC_SHM_HIDDEN bool hc_shm_leader_flags(hc_shm_op_t *o, uint64_t s, uint64_t v);
-HC_SHM_HIDDEN void hc_shm_my_group(const hc_shm_op_t *o, int *lead, int *size);
+HC_SHM_HIDDEN int hc_shm_levels_of(int *by);
+HC_SHM_HIDDEN bool hc_shm_flat_for(int n);
 HC_SHM_HIDDEN int hc_shm_topo_id(int lv, int r);
-HC_SHM_HIDDEN void hc_shm_topo_keys(hc_shm_peer_t *peers, int n, int by);
+HC_SHM_HIDDEN void hc_shm_topo_keys(hc_shm_peer_t *peers, int n, const int *by, int nc);
 HC_SHM_HIDDEN int hc_shm_topo_describe(const hc_shm_t *s, const hc_shm_peer_t *peers, char *buf,
                                        size_t len);
 HC_SHM_HIDDEN bool hc_shm_stats_init(hc_shm_t *s, const hc_shm_peer_t *peers);
@@ -400,6 +413,9 @@ HC_SHM_HIDDEN __attribute__((cold)) void hc_shm_count_cell(const hc_shm_op_t *o,
 HC_SHM_HIDDEN int hc_shm_setup(mca_coll_hiercoll_module_t *m);
 HC_SHM_HIDDEN __attribute__((cold)) void hc_shm_place_later(mca_coll_hiercoll_module_t *m);
 /* coll_hiercoll_shm_bcast.c */
+HC_SHM_HIDDEN bool hc_shm_up(hc_shm_op_t *o, uint64_t s, void (*in)(hc_shm_op_t *, uint64_t, int));
+HC_SHM_HIDDEN bool hc_shm_down(hc_shm_op_t *o, uint64_t s,
+                               void (*out)(hc_shm_op_t *, uint64_t, int));
 HC_SHM_HIDDEN bool hc_shm_run_barrier(hc_shm_op_t *o);
 HC_SHM_HIDDEN bool hc_shm_run_bcast(hc_shm_op_t *o);
 /* coll_hiercoll_shm_reduce.c */
@@ -522,11 +538,11 @@ static inline bool all_flags(hc_shm_op_t *o, uint64_t s, uint64_t v)
     if (OPAL_UNLIKELY(NULL != ch->s->st)) {
         hc_shm_count(o, 0, ch->s->n, 1, NULL);
     }
-    /* every rank has begun operation v >> 2, so each finished the ones
+    /* every rank has begun operation FV_SEQ(v), so each finished the ones
      * before it (a channel runs them in order): slot_free need not read
      * the done lines for those (a hot operation: those numbered before
      * mbase) */
-    uint64_t begun = o->hot ? o->mbase : v >> 2;
+    uint64_t begun = o->hot ? o->mbase : FV_SEQ(v);
     if (begun - 1 > ch->done_min) {
         ch->done_min = begun - 1;
     }
@@ -540,8 +556,8 @@ static inline bool one_flag(hc_shm_op_t *o, hc_line_t *l, uint64_t v)
         o->wait_val = v;
         return false;
     }
-    if (OPAL_UNLIKELY(NULL != o->ch->s->st)) { /* (whose line: of operation v >> 2's row) */
-        hc_shm_count(o, (int) (l - line_of(o, v >> 2, 0)), 1, 1, NULL);
+    if (OPAL_UNLIKELY(NULL != o->ch->s->st)) { /* (whose line: of operation FV_SEQ(v)'s row) */
+        hc_shm_count(o, (int) (l - line_of(o, FV_SEQ(v), 0)), 1, 1, NULL);
     }
     return true;
 }
@@ -691,8 +707,7 @@ static inline bool red_lines(const hc_shm_t *sh, size_t m, size_t esize)
 {
     size_t per = 0 != esize ? HC_SHM_INLINE / esize * esize : 0;
     /* (flat, known before the set-up: auto asks then) */
-    return sh->n <= mca_coll_hiercoll_params.shm_group_size && 0 != per
-           && m <= HC_SHM_RED_LINES * per;
+    return hc_shm_flat_for(sh->n) && 0 != per && m <= HC_SHM_RED_LINES * per;
 }
 
 static inline void wait_init(const hc_shm_t *sh, hc_wait_t *w)

@@ -56,51 +56,97 @@ void hc_shm_fold(hc_shm_op_t *o, uint64_t s, size_t e0, size_t e1, char *acc, co
     fold_ranks(o, s, 0, o->ch->s->n, 1, NULL, e0, e1, acc, mine);
 }
 
-/* An inline reduction in groups: every rank publishes; each leader folds
- * its group (rank order) and publishes the group's value in its line;
- * every rank (allreduce) or the root (reduce) folds the groups' values in
- * group order.  Groups are runs of ranks, so the order is MPI's. */
+/* An inline reduction through the hierarchy (hc_shm_up, hc_shm_down):
+ * every rank publishes its input; at each level a leader folds its
+ * group's values (rank order: the groups are runs of ranks, so each value
+ * is a run's, and the order MPI's) and publishes its subtree's in its
+ * line.  A reduce's root then folds the top's values; an allreduce's top
+ * ranks each fold them, say so (FV(s, nlv + 1)), and once every top rank
+ * has, release their result down the levels in their lines. */
+static void fold_in(hc_shm_op_t *o, uint64_t s, int k)
+{
+    const hc_shm_t *sh = o->ch->s;
+    unsigned char acc[HC_SHM_INLINE];
+    fold_ranks(o, s, sh->mat[k], sh->mnum[k], 1, sh->mem, 0, o->count, (char *) acc,
+               0 == k ? o->src : (const char *) o->acc);
+    memcpy(o->acc, acc, o->m);
+    memcpy(line_of(o, s, sh->me)->data, acc, o->m);
+}
+
+static void result_out(hc_shm_op_t *o, uint64_t s, int from)
+{
+    memcpy(o->dst, line_of(o, s, from)->data, o->m);
+    if (o->ch->s->hi > 0) {
+        memcpy(line_of(o, s, o->ch->s->me)->data, o->dst, o->m);
+    }
+}
+
 bool hc_shm_run_fold_grouped(hc_shm_op_t *o)
 {
     hc_shm_chan_t *ch = o->ch;
     hc_shm_t *sh = ch->s;
     uint64_t s = o->s0;
-    int lead, size;
-    hc_shm_my_group(o, &lead, &size);
-    bool leader = lead == sh->me, folds = HC_ALLREDUCE == o->coll || sh->me == o->root;
+    bool top = sh->upl < 0, all = HC_ALLREDUCE == o->coll;
     if (0 == o->ph) {
         if (!slot_free(ch, s, false)) {
             return false;
         }
         hc_line_t *l = line_of(o, s, sh->me);
         memcpy(l->data, o->src, o->m);
+        if (0 == sh->hi) {
+            memcpy(o->acc, o->src, o->m);
+        }
         publish(o, l, FV(s, 0));
         o->ph = 1;
+        o->lv = 0;
     }
     if (1 == o->ph) {
-        if (leader) {
-            unsigned char acc[HC_SHM_INLINE];
-            if (!some_flags(o, s, FV(s, 0), lead, size, 1, NULL)) {
-                return false;
-            }
-            fold_ranks(o, s, lead, size, 1, NULL, 0, o->count, (char *) acc, o->src);
-            hc_line_t *l = line_of(o, s, lead);
-            memcpy(l->data, acc, o->m); /* (nobody reads my own value any more) */
-            publish(o, l, FV(s, 1));
+        if (!hc_shm_up(o, s, fold_in)) {
+            return false;
         }
         o->ph = 2;
     }
-    if (folds) {
-        if (!hc_shm_leader_flags(o, s, FV(s, 1))) {
+    if (!all) { /* reduce: the root folds the top's values */
+        if (sh->me == o->root) {
+            if (!some_flags(o, s, FV(s, sh->nlv), 0, sh->ntop, 1, sh->top)) {
+                return false;
+            }
+            fold_ranks(o, s, 0, sh->ntop, 1, sh->top, 0, o->count, o->dst,
+                       top ? (const char *) o->acc : NULL);
+            if (s - 1 > ch->done_min) {
+                ch->done_min = s - 1;
+            }
+        }
+        finish_reading(ch, s);
+        return true;
+    }
+    if (top && 2 == o->ph) {
+        if (!some_flags(o, s, FV(s, sh->nlv), 0, sh->ntop, 1, sh->top)) {
             return false;
         }
-        fold_ranks(o, s, 0, sh->ngroups, 1, sh->leaders, 0, o->count, o->dst, NULL);
-        if (s - 1 > ch->done_min) {
-            ch->done_min = s - 1;
+        unsigned char res[HC_SHM_INLINE];
+        fold_ranks(o, s, 0, sh->ntop, 1, sh->top, 0, o->count, (char *) res,
+                   (const char *) o->acc);
+        memcpy(o->dst, res, o->m);
+        if (0 == sh->nlv) { /* (nobody below: nobody reads my line again) */
+            finish_reading(ch, s);
+            if (s - 1 > ch->done_min) {
+                ch->done_min = s - 1;
+            }
+            return true;
         }
+        publish(o, line_of(o, s, sh->me), FV(s, sh->nlv + 1));
+        o->ph = 3;
     }
-    finish_reading(ch, s);
-    return true;
+    if (top && 3 == o->ph) {
+        /* (every top rank has read my value: my line may take the result) */
+        if (!some_flags(o, s, FV(s, sh->nlv + 1), 0, sh->ntop, 1, sh->top)) {
+            return false;
+        }
+        memcpy(line_of(o, s, sh->me)->data, o->dst, o->m);
+        o->ph = 4;
+    }
+    return hc_shm_down(o, s, top ? NULL : result_out);
 }
 
 hc_chunk_t hc_shm_chunk_of(const hc_shm_op_t *o)

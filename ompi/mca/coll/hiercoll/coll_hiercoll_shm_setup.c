@@ -327,7 +327,7 @@ static int set_up(mca_coll_hiercoll_module_t *m)
     s->cell = hc_shm_cell_for(s->n, s->k);
     s->demote = m->shm_demote;
     s->lean = m->shm_lean;
-    s->flat = s->n <= mca_coll_hiercoll_params.shm_group_size;
+    s->flat = hc_shm_flat_for(s->n);
     s->nch = 1 + c->shm_persistent;
     /* (measured on 2 processes only; a row of more is slower to time, and
      * place 8 at 8 processes would add 476 KiB to the region) */
@@ -354,7 +354,11 @@ static int set_up(mca_coll_hiercoll_module_t *m)
         cma_cookie = HC_SHM_MAGIC ^ (uint64_t) getpid();
     }
     hc_shm_peer_t mine = {getpid(), hc_shm_g.fd, (int64_t) hc_shm_arena_largest(), (uintptr_t) &cma_cookie,
-                          hc_shm_my_key(comm, c->shm_group_by), hc_shm_world_rank()};
+                          {0}, hc_shm_world_rank()};
+    int by[HC_SHM_MAXLV], nc = s->flat ? 0 : hc_shm_levels_of(by);
+    for (int i = 0; i < nc; ++i) {
+        mine.key[i] = hc_shm_my_key(comm, by[i]);
+    }
     int rc = p->coll_allgather(&mine, sizeof(mine), MPI_BYTE, peers, sizeof(mine), MPI_BYTE,
                                comm, p->coll_allgather_module);
     if (OMPI_SUCCESS != rc) {
@@ -362,7 +366,7 @@ static int set_up(mca_coll_hiercoll_module_t *m)
         return rc;
     }
     if (0 != hc_shm_topo.total) { /* (the keys of the synthetic topology instead) */
-        hc_shm_topo_keys(peers, s->n, c->shm_group_by);
+        hc_shm_topo_keys(peers, s->n, by, nc);
     }
     int owner = -1;
     for (int r = 0; r < s->n; ++r) {
@@ -419,8 +423,8 @@ static int set_up(mca_coll_hiercoll_module_t *m)
                               "otherwise than rank %d's", hc_shm_world_rank(), owner);
         ok = 0;
     }
-    char how[96] = "";
-    ok = ok && hc_shm_group_ranks(s, peers, how, sizeof(how));
+    char how[256] = "";
+    ok = ok && (s->flat || hc_shm_group_ranks(s, peers, how, sizeof(how)));
     /* (timing the rows of flag lines needs every rank on a core of its own:
      * place > 1) */
     uint64_t key = s->place > 1 ? memo_key(s, peers, owner, where[0]) : 0;
@@ -496,15 +500,9 @@ static int set_up(mca_coll_hiercoll_module_t *m)
         if (s->cma) {
             snprintf(cma, sizeof(cma), "single copy (CMA) from %zu bytes", c->shm_cma_min);
         }
-        char groups[160] = "";
-        if (s->n > c->shm_group_size) {
-            int at = snprintf(groups, sizeof(groups), ", %d groups by %s (sizes ", s->ngroups, how);
-            for (int i = 0; i < s->ngroups && at < (int) sizeof(groups) - 16; ++i) {
-                int end = i + 1 < s->ngroups ? s->leaders[i + 1] : s->n;
-                at += snprintf(groups + at, sizeof(groups) - (size_t) at, "%s%d", i ? "," : "",
-                               end - s->leaders[i]);
-            }
-            snprintf(groups + at, sizeof(groups) - (size_t) at, ")");
+        char groups[300] = "";
+        if (!s->flat) {
+            snprintf(groups, sizeof(groups), ", hierarchy %s", how);
         }
         mca_coll_hiercoll_log(1, "%s: shm: %d processes, region of %zu bytes in rank %d's arena "
                               "(%d slots, cells of %zu bytes, %d channels), %s%s%s%s",
