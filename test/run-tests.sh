@@ -944,19 +944,19 @@ rankfile() {
 }
 GROUPS_BY=(--mca coll hiercoll,basic,libnbc --mca coll_hiercoll_verbose 2
            --mca coll_hiercoll_shm_group_size 4)
-EXPECT=("$SHM_OK" "8 processes, .*, 3 groups by core \(sizes 3,4,1\)")
+EXPECT=("$SHM_OK" "8 processes, .*, hierarchy 1 level: core 3 groups of 1-4; top 3; left out: numa \(all in one\), socket \(all in one\)")
 run "shm-groups-core-t_shm-np8" 600 "${MPI_RF[@]}" -np 8 $(rankfile "$rf_blocks") \
     "${GROUPS_BY[@]}" --mca coll_hiercoll_shm_group_level core "${SHM[@]}" "$shm" --cycles 20 \
     --any-order
-EXPECT=("$OK" "8 processes, .*, 3 groups by core \(sizes 3,4,1\)" ": allreduce = shm \(blocking")
+EXPECT=("$OK" "8 processes, .*, hierarchy 1 level: core 3 groups of 1-4; top 3" ": allreduce = shm \(blocking")
 run "shm-groups-core-colls-np8" 600 "${MPI_RF[@]}" -np 8 $(rankfile "$rf_blocks") \
     "${GROUPS_BY[@]}" --mca coll_hiercoll_shm_group_level core "${SHM[@]}" "$colls" \
     --only allreduce,reduce,barrier
-EXPECT=("$SHM_OK" "8 processes, .*, 2 groups by consecutive ranks \(the level's runs were short\) \(sizes 4,4\)")
+EXPECT=("$SHM_OK" "8 processes, .*, hierarchy 1 level: numa 2 groups of 4; top 2; left out: core \(one rank each\)")
 run "shm-groups-round-robin-np8" 600 "${MPI_RF[@]}" -np 8 $(rankfile "$rf_alternate") \
     "${GROUPS_BY[@]}" --mca coll_hiercoll_shm_group_level core "${SHM[@]}" "$shm" --cycles 20 \
     --any-order
-EXPECT=("$SHM_OK" "8 processes, .*, 2 groups by consecutive ranks \(sizes 4,4\)")
+EXPECT=("$SHM_OK" "8 processes, .*, hierarchy 1 level: ranks 2 groups of 4; top 2")
 EXPECT_ONCE=('hiercoll: ERROR: coll_hiercoll_shm_group_level="block:2": a hardware level or "none"')
 run "shm-groups-bad-level-np8" 600 "${MPI_RF[@]}" -np 8 $(rankfile "$rf_blocks") \
     "${GROUPS_BY[@]}" --mca coll_hiercoll_shm_group_level block:2 "${SHM[@]}" "$shm" --cycles 20 \
@@ -966,11 +966,11 @@ rm -f "$rf_blocks" "$rf_alternate"
 # rank r on PU r) instead of the bindings: groups by L3 of 2 cores at np 8
 # (group size 4), the same serial references; a bad string: one error
 # line, the real locality
-EXPECT=("$SHM_OK" "8 processes, .*, 4 groups by l3 \(sizes 2,2,2,2\), topology \"pack:2 l3:2 core:2\" \(objects among the ranks: package 2 numa 2 l3 4 l2 8 core 8\)")
+EXPECT=("$SHM_OK" "8 processes, .*, hierarchy 2 levels: l3 4 groups of 2, numa 2 groups of 2; top 2; left out: socket \(one rank each\), topology \"pack:2 l3:2 core:2\" \(objects among the ranks: package 2 numa 2 l3 4 l2 8 core 8\)")
 run "shm-topology-groups-l3-t_shm-np8" 600 "${MPI[@]}" -np 8 "${GROUPS_BY[@]}" \
     --mca coll_hiercoll_shm_topology "pack:2 l3:2 core:2" "${SHM[@]}" "$shm" --cycles 20 \
     --any-order
-EXPECT=("$SHM_OK" "8 processes, .*, 2 groups by consecutive ranks \(sizes 4,4\)$")
+EXPECT=("$SHM_OK" "8 processes, .*, hierarchy 1 level: ranks 2 groups of 4; top 2$")
 EXPECT_ONCE=('hiercoll: ERROR: coll_hiercoll_shm_topology="pack:2 cache:3": "cache" is no level')
 run "shm-topology-bad-np8" 600 "${MPI[@]}" -np 8 "${GROUPS_BY[@]}" \
     --mca coll_hiercoll_shm_group_level none --mca coll_hiercoll_shm_topology "pack:2 cache:3" \
@@ -979,10 +979,11 @@ run "shm-topology-bad-np8" 600 "${MPI[@]}" -np 8 "${GROUPS_BY[@]}" \
 # lines of cells): 100 8-byte allreduces at np 8
 # on 2 packages x 2 NUMA nodes x 2 L3 of one core.  Flat, every rank reads
 # the 7 others' flag lines each call (1 in its NUMA node, 2 more in its
-# package, 4 across packages).  In two levels (groups by package of 4, led
-# by ranks 0 and 4) a leader reads its 3 members' lines and the other
-# leader's, a member both leaders': 1 line across packages per rank and
-# call instead of 4
+# package, 4 across packages).  In a level by package (groups of 4, led
+# by ranks 0 and 4, the top) a leader reads its 3 members' lines and the
+# other leader's, a member its leader's result (in the leader's cell: a
+# cell line): 2 lines across packages per call instead of 32 (the two
+# levels before had every rank read both leaders' lines: 8)
 if [ -x "$top_builddir/contrib/hc_bench" ] || [ "$list" = yes ]; then
     LINES_BY=(--mca coll hiercoll,basic,libnbc --mca coll_hiercoll_verbose 1
               --mca coll_hiercoll_stats 1 --mca coll_hiercoll_shm_min_calls 0
@@ -995,14 +996,14 @@ if [ -x "$top_builddir/contrib/hc_bench" ] || [ "$list" = yes ]; then
     done
     run "shm-lines-flat-allreduce-np8" 600 "${MPI[@]}" -np 8 "${LINES_BY[@]}" \
         "$top_builddir/contrib/hc_bench" --coll allreduce --min 8 --max 8 --traffic 100
-    EXPECT=("$LINES_RAN" "2 groups by socket \(sizes 4,4\)")
+    EXPECT=("$LINES_RAN" "hierarchy 1 level: socket 2 groups of 4; top 2")
     for r in 0 1 2 3 4 5 6 7; do
         case $r in
-        0|4) want="numa 100 package 200 across 100" ;;
-        1|5) want="numa 100 package 0 across 100" ;;
-        *) want="numa 0 package 100 across 100" ;;
+        0|4) want="numa 100 package 200 across 100, cell lines l3 0 numa 0 package 0 across 0" ;;
+        1|5) want="numa 100 package 0 across 0, cell lines l3 0 numa 100 package 0 across 0" ;;
+        *) want="numa 0 package 100 across 0, cell lines l3 0 numa 0 package 100 across 0" ;;
         esac
-        EXPECT+=("shm lines comm .* rank $r/8: allreduce: 100 ops, lines l3 0 $want, cell lines l3 0 numa 0 package 0 across 0;$")
+        EXPECT+=("shm lines comm .* rank $r/8: allreduce: 100 ops, lines l3 0 $want;$")
     done
     run "shm-lines-groups-allreduce-np8" 600 "${MPI[@]}" -np 8 "${LINES_BY[@]}" \
         --mca coll_hiercoll_shm_group_size 4 --mca coll_hiercoll_shm_group_level socket \

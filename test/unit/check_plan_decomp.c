@@ -217,6 +217,75 @@ START_TEST(shm_group_runs)
 }
 END_TEST
 
+/* The n-level hierarchy (hcp_levels): 64 ranks on 2 packages x 2 NUMA
+ * nodes x 4 L3 x 4 cores, candidates l3, numa, socket; then what an
+ * interleaving mapping, one object per rank and caps do. */
+static int key_of(int r, int span)
+{
+    return r / span * span; /* (the lowest rank in the object) */
+}
+
+START_TEST(shm_levels)
+{
+    enum { N = 64 };
+    int keys[3 * N], up[5 * N], used[5], top[N], ntop, why[3];
+    for (int r = 0; r < N; ++r) {
+        keys[r] = key_of(r, 4);          /* l3 */
+        keys[N + r] = key_of(r, 16);     /* numa */
+        keys[2 * N + r] = key_of(r, 32); /* socket */
+    }
+    ck_assert_int_eq(3, hcp_levels(N, 3, keys, 8, 5, up, used, top, &ntop, why));
+    ck_assert_int_eq(2, ntop);
+    ck_assert_int_eq(0, top[0]);
+    ck_assert_int_eq(32, top[1]);
+    for (int r = 0; r < N; ++r) {
+        ck_assert_int_eq(up[r], key_of(r, 4));
+        ck_assert_int_eq(up[N + r], r % 4 ? -1 : key_of(r, 16));
+        ck_assert_int_eq(up[2 * N + r], r % 16 ? -1 : key_of(r, 32));
+    }
+    for (int c = 0; c < 3; ++c) {
+        ck_assert_int_eq(used[c], c);
+        ck_assert_int_eq(why[c], HCP_LV_KEPT);
+    }
+    /* interleaved over 2 sockets (rank r on socket r % 2): every level's
+     * runs are of one rank; none kept, runs of 8 consecutive ranks */
+    for (int r = 0; r < N; ++r) {
+        keys[r] = keys[N + r] = keys[2 * N + r] = r % 2;
+    }
+    ck_assert_int_eq(1, hcp_levels(N, 3, keys, 8, 5, up, used, top, &ntop, why));
+    ck_assert_int_eq(8, ntop);
+    ck_assert_int_eq(-1, used[0]);
+    ck_assert_int_eq(HCP_LV_NONE_MERGED, why[0]);
+    ck_assert_int_eq(up[13], 8);
+    /* runs of two on average (pairs, then singles): short, left out */
+    for (int r = 0; r < 12; ++r) {
+        keys[r] = r < 6 ? r / 2 * 2 : r;
+    }
+    ck_assert_int_eq(1, hcp_levels(12, 1, keys, 4, 5, up, used, top, &ntop, why));
+    ck_assert_int_eq(HCP_LV_SHORT_RUNS, why[0]);
+    ck_assert_int_eq(3, ntop); /* (runs of 4 consecutive ranks) */
+    /* one object: runs cut at the cap, then runs of the cap above, while
+     * more than the cap remain (64 ranks, fan-in 4: 16 groups, 4 above
+     * them, a top of 4) */
+    for (int r = 0; r < N; ++r) {
+        keys[r] = 0;
+    }
+    ck_assert_int_eq(2, hcp_levels(N, 1, keys, 4, 5, up, used, top, &ntop, why));
+    ck_assert_int_eq(0, used[0]);
+    ck_assert_int_eq(-1, used[1]);
+    ck_assert_int_eq(4, ntop);
+    ck_assert_int_eq(up[N + 20], 16);
+    ck_assert_int_eq(up[N + 21], -1);
+    ck_assert_int_eq(48, top[3]);
+    /* at most maxlv levels; few ranks: none */
+    ck_assert_int_eq(1, hcp_levels(N, 1, keys, 4, 1, up, used, top, &ntop, why));
+    ck_assert_int_eq(16, ntop);
+    ck_assert_int_eq(0, hcp_levels(4, 1, keys, 4, 5, up, used, top, &ntop, why));
+    ck_assert_int_eq(HCP_LV_ALL_MERGED, why[0]);
+    ck_assert_int_eq(4, ntop);
+}
+END_TEST
+
 START_TEST(parts_every_n)
 {
     uint64_t seed = 1;
@@ -450,6 +519,7 @@ static Suite *suite(void)
     tcase_add_test(tc, pack_layouts);
     tcase_add_test(tc, alltoall_four_steps);
     tcase_add_test(tc, alltoall_too_big);
+    tcase_add_test(tc, shm_levels);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -462,7 +462,7 @@ int hcp_runs(int n, const int *keys, int cap, int *lead)
 }
 
 int hcp_levels(int n, int ncand, const int *keys, int cap, int maxlv, int *up, int *used,
-               int *top, int *ntop)
+               int *top, int *ntop, int *why)
 {
     int *kk = malloc(sizeof(int) * (size_t) (n > 0 ? n : 1));
     int *lead = malloc(sizeof(int) * (size_t) (n > 0 ? n : 1));
@@ -475,6 +475,9 @@ int hcp_levels(int n, int ncand, const int *keys, int cap, int maxlv, int *up, i
     for (int r = 0; r < n; ++r) {
         top[r] = r; /* (level nl's ranks, ascending) */
     }
+    for (int i = 0; NULL != why && i < ncand; ++i) {
+        why[i] = HCP_LV_UNTRIED;
+    }
     while (nl < maxlv && np > 1 && (c < ncand || np > cap)) {
         bool hw = c < ncand;
         for (int i = 0; i < np; ++i) {
@@ -482,8 +485,14 @@ int hcp_levels(int n, int ncand, const int *keys, int cap, int maxlv, int *up, i
         }
         int ng = hcp_runs(np, kk, hw ? cap : (cap > 1 ? cap : 2), lead);
         if (hw) {
+            int w = ng == np ? HCP_LV_NONE_MERGED
+                    : 1 == ng ? HCP_LV_ALL_MERGED
+                    : 2 * ng > np + 1 ? HCP_LV_SHORT_RUNS : HCP_LV_KEPT;
+            if (NULL != why) {
+                why[c] = w;
+            }
             ++c;
-            if (ng == np || ng == 1 || 2 * ng > np + 1) {
+            if (HCP_LV_KEPT != w) {
                 continue; /* merges none, or all (the top), or short runs */
             }
         }

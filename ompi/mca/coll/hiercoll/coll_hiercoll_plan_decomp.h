@@ -110,10 +110,11 @@ int hcp_runs(int n, const int *keys, int cap, int *lead);
  * -1).  At most maxlv levels.  up[k * n + r]: the leader of r's group at
  * level k, -1 where r is not among level k's ranks; used[k]: the
  * candidate of level k; top[0 .. *ntop): the ranks above the last level
- * (all ranks where none is kept).  Returns the levels kept, -1: no
- * memory. */
+ * (all ranks where none is kept); why[c] (where not NULL): what became of
+ * candidate c (HCP_LV_*).  Returns the levels kept, -1: no memory. */
+enum { HCP_LV_KEPT, HCP_LV_NONE_MERGED, HCP_LV_ALL_MERGED, HCP_LV_SHORT_RUNS, HCP_LV_UNTRIED };
 int hcp_levels(int n, int ncand, const int *keys, int cap, int maxlv, int *up, int *used,
-               int *top, int *ntop);
+               int *top, int *ntop, int *why);
 
 /* Group the n ranks by key (keys[r] equal: same part).  Returns 0, or -1
  * when memory ran out. */

@@ -44,12 +44,11 @@ static void bcast_put(hc_shm_op_t *o, size_t off, size_t len, const char *from)
 /* THE HIERARCHY's up and down (not flat; levels: hc_shm_group_ranks).
  * Operation s's phases in a rank's line: FV(s, k) once its subtree below
  * level k is in (k = 0: itself; a reduction's value of the subtree in
- * the line), the top's FV(s, nlv + 1) once a top rank has read the
- * top's lines (an allreduce: then it may overwrite its own), and
- * FV(s, nlv + 2), released (an allreduce's result in the line). */
+ * the line), and FV(s, nlv + 1), released (an allreduce's result in the
+ * line, or a top rank's cell). */
 static inline uint64_t rel_of(const hc_shm_t *sh, uint64_t s)
 {
-    return FV(s, sh->nlv + 2);
+    return FV(s, sh->nlv + 1);
 }
 
 /* Up: at each level k below my highest, wait for my group's other ranks
@@ -71,7 +70,7 @@ bool hc_shm_up(hc_shm_op_t *o, uint64_t s, void (*in)(hc_shm_op_t *, uint64_t, i
     return true;
 }
 
-/* Down: my leader's release (FV(s, nlv + 2)); `out` takes what it
+/* Down: my leader's release (FV(s, nlv + 1)); `out` takes what it
  * carries; then mine, where I lead a group below.  At the top, nothing to
  * wait for.  False: not yet. */
 bool hc_shm_down(hc_shm_op_t *o, uint64_t s, void (*out)(hc_shm_op_t *, uint64_t, int))

@@ -80,7 +80,7 @@ bool hc_shm_group_ranks(hc_shm_t *s, const hc_shm_peer_t *peers, char *how, size
 {
     int n = s->n, by[HC_SHM_MAXLV], nc = hc_shm_levels_of(by);
     int *keys = malloc(sizeof(int) * (size_t) n * (size_t) (nc > 0 ? nc : 1));
-    int used[HC_SHM_MAXLV];
+    int used[HC_SHM_MAXLV], why[HC_SHM_MAXLV];
     s->up = malloc(sizeof(int) * (size_t) n * HC_SHM_MAXLV);
     s->top = malloc(sizeof(int) * (size_t) n);
     s->mem = malloc(sizeof(int) * (size_t) n * HC_SHM_MAXLV);
@@ -94,7 +94,7 @@ bool hc_shm_group_ranks(hc_shm_t *s, const hc_shm_peer_t *peers, char *how, size
         }
     }
     s->nlv = hcp_levels(n, nc, keys, mca_coll_hiercoll_params.shm_group_size, HC_SHM_MAXLV,
-                        s->up, used, s->top, &s->ntop);
+                        s->up, used, s->top, &s->ntop, why);
     free(keys);
     if (s->nlv < 0) {
         return false;
@@ -147,7 +147,16 @@ bool hc_shm_group_ranks(hc_shm_t *s, const hc_shm_peer_t *peers, char *how, size
         }
     }
     if (hat < (int) howlen) {
-        snprintf(how + hat, howlen - (size_t) hat, "%s top %d", s->nlv ? ";" : ":", s->ntop);
+        hat += snprintf(how + hat, howlen - (size_t) hat, "%s top %d", s->nlv ? ";" : ":", s->ntop);
+    }
+    /* the candidates left out, and why (short runs: an interleaving
+     * mapping, whose groups would reorder the folds) */
+    static const char *const whys[] = {"", "one rank each", "all in one", "short runs", ""};
+    for (int c = 0, said = 0; c < nc && hat < (int) howlen; ++c) {
+        if (HCP_LV_KEPT != why[c] && HCP_LV_UNTRIED != why[c]) {
+            hat += snprintf(how + hat, howlen - (size_t) hat, "%s%s (%s)",
+                            said++ ? ", " : "; left out: ", hcp_level_names[by[c]], whys[why[c]]);
+        }
     }
     return true;
 }

@@ -61,8 +61,10 @@ void hc_shm_fold(hc_shm_op_t *o, uint64_t s, size_t e0, size_t e1, char *acc, co
  * group's values (rank order: the groups are runs of ranks, so each value
  * is a run's, and the order MPI's) and publishes its subtree's in its
  * line.  A reduce's root then folds the top's values; an allreduce's top
- * ranks each fold them, say so (FV(s, nlv + 1)), and once every top rank
- * has, release their result down the levels in their lines. */
+ * ranks each fold them and release the result down the levels: into
+ * their cells (another top rank may still be reading their line's value;
+ * the cell's slot is free once every rank is done with s - K), below the
+ * top in the lines. */
 static void fold_in(hc_shm_op_t *o, uint64_t s, int k)
 {
     const hc_shm_t *sh = o->ch->s;
@@ -75,9 +77,16 @@ static void fold_in(hc_shm_op_t *o, uint64_t s, int k)
 
 static void result_out(hc_shm_op_t *o, uint64_t s, int from)
 {
-    memcpy(o->dst, line_of(o, s, from)->data, o->m);
-    if (o->ch->s->hi > 0) {
-        memcpy(line_of(o, s, o->ch->s->me)->data, o->dst, o->m);
+    const hc_shm_t *sh = o->ch->s;
+    /* (my leader at the top, a leader at the last level: its cell) */
+    if (sh->up[(size_t) (sh->nlv - 1) * (size_t) sh->n + (size_t) from] == from) {
+        memcpy(o->dst, cell_of(o->ch, s, from), o->m);
+        HC_SHM_CELL_READ(o, from, o->m);
+    } else {
+        memcpy(o->dst, line_of(o, s, from)->data, o->m);
+    }
+    if (sh->hi > 0) {
+        memcpy(line_of(o, s, sh->me)->data, o->dst, o->m);
     }
 }
 
@@ -88,7 +97,8 @@ bool hc_shm_run_fold_grouped(hc_shm_op_t *o)
     uint64_t s = o->s0;
     bool top = sh->upl < 0, all = HC_ALLREDUCE == o->coll;
     if (0 == o->ph) {
-        if (!slot_free(ch, s, false)) {
+        /* (a top rank's cell takes an allreduce's result) */
+        if (!slot_free(ch, s, all && top && sh->nlv > 0)) {
             return false;
         }
         hc_line_t *l = line_of(o, s, sh->me);
@@ -106,44 +116,32 @@ bool hc_shm_run_fold_grouped(hc_shm_op_t *o)
         }
         o->ph = 2;
     }
+    /* the top's values: every top rank's (allreduce), the root's (reduce) */
+    if (2 == o->ph && (all ? top : sh->me == o->root)) {
+        if (!some_flags(o, s, FV(s, sh->nlv), 0, sh->ntop, 1, sh->top)) {
+            return false;
+        }
+        o->ph = 3;
+    }
     if (!all) { /* reduce: the root folds the top's values */
         if (sh->me == o->root) {
-            if (!some_flags(o, s, FV(s, sh->nlv), 0, sh->ntop, 1, sh->top)) {
-                return false;
-            }
             fold_ranks(o, s, 0, sh->ntop, 1, sh->top, 0, o->count, o->dst,
                        top ? (const char *) o->acc : NULL);
-            if (s - 1 > ch->done_min) {
+            if (s - 1 > ch->done_min) { /* every rank has begun s (see all_flags) */
                 ch->done_min = s - 1;
             }
         }
         finish_reading(ch, s);
         return true;
     }
-    if (top && 2 == o->ph) {
-        if (!some_flags(o, s, FV(s, sh->nlv), 0, sh->ntop, 1, sh->top)) {
-            return false;
-        }
+    if (top && 3 == o->ph) {
         unsigned char res[HC_SHM_INLINE];
         fold_ranks(o, s, 0, sh->ntop, 1, sh->top, 0, o->count, (char *) res,
                    (const char *) o->acc);
         memcpy(o->dst, res, o->m);
-        if (0 == sh->nlv) { /* (nobody below: nobody reads my line again) */
-            finish_reading(ch, s);
-            if (s - 1 > ch->done_min) {
-                ch->done_min = s - 1;
-            }
-            return true;
+        if (sh->nlv > 0) {
+            memcpy(cell_of(ch, s, sh->me), res, o->m);
         }
-        publish(o, line_of(o, s, sh->me), FV(s, sh->nlv + 1));
-        o->ph = 3;
-    }
-    if (top && 3 == o->ph) {
-        /* (every top rank has read my value: my line may take the result) */
-        if (!some_flags(o, s, FV(s, sh->nlv + 1), 0, sh->ntop, 1, sh->top)) {
-            return false;
-        }
-        memcpy(line_of(o, s, sh->me)->data, o->dst, o->m);
         o->ph = 4;
     }
     return hc_shm_down(o, s, top ? NULL : result_out);
