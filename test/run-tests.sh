@@ -975,6 +975,37 @@ EXPECT_ONCE=('hiercoll: ERROR: coll_hiercoll_shm_topology="pack:2 cache:3": "cac
 run "shm-topology-bad-np8" 600 "${MPI[@]}" -np 8 "${GROUPS_BY[@]}" \
     --mca coll_hiercoll_shm_group_level none --mca coll_hiercoll_shm_topology "pack:2 cache:3" \
     "${SHM[@]}" "$shm" --cycles 5 --any-order
+# the n-level hierarchy (coll_hiercoll_shm_levels): levels from a synthetic
+# topology that split the ranks, up and down them for barrier, bcast (lines
+# and cells, the chunks through forwarders) and inline reductions; the same
+# serial references, the non-commutative product exact (runs of ranks at
+# every level), every shm collective on top (t_shm) at 13, 16 and 32 ranks;
+# uneven groups; a list of levels; flat past the group size
+LV=(--mca coll hiercoll,basic,libnbc --mca coll_hiercoll_verbose 1)
+EXPECT=("$SHM_OK" "16 processes, .*, hierarchy 3 levels: l3 8 groups of 2, numa 4 groups of 2, socket 2 groups of 2; top 2, topology")
+run "shm-levels-t_shm-np16" 600 "${MPI[@]}" -np 16 "${LV[@]}" \
+    --mca coll_hiercoll_shm_topology "pack:2 numa:2 l3:2 core:2" "${SHM[@]}" "$shm" --cycles 2 \
+    --any-order
+EXPECT=("$SHM_OK" "32 processes, .*, hierarchy 3 levels: l3 8 groups of 4, numa 4 groups of 2, socket 2 groups of 2; top 2, topology")
+run "shm-levels-t_shm-np32" 900 "${MPI[@]}" -np 32 "${LV[@]}" \
+    --mca coll_hiercoll_shm_topology "pack:2 numa:2 l3:2 core:4" "${SHM[@]}" "$shm" --cycles 1 \
+    --any-order
+EXPECT=("$OK" "13 processes, .*, hierarchy 3 levels: l3 7 groups of 1-2, numa 4 groups of 1-2, socket 2 groups of 2; top 2")
+run "shm-levels-colls-np13" 600 "${MPI[@]}" -np 13 "${LV[@]}" \
+    --mca coll_hiercoll_shm_group_size 2 --mca coll_hiercoll_shm_topology "pack:2 numa:2 l3:2 core:2" \
+    "${SHM[@]}" "$colls" --only allreduce,reduce,barrier,bcast
+EXPECT=("$SHM_OK" "11 processes, .*, hierarchy 2 levels: l3 6 groups of 1-2, socket 3 groups of 1-3; top 3, topology")
+run "shm-levels-list-t_shm-np11" 600 "${MPI[@]}" -np 11 "${LV[@]}" \
+    --mca coll_hiercoll_shm_levels l3,socket --mca coll_hiercoll_shm_group_size 3 \
+    --mca coll_hiercoll_shm_topology "pack:2 numa:2 l3:2 core:2" "${SHM[@]}" "$shm" --cycles 2 \
+    --any-order
+EXPECT=("$SHM_OK" "12 processes, region of [0-9]+ bytes in rank [0-9]+'s arena \([^)]*\), [^,]*$")
+run "shm-levels-flat-t_shm-np12" 600 "${MPI[@]}" -np 12 "${LV[@]}" \
+    --mca coll_hiercoll_shm_levels flat "${SHM[@]}" "$shm" --cycles 2 --any-order
+EXPECT=("$SHM_OK")
+EXPECT_ONCE=('hiercoll: ERROR: coll_hiercoll_shm_levels="l3,board": a level is numa, socket, l3, l2, l1, core or hwthread; auto')
+run "shm-levels-bad-np9" 600 "${MPI[@]}" -np 9 "${LV[@]}" \
+    --mca coll_hiercoll_shm_levels l3,board "${SHM[@]}" "$shm" --cycles 1 --any-order
 # line traffic counted (coll_hiercoll_stats; flag and done lines, and the
 # lines of cells): 100 8-byte allreduces at np 8
 # on 2 packages x 2 NUMA nodes x 2 L3 of one core.  Flat, every rank reads
@@ -1007,6 +1038,23 @@ if [ -x "$top_builddir/contrib/hc_bench" ] || [ "$list" = yes ]; then
     done
     run "shm-lines-groups-allreduce-np8" 600 "${MPI[@]}" -np 8 "${LINES_BY[@]}" \
         --mca coll_hiercoll_shm_group_size 4 --mca coll_hiercoll_shm_group_level socket \
+        "$top_builddir/contrib/hc_bench" --coll allreduce --min 8 --max 8 --traffic 100
+    # 64 ranks on 2 packages x 2 NUMA x 4 L3 x 4 cores, 100 8-byte
+    # allreduces through the hierarchy (auto: l3, numa, socket; top 0 and
+    # 32): a leader reads its group's 3 other lines per level, a member its
+    # leader's release; 2 lines across packages per call in all (flat: 2048,
+    # the two levels before: 512).  Rank 0 leads at every level, 1 is a
+    # member in its L3, 4 leads its L3 and is a member in its NUMA node, 16
+    # leads its NUMA node and is a member in its package (their cells: the
+    # top's result)
+    EXPECT=("shm: 64 processes, .*hierarchy 3 levels: l3 16 groups of 4, numa 4 groups of 4, socket 2 groups of 2; top 2")
+    EXPECT+=("shm lines comm .* rank 0/64: allreduce: 100 ops, lines l3 300 numa 300 package 100 across 100, cell lines l3 0 numa 0 package 0 across 0;$")
+    EXPECT+=("shm lines comm .* rank 1/64: allreduce: 100 ops, lines l3 100 numa 0 package 0 across 0, cell lines l3 100 numa 0 package 0 across 0;$")
+    EXPECT+=("shm lines comm .* rank 4/64: allreduce: 100 ops, lines l3 300 numa 100 package 0 across 0, cell lines l3 0 numa 100 package 0 across 0;$")
+    EXPECT+=("shm lines comm .* rank 16/64: allreduce: 100 ops, lines l3 300 numa 300 package 100 across 0, cell lines l3 0 numa 0 package 100 across 0;$")
+    EXPECT+=("shm lines comm .* rank 63/64: allreduce: 100 ops, lines l3 100 numa 0 package 0 across 0, cell lines l3 0 numa 0 package 0 across 0;$")
+    run "shm-lines-levels-allreduce-np64" 900 "${MPI[@]}" -np 64 \
+        "${LINES_BY[@]/l3:2 core:1/l3:4 core:4}" \
         "$top_builddir/contrib/hc_bench" --coll allreduce --min 8 --max 8 --traffic 100
     # a 4 KiB bcast from rank 0 goes through its cell: each reader reads
     # the root's flag line and the 32 lines of its cell, at its distance
@@ -1807,6 +1855,10 @@ if [ -x "$hcf" ] || [ "$list" = yes ]; then
     fuzz fuzz-seed5-np5 5 300 5
     # parts of two consecutive ranks (decomp forced or chosen by auto)
     fuzz fuzz-seed6-block2-np4 4 400 6 --mca coll_hiercoll_decomp_criterion block:2
+    # the hierarchy (a synthetic 2 x 2 x 2 topology, groups of 2: every
+    # communicator of 3 or more ranks goes through levels)
+    fuzz fuzz-seed7-levels-np8 8 300 7 --mca coll_hiercoll_shm_group_size 2 \
+        --mca coll_hiercoll_shm_topology "pack:2 numa:2 l3:2 core:1"
     # one seed nobody chose: its number is in the log ("run seed N").  On
     # Open MPI 4.1 only for now: on 5.0.7 a random seed drew an alltoallv
     # of a resized vector of resized shorts (lb -15, extent 124) whose last
