@@ -354,7 +354,7 @@ typedef struct mca_coll_hiercoll_params_t {
     size_t shm_arena_size, shm_cell_size, shm_chan_bytes, shm_auto_max, shm_fold_max, shm_cma_min;
     size_t shm_reduce_min;
     int shm_slots, shm_persistent, shm_min_calls, shm_spin, shm_watchdog, shm_fold_ranks;
-    int shm_group_size, shm_place, shm_place_after;
+    int shm_group_size, shm_place, shm_place_after, shm_wide_ranks;
     /* shm_levels parsed: "auto" (the group level, numa, socket where
      * they split the ranks, more than shm_group_size of them), "flat", or
      * a list from the bottom (hcp_level_t) */

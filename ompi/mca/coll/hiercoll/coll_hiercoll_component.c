@@ -485,21 +485,29 @@ static int hiercoll_register(void)
                "to coll_hiercoll_shm_fold_ranks processes from half of it; 0: never",
                OPAL_INFO_LVL_6, HC_NUM_SIZE, &c->shm_cma_min, 16 << 10, 0, 1LL << 40);
     reg_number("shm_group_size",
-               "Shared-memory node level: on communicators of more processes than this, barrier "
-               "and reductions of at most 112 bytes go in two levels, through groups of this "
-               "many consecutive ranks and their first rank (each process reads about G + n/G "
-               "lines instead of n); the order stays MPI's",
+               "Shared-memory node level: on communicators of more processes than this, barrier, "
+               "bcast up to coll_hiercoll_shm_cma_min and reductions of at most 112 bytes go "
+               "through the hierarchy (coll_hiercoll_shm_levels), each level's groups cut at "
+               "this many ranks (each process reads a few lines per level instead of n); the "
+               "order stays MPI's",
                OPAL_INFO_LVL_6, HC_NUM_INT, &c->shm_group_size, 8, 2, 1 << 20);
     c->shm_group_level = "l3";
     reg_string("shm_group_level",
-               "Shared-memory node level: the groups of coll_hiercoll_shm_group_size (barrier "
-               "and short reductions on more processes than that) are runs of consecutive ranks "
-               "that share this hardware level (\"numa\", \"socket\", \"l3\", \"l2\", "
-               "\"l1\", \"core\", \"hwthread\"; hwloc, from each process's binding), cut "
-               "every coll_hiercoll_shm_group_size ranks; \"none\": consecutive ranks only. "
+               "Shared-memory node level: the hierarchy's lowest level under auto "
+               "(coll_hiercoll_shm_levels): runs of consecutive ranks that share this hardware "
+               "level (\"numa\", \"socket\", \"l3\", \"l2\", \"l1\", \"core\", "
+               "\"hwthread\"; hwloc, from each process's binding), cut every "
+               "coll_hiercoll_shm_group_size ranks; \"none\": runs of consecutive ranks only. "
                "Unbound processes, or runs of one or two ranks on average (a round-robin "
-               "mapping), give consecutive ranks",
+               "mapping), leave the level out",
                OPAL_INFO_LVL_6, &c->shm_group_level);
+    reg_number("shm_wide_ranks",
+               "Shared-memory node level: on communicators of at least this many processes, "
+               "auto leaves to the layer below the bcasts and allreduces from "
+               "coll_hiercoll_shm_cma_min bytes, and the reduces from it to 128 KiB (measured "
+               "on 16 cores: single copy's readers of one buffer and slice-parallel folds ran "
+               "0.3 to 0.9 times the layer below there at 16 processes); 0: never",
+               OPAL_INFO_LVL_5, HC_NUM_INT, &c->shm_wide_ranks, 8, 0, 1 << 20);
     c->shm_levels = "auto";
     reg_string("shm_levels",
                "Shared-memory node level: the hierarchy of barrier, bcast (in the flag line and "
@@ -517,7 +525,7 @@ static int hiercoll_register(void)
                "Shared-memory node level, testing and what-if runs: a synthetic topology in "
                "hwloc's syntax, levels from the top with their arity (\"pack:2 numa:2 l3:4 "
                "core:4\"; pack/package/socket, numa/node, l3, l2, core, pu), world rank r on its "
-               "r-th PU (modulo their number): the groups (coll_hiercoll_shm_group_level) and the "
+               "r-th PU (modulo their number): the hierarchy's levels (coll_hiercoll_shm_levels) and the "
                "distances of the line counts (coll_hiercoll_stats) come from it instead of each "
                "process's binding.  Empty: the real locality",
                OPAL_INFO_LVL_9, &c->shm_topology);

@@ -317,6 +317,27 @@ bool mca_coll_hiercoll_shm_defers(const hc_call_t *c)
                                               (size_t) c->rcount * c->rsize);
 }
 
+/* Auto on many ranks: long data by single copy (n readers of one buffer,
+ * slice-parallel folds of 2 (n - 1) reads a rank) lost to the layer below
+ * on a 16-core machine (hc_scale_check, one socket; t(without) /
+ * t(hiercoll), 16 KiB to 1 MiB): bcast at np 8 0.77-1.23, at np 16
+ * 0.27-0.61; reduce 16-128 KiB at np 8 0.50-0.90, at np 16 0.32-0.69
+ * (from 256 KiB 2.3-3.5 times faster); allreduce at np 8 0.53-1.01, at
+ * np 16 0.30-0.89 up to 512 KiB.  From coll_hiercoll_shm_wide_ranks
+ * processes auto leaves those to the layer below. */
+#define HC_SHM_WIDE_REDUCE_MAX (128 * 1024)
+
+static bool wide_declines(const hc_shm_t *sh, hc_coll_t k, size_t bytes)
+{
+    const mca_coll_hiercoll_params_t *cc = &mca_coll_hiercoll_params;
+    if (0 == cc->shm_wide_ranks || sh->n < cc->shm_wide_ranks || 0 == cc->shm_cma_min
+        || bytes < cc->shm_cma_min) {
+        return false;
+    }
+    return HC_BCAST == k || HC_ALLREDUCE == k
+           || (HC_REDUCE == k && bytes <= HC_SHM_WIDE_REDUCE_MAX);
+}
+
 bool mca_coll_hiercoll_shm_wants(const hc_call_t *c)
 {
     mca_coll_hiercoll_params_t *cc = &mca_coll_hiercoll_params;
@@ -328,7 +349,7 @@ bool mca_coll_hiercoll_shm_wants(const hc_call_t *c)
     /* (a decomposition's part takes short reduces too: its non-leaders
      * stay off the PML; and so do blocking ones that fit the flag line
      * where the fast path may take them to a lean call) */
-    if (bytes > cc->shm_auto_max
+    if (bytes > cc->shm_auto_max || wide_declines(sh, c->coll, bytes)
         || (HC_REDUCE == c->coll && bytes < cc->shm_reduce_min && !sh->part
             && !(HC_BLOCKING == c->mode && c->module->fast_ok
                  && (bytes <= HC_SHM_INLINE || red_lines(sh, bytes, c->rsize))))
