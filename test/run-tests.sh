@@ -994,6 +994,13 @@ EXPECT=("$OK" "13 processes, .*, hierarchy 3 levels: l3 7 groups of 1-2, numa 4 
 run "shm-levels-colls-np13" 600 "${MPI[@]}" -np 13 "${LV[@]}" \
     --mca coll_hiercoll_shm_group_size 2 --mca coll_hiercoll_shm_topology "pack:2 numa:2 l3:2 core:2" \
     "${SHM[@]}" "$colls" --only allreduce,reduce,barrier,bcast
+# without single copy every length goes through the cells, reductions
+# through the hierarchy chunk by chunk
+EXPECT=("$SHM_OK" "13 processes, .*no single copy, hierarchy 3 levels")
+run "shm-levels-nocma-t_shm-np13" 600 "${MPI[@]}" -np 13 "${LV[@]}" \
+    --mca coll_hiercoll_shm_group_size 2 --mca coll_hiercoll_shm_cma_min 0 \
+    --mca coll_hiercoll_shm_topology "pack:2 numa:2 l3:2 core:2" "${SHM[@]}" "$shm" --cycles 1 \
+    --any-order
 EXPECT=("$SHM_OK" "11 processes, .*, hierarchy 2 levels: l3 6 groups of 1-2, socket 3 groups of 1-3; top 3, topology")
 run "shm-levels-list-t_shm-np11" 600 "${MPI[@]}" -np 11 "${LV[@]}" \
     --mca coll_hiercoll_shm_levels l3,socket --mca coll_hiercoll_shm_group_size 3 \
@@ -1056,6 +1063,17 @@ if [ -x "$top_builddir/contrib/hc_bench" ] || [ "$list" = yes ]; then
     run "shm-lines-levels-allreduce-np64" 900 "${MPI[@]}" -np 64 \
         "${LINES_BY[@]/l3:2 core:1/l3:4 core:4}" \
         "$top_builddir/contrib/hc_bench" --coll allreduce --min 8 --max 8 --traffic 100
+    # 4 KiB allreduces through the hierarchy in cells (1 KiB at 64 ranks: 4
+    # chunks, each up, across the top twice, down): 8 lines of a cell per
+    # chunk and group member read (the two levels before, flat: 4096 cell
+    # lines across packages per call; here 64)
+    EXPECT=("shm: 64 processes, .*hierarchy 3 levels")
+    EXPECT+=("shm lines comm .* rank 0/64: allreduce: 100 ops, lines l3 1200 numa 1200 package 400 across 800, cell lines l3 9600 numa 9600 package 3200 across 3200;$")
+    EXPECT+=("shm lines comm .* rank 1/64: allreduce: 100 ops, lines l3 400 numa 0 package 0 across 0, cell lines l3 3200 numa 0 package 0 across 0;$")
+    EXPECT+=("shm lines comm .* rank 16/64: allreduce: 100 ops, lines l3 1200 numa 1200 package 400 across 0, cell lines l3 9600 numa 9600 package 3200 across 0;$")
+    run "shm-lines-levels-allreduce-4k-np64" 900 "${MPI[@]}" -np 64 \
+        "${LINES_BY[@]/l3:2 core:1/l3:4 core:4}" \
+        "$top_builddir/contrib/hc_bench" --coll allreduce --min 4096 --max 4096 --traffic 100
     # a 4 KiB bcast from rank 0 goes through its cell: each reader reads
     # the root's flag line and the 32 lines of its cell, at its distance
     EXPECT=("$LINES_RAN")

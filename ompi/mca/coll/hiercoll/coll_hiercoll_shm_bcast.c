@@ -75,9 +75,17 @@ bool hc_shm_up(hc_shm_op_t *o, uint64_t s, void (*in)(hc_shm_op_t *, uint64_t, i
  * wait for.  False: not yet. */
 bool hc_shm_down(hc_shm_op_t *o, uint64_t s, void (*out)(hc_shm_op_t *, uint64_t, int))
 {
+    return hc_shm_down_at(o, s, out, rel_of(o->ch->s, s));
+}
+
+/* (the same with the release at `rel`: a reduction in cells releases at
+ * FV(s, nlv + 2), after its top's second round) */
+bool hc_shm_down_at(hc_shm_op_t *o, uint64_t s, void (*out)(hc_shm_op_t *, uint64_t, int),
+                    uint64_t rel)
+{
     hc_shm_t *sh = o->ch->s;
     if (sh->upl >= 0) {
-        if (!one_flag(o, line_of(o, s, sh->upl), rel_of(sh, s))) {
+        if (!one_flag(o, line_of(o, s, sh->upl), rel)) {
             return false;
         }
         if (NULL != out) {
@@ -85,7 +93,7 @@ bool hc_shm_down(hc_shm_op_t *o, uint64_t s, void (*out)(hc_shm_op_t *, uint64_t
         }
     }
     if (sh->hi > 0) {
-        publish(o, line_of(o, s, sh->me), rel_of(sh, s));
+        publish(o, line_of(o, s, sh->me), rel);
     }
     /* every rank has begun s (see all_flags) */
     if (s - 1 > o->ch->done_min) {

@@ -292,7 +292,7 @@ typedef struct {
 } hc_shm_peer_t;
 
 enum { PATH_INLINE, PATH_CELLS, PATH_FOLD, PATH_SLICE, PATH_MOVE, PATH_RSCAT, PATH_CMA,
-       PATH_CMA_ROOT };
+       PATH_CMA_ROOT, PATH_TREE };
 
 struct hc_shm_op {
     hc_shm_op_t *next;
@@ -416,6 +416,8 @@ HC_SHM_HIDDEN __attribute__((cold)) void hc_shm_place_later(mca_coll_hiercoll_mo
 HC_SHM_HIDDEN bool hc_shm_up(hc_shm_op_t *o, uint64_t s, void (*in)(hc_shm_op_t *, uint64_t, int));
 HC_SHM_HIDDEN bool hc_shm_down(hc_shm_op_t *o, uint64_t s,
                                void (*out)(hc_shm_op_t *, uint64_t, int));
+HC_SHM_HIDDEN bool hc_shm_down_at(hc_shm_op_t *o, uint64_t s,
+                                  void (*out)(hc_shm_op_t *, uint64_t, int), uint64_t rel);
 HC_SHM_HIDDEN bool hc_shm_run_barrier(hc_shm_op_t *o);
 HC_SHM_HIDDEN bool hc_shm_run_bcast(hc_shm_op_t *o);
 /* coll_hiercoll_shm_reduce.c */
@@ -428,6 +430,7 @@ HC_SHM_HIDDEN bool hc_shm_run_fold(hc_shm_op_t *o);
 HC_SHM_HIDDEN bool hc_shm_run_red_cma(hc_shm_op_t *o);
 HC_SHM_HIDDEN bool hc_shm_run_red_root_cma(hc_shm_op_t *o);
 HC_SHM_HIDDEN bool hc_shm_run_slice(hc_shm_op_t *o);
+HC_SHM_HIDDEN bool hc_shm_run_tree(hc_shm_op_t *o);
 /* coll_hiercoll_shm_move.c */
 HC_SHM_HIDDEN size_t hc_shm_block_bytes(const hc_call_t *c, int q);
 HC_SHM_HIDDEN bool hc_shm_run_move(hc_shm_op_t *o);

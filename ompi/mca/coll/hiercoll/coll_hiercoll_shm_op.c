@@ -40,6 +40,8 @@ static bool op_step(hc_shm_op_t *o)
             return hc_shm_run_red_cma(o);
         case PATH_CMA_ROOT:
             return hc_shm_run_red_root_cma(o);
+        case PATH_TREE:
+            return hc_shm_run_tree(o);
         default:
             return PATH_INLINE == o->path && 0 != o->grp ? hc_shm_run_fold_grouped(o) : hc_shm_run_fold(o);
         }
@@ -210,6 +212,8 @@ int hc_shm_op_init(hc_shm_op_t *o, hc_shm_chan_t *ch, const hc_call_t *c)
             o->path = whole ? PATH_CMA_ROOT : PATH_CMA;
             o->chunk = o->m;
             o->nchunks = 1;
+        } else if (!sh->flat && PATH_INLINE != o->path) {
+            o->path = PATH_TREE; /* (through the hierarchy, in cells) */
         }
         o->src = base_of(c->in_place ? c->rbuf : c->sbuf, c->rtype);
         o->dst = base_of(c->rbuf, c->rtype);

@@ -157,6 +157,121 @@ hc_chunk_t hc_shm_chunk_of(const hc_shm_op_t *o)
     return k;
 }
 
+/* A reduction in cells through the hierarchy (PATH_TREE: not flat,
+ * longer than the line, short of single copy), chunk by chunk, each
+ * chunk its own sequence number: as in the line (hc_shm_run_fold_grouped),
+ * with each rank's chunk, and its subtree's fold, in its cell.  An
+ * allreduce's top ranks fold the top's cells, say so (FV(s, nlv + 1)),
+ * and once every top rank has, take the result into their cells and
+ * release it (FV(s, nlv + 2)); below the top, a leader's cell takes the
+ * result once its leader has released (it read the leader's fold first).
+ * A chunk's way up one rank overlaps the next chunk's at the levels
+ * below. */
+static void tree_in(hc_shm_op_t *o, uint64_t s, int k)
+{
+    const hc_shm_t *sh = o->ch->s;
+    hc_chunk_t kk = hc_shm_chunk_of(o);
+    const char *mine = 0 == k ? o->src + kk.e0 * o->esize : cell_of(o->ch, s, sh->me);
+    if (NULL != o->tmp) {
+        fold_ranks(o, s, sh->mat[k], sh->mnum[k], 1, sh->mem, 0, kk.cnt, o->tmp, mine);
+        memcpy(cell_of(o->ch, s, sh->me), o->tmp, kk.cnt * o->esize);
+    }
+}
+
+static void tree_out(hc_shm_op_t *o, uint64_t s, int from)
+{
+    const hc_shm_t *sh = o->ch->s;
+    hc_chunk_t kk = hc_shm_chunk_of(o);
+    size_t len = kk.cnt * o->esize;
+    char *out = o->dst + kk.e0 * o->esize;
+    memcpy(out, cell_of(o->ch, s, from), len);
+    HC_SHM_CELL_READ(o, from, len);
+    if (sh->hi > 0) {
+        memcpy(cell_of(o->ch, s, sh->me), out, len);
+    }
+}
+
+bool hc_shm_run_tree(hc_shm_op_t *o)
+{
+    hc_shm_chan_t *ch = o->ch;
+    hc_shm_t *sh = ch->s;
+    bool top = sh->upl < 0, all = HC_ALLREDUCE == o->coll, root = sh->me == o->root;
+    if (NULL == o->tmp && 0 == o->j && 0 == o->ph) {
+        o->tmp = malloc(o->chunk);
+        o->error = NULL == o->tmp ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
+    }
+    for (; o->j < o->nchunks; ++o->j, o->ph = 0) {
+        hc_chunk_t kk = hc_shm_chunk_of(o);
+        uint64_t s = kk.s;
+        size_t len = kk.cnt * o->esize;
+        if (0 == o->ph) {
+            if (!slot_free(ch, s, true)) {
+                return false;
+            }
+            if (0 == sh->hi) { /* (a leader's own chunk goes into its fold) */
+                memcpy(cell_of(ch, s, sh->me), o->src + kk.e0 * o->esize, len);
+            }
+            publish(o, line_of(o, s, sh->me), FV(s, 0));
+            o->ph = 1;
+            o->lv = 0;
+        }
+        if (1 == o->ph) {
+            if (!hc_shm_up(o, s, tree_in)) {
+                return false;
+            }
+            o->ph = 2;
+        }
+        if (!all) { /* reduce: the root folds the top's cells */
+            if (root) {
+                if (!some_flags(o, s, FV(s, sh->nlv), 0, sh->ntop, 1, sh->top)) {
+                    return false;
+                }
+                fold_ranks(o, s, 0, sh->ntop, 1, sh->top, 0, kk.cnt, o->dst + kk.e0 * o->esize,
+                           top && 0 == sh->hi ? o->src + kk.e0 * o->esize : NULL);
+                if (s - 1 > ch->done_min) {
+                    ch->done_min = s - 1;
+                }
+            }
+            finish_reading(ch, s);
+            continue;
+        }
+        if (top && 2 == o->ph) {
+            if (!some_flags(o, s, FV(s, sh->nlv), 0, sh->ntop, 1, sh->top)) {
+                return false;
+            }
+            char *out = o->dst + kk.e0 * o->esize;
+            fold_ranks(o, s, 0, sh->ntop, 1, sh->top, 0, kk.cnt, NULL != o->tmp ? o->tmp : out,
+                       0 == sh->hi ? o->src + kk.e0 * o->esize : NULL);
+            if (NULL != o->tmp) {
+                memcpy(out, o->tmp, len);
+            }
+            if (0 == sh->nlv) { /* (nobody below) */
+                if (s - 1 > ch->done_min) {
+                    ch->done_min = s - 1;
+                }
+                finish_reading(ch, s);
+                continue;
+            }
+            publish(o, line_of(o, s, sh->me), FV(s, sh->nlv + 1));
+            o->ph = 3;
+        }
+        if (top && 3 == o->ph) {
+            /* (every top rank has read my cell's fold: it may take the result) */
+            if (!some_flags(o, s, FV(s, sh->nlv + 1), 0, sh->ntop, 1, sh->top)) {
+                return false;
+            }
+            memcpy(cell_of(ch, s, sh->me), o->dst + kk.e0 * o->esize, len);
+            o->ph = 4;
+        }
+        if (!hc_shm_down_at(o, s, top ? NULL : tree_out, FV(s, sh->nlv + 2))) {
+            return false;
+        }
+    }
+    free(o->tmp);
+    o->tmp = NULL;
+    return true;
+}
+
 /* My contribution to chunk k where a fold into [acc, acc + the chunk) may
  * read it: my input, unless the call is in place (the fold overwrites it
  * first); then a copy in `tmp` for an inline chunk, else NULL (my cell). */
