@@ -1877,6 +1877,10 @@ if [ -x "$hcf" ] || [ "$list" = yes ]; then
     # communicator of 3 or more ranks goes through levels)
     fuzz fuzz-seed7-levels-np8 8 300 7 --mca coll_hiercoll_shm_group_size 2 \
         --mca coll_hiercoll_shm_topology "pack:2 numa:2 l3:2 core:1"
+    # ... and without single copy (every reduction's length in cells
+    # through the levels)
+    fuzz fuzz-seed8-levels-nocma-np8 8 300 8 --mca coll_hiercoll_shm_group_size 2 \
+        --mca coll_hiercoll_shm_topology "pack:2 numa:2 l3:2 core:1" --mca coll_hiercoll_shm_cma_min 0
     # one seed nobody chose: its number is in the log ("run seed N").  On
     # Open MPI 4.1 only for now: on 5.0.7 a random seed drew an alltoallv
     # of a resized vector of resized shorts (lb -15, extent 124) whose last
