@@ -296,7 +296,7 @@ OBJ_CLASS_DECLARATION(mca_coll_hiercoll_module_t);
 /* Registered by coll_hiercoll_component.c; every layer reads them. */
 /* The shared-memory level's most grouping levels (coll_hiercoll_shm_levels):
  * a flag line's phase has 3 bits, and an operation up and down the levels
- * takes the levels + 2 of them (coll_hiercoll_shm_bcast.c). */
+ * takes up to the levels + 3 of them (coll_hiercoll_shm_group.c). */
 #define HC_SHM_MAXLV 5
 
 typedef struct mca_coll_hiercoll_params_t {

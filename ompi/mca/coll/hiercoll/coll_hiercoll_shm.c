@@ -13,7 +13,7 @@
  *   coll_hiercoll_shm_arena.c     MEMORY: the arena, mappings, layout, CMA
  *   coll_hiercoll_shm_setup.c     ADMISSION AND AGREEMENT, placement
  *   coll_hiercoll_shm_lines.c     flag lines' slow parts, WAITING
- *   coll_hiercoll_shm_group.c     the hierarchy (groups, leaders)
+ *   coll_hiercoll_shm_group.c     the hierarchy (levels, groups, up and down)
  *   coll_hiercoll_shm_op.c        operations, channels, requests, progress
  *   coll_hiercoll_shm_bcast.c     barrier and bcast state machines
  *   coll_hiercoll_shm_reduce.c    reduce and allreduce state machines

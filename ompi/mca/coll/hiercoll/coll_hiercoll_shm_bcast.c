@@ -41,68 +41,6 @@ static void bcast_put(hc_shm_op_t *o, size_t off, size_t len, const char *from)
     hc_shm_dt_stream(o->ubuf, o->dt, o->ucount, off, len, (char *) from, false);
 }
 
-/* THE HIERARCHY's up and down (not flat; levels: hc_shm_group_ranks).
- * Operation s's phases in a rank's line: FV(s, k) once its subtree below
- * level k is in (k = 0: itself; a reduction's value of the subtree in
- * the line), and FV(s, nlv + 1), released (an allreduce's result in the
- * line, or a top rank's cell). */
-static inline uint64_t rel_of(const hc_shm_t *sh, uint64_t s)
-{
-    return FV(s, sh->nlv + 1);
-}
-
-/* Up: at each level k below my highest, wait for my group's other ranks
- * to have their subtrees in (FV(s, k)); `in` (a reduction's) folds them,
- * then I say mine is (FV(s, k + 1)).  False: not yet (o->lv resumes). */
-bool hc_shm_up(hc_shm_op_t *o, uint64_t s, void (*in)(hc_shm_op_t *, uint64_t, int))
-{
-    hc_shm_t *sh = o->ch->s;
-    for (; o->lv < sh->hi; ++o->lv) {
-        int k = o->lv;
-        if (!some_flags(o, s, FV(s, k), sh->mat[k] + 1, sh->mnum[k] - 1, 1, sh->mem)) {
-            return false;
-        }
-        if (NULL != in) {
-            in(o, s, k);
-        }
-        publish(o, line_of(o, s, sh->me), FV(s, k + 1));
-    }
-    return true;
-}
-
-/* Down: my leader's release (FV(s, nlv + 1)); `out` takes what it
- * carries; then mine, where I lead a group below.  At the top, nothing to
- * wait for.  False: not yet. */
-bool hc_shm_down(hc_shm_op_t *o, uint64_t s, void (*out)(hc_shm_op_t *, uint64_t, int))
-{
-    return hc_shm_down_at(o, s, out, rel_of(o->ch->s, s));
-}
-
-/* (the same with the release at `rel`: a reduction in cells releases at
- * FV(s, nlv + 2), after its top's second round) */
-bool hc_shm_down_at(hc_shm_op_t *o, uint64_t s, void (*out)(hc_shm_op_t *, uint64_t, int),
-                    uint64_t rel)
-{
-    hc_shm_t *sh = o->ch->s;
-    if (sh->upl >= 0) {
-        if (!one_flag(o, line_of(o, s, sh->upl), rel)) {
-            return false;
-        }
-        if (NULL != out) {
-            out(o, s, sh->upl);
-        }
-    }
-    if (sh->hi > 0) {
-        publish(o, line_of(o, s, sh->me), rel);
-    }
-    /* every rank has begun s (see all_flags) */
-    if (s - 1 > o->ch->done_min) {
-        o->ch->done_min = s - 1;
-    }
-    finish_reading(o->ch, s);
-    return true;
-}
-
 /* Flat: every rank writes its line and reads everyone's.  Otherwise up
  * the hierarchy (each leader reads its group's lines), the top's lines at
  * the top, and down (each rank its leader's). */

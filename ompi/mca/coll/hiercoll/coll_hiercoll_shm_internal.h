@@ -390,6 +390,11 @@ HC_SHM_HIDDEN void hc_shm_wait_slow(hc_shm_t *sh, hc_wait_t *w, const hc_shm_op_
 HC_SHM_HIDDEN int64_t hc_shm_my_key(ompi_communicator_t *comm, int by);
 HC_SHM_HIDDEN bool hc_shm_group_ranks(hc_shm_t *s, const hc_shm_peer_t *peers, char *how,
                                       size_t howlen);
+HC_SHM_HIDDEN bool hc_shm_up(hc_shm_op_t *o, uint64_t s, void (*in)(hc_shm_op_t *, uint64_t, int));
+HC_SHM_HIDDEN bool hc_shm_down(hc_shm_op_t *o, uint64_t s,
+                               void (*out)(hc_shm_op_t *, uint64_t, int));
+HC_SHM_HIDDEN bool hc_shm_down_at(hc_shm_op_t *o, uint64_t s,
+                                  void (*out)(hc_shm_op_t *, uint64_t, int), uint64_t rel);
 HC_SHM_HIDDEN int hc_shm_levels_of(int *by);
 HC_SHM_HIDDEN bool hc_shm_flat_for(int n);
 HC_SHM_HIDDEN int hc_shm_topo_id(int lv, int r);
@@ -413,11 +418,6 @@ HC_SHM_HIDDEN __attribute__((cold)) void hc_shm_count_cell(const hc_shm_op_t *o,
 HC_SHM_HIDDEN int hc_shm_setup(mca_coll_hiercoll_module_t *m);
 HC_SHM_HIDDEN __attribute__((cold)) void hc_shm_place_later(mca_coll_hiercoll_module_t *m);
 /* coll_hiercoll_shm_bcast.c */
-HC_SHM_HIDDEN bool hc_shm_up(hc_shm_op_t *o, uint64_t s, void (*in)(hc_shm_op_t *, uint64_t, int));
-HC_SHM_HIDDEN bool hc_shm_down(hc_shm_op_t *o, uint64_t s,
-                               void (*out)(hc_shm_op_t *, uint64_t, int));
-HC_SHM_HIDDEN bool hc_shm_down_at(hc_shm_op_t *o, uint64_t s,
-                                  void (*out)(hc_shm_op_t *, uint64_t, int), uint64_t rel);
 HC_SHM_HIDDEN bool hc_shm_run_barrier(hc_shm_op_t *o);
 HC_SHM_HIDDEN bool hc_shm_run_bcast(hc_shm_op_t *o);
 /* coll_hiercoll_shm_reduce.c */
