@@ -44,14 +44,21 @@ if [ "$list" = no ]; then
         echo "run-tests.sh: $so is missing: build first (make)" >&2
         exit 2
     fi
-    cp -f "$so" "$stage/"
+    # (a new file renamed over the old: a run beside this one in the same
+    # build keeps the copy it mapped; cp over it truncated that copy under
+    # its processes, which died of SIGBUS)
+    cp -f "$so" "$stage/.new.$$" && mv -f "$stage/.new.$$" "$stage/$(basename "$so")"
     # the offload's transport plugins, where an installed component has them
-    rm -rf "$stage/hiercoll"
+    rm -rf "$stage/hiercoll.new.$$"
     for p in "$(dirname "$so")"/hiercoll_*.so; do
         [ -f "$p" ] || continue
-        mkdir -p "$stage/hiercoll"
-        cp -f "$p" "$stage/hiercoll/"
+        mkdir -p "$stage/hiercoll.new.$$"
+        cp -f "$p" "$stage/hiercoll.new.$$/"
     done
+    rm -rf "$stage/hiercoll.old.$$"
+    [ -d "$stage/hiercoll" ] && mv "$stage/hiercoll" "$stage/hiercoll.old.$$"
+    [ -d "$stage/hiercoll.new.$$" ] && mv "$stage/hiercoll.new.$$" "$stage/hiercoll"
+    rm -rf "$stage/hiercoll.old.$$"
 fi
 ompi_info=$(dirname "$(command -v "$mpirun" || echo /usr/bin/mpirun)")/ompi_info
 syscomp=$("$ompi_info" --path pkglibdir 2>/dev/null | sed -n 's/.*Pkglibdir: *//p')
