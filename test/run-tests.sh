@@ -1001,6 +1001,12 @@ EXPECT=("$OK" "13 processes, .*, hierarchy 3 levels: l3 7 groups of 1-2, numa 4 
 run "shm-levels-colls-np13" 600 "${MPI[@]}" -np 13 "${LV[@]}" \
     --mca coll_hiercoll_shm_group_size 2 --mca coll_hiercoll_shm_topology "pack:2 numa:2 l3:2 core:2" \
     "${SHM[@]}" "$colls" --only allreduce,reduce,barrier,bcast
+# single copy from 8 bytes: a bcast's pieces down the levels (each rank
+# reads its leader's buffer as the leader says it has them)
+EXPECT=("$OK" "13 processes, .*single copy \(CMA\) from 8 bytes, hierarchy 3 levels")
+run "shm-levels-cma-bcast-np13" 600 "${MPI[@]}" -np 13 "${LV[@]}" \
+    --mca coll_hiercoll_shm_group_size 2 --mca coll_hiercoll_shm_cma_min 8 \
+    --mca coll_hiercoll_shm_topology "pack:2 numa:2 l3:2 core:2" "${SHM[@]}" "$colls" --only bcast
 # without single copy every length goes through the cells, reductions
 # through the hierarchy chunk by chunk
 EXPECT=("$SHM_OK" "13 processes, .*no single copy, hierarchy 3 levels")
@@ -1888,6 +1894,9 @@ if [ -x "$hcf" ] || [ "$list" = yes ]; then
     # through the levels)
     fuzz fuzz-seed8-levels-nocma-np8 8 300 8 --mca coll_hiercoll_shm_group_size 2 \
         --mca coll_hiercoll_shm_topology "pack:2 numa:2 l3:2 core:1" --mca coll_hiercoll_shm_cma_min 0
+    # ... and single copy from 8 bytes (a bcast of any type through the levels)
+    fuzz fuzz-seed9-levels-cma-np8 8 300 9 --mca coll_hiercoll_shm_group_size 2 \
+        --mca coll_hiercoll_shm_topology "pack:2 numa:2 l3:2 core:1" --mca coll_hiercoll_shm_cma_min 8
     # one seed nobody chose: its number is in the log ("run seed N").  On
     # Open MPI 4.1 only for now: on 5.0.7 a random seed drew an alltoallv
     # of a resized vector of resized shorts (lb -15, extent 124) whose last

@@ -234,9 +234,138 @@ static bool run_bcast_cma(hc_shm_op_t *o)
     return true;
 }
 
+/* The piece a CMA bcast's rank reads at once through the hierarchy, and
+ * says it has (the next level reads behind it). */
+#define HC_SHM_TREE_PIECE (256 * 1024)
+
+static int bcast_source(const hc_shm_t *sh, int root);
+
+/* The ranks that read my buffer in a CMA bcast through the hierarchy: my
+ * groups' other ranks where I lead, and the top's other ranks if I am
+ * the root (the root itself reads nothing). */
+static bool cma_children_done(hc_shm_op_t *o, uint64_t s)
+{
+    hc_shm_t *sh = o->ch->s;
+    int total = 0;
+    for (int k = 0; k < sh->hi; ++k) {
+        total += sh->mnum[k] - 1;
+    }
+    int ntop = sh->me == o->root ? sh->ntop : 0;
+    for (; o->i < total + ntop; ++o->i) {
+        int r = -1;
+        if (o->i < total) {
+            int at = o->i;
+            for (int k = 0; k < sh->hi; ++k) {
+                if (at < sh->mnum[k] - 1) {
+                    r = sh->mem[sh->mat[k] + 1 + at];
+                    break;
+                }
+                at -= sh->mnum[k] - 1;
+            }
+        } else {
+            r = sh->top[o->i - total];
+        }
+        if (r == sh->me || r == o->root) {
+            continue;
+        }
+        if (!one_flag(o, line_of(o, s, r), FV(s, 1))) {
+            return false;
+        }
+    }
+    o->i = 0;
+    return true;
+}
+
+/* A long bcast by CMA through the hierarchy: the top's ranks read the
+ * root's buffer, every other rank its leader's, piece by piece as the one
+ * it reads from says it has them (a count in its line), so the pieces go
+ * down every level at once; a rank that others read publishes where its
+ * bytes are (its buffer, or a packed copy) and returns once they have
+ * read them all (FV(s, 1) in their lines). */
+static bool run_bcast_cma_tree(hc_shm_op_t *o)
+{
+    hc_shm_chan_t *ch = o->ch;
+    hc_shm_t *sh = ch->s;
+    uint64_t s = o->s0;
+    bool root = sh->me == o->root, read = sh->hi > 0 || root; /* (others read mine) */
+    hc_line_t *mine = line_of(o, s, sh->me);
+    uint64_t *have = (uint64_t *) mine->data;
+    if (0 == o->ph) {
+        if (!slot_free(ch, s, false)) {
+            return false;
+        }
+        o->tmp = NULL;
+        char *buf = o->dst;
+        if (o->packed) {
+            buf = o->tmp = malloc(o->m);
+            if (NULL == buf) {
+                o->error = OMPI_ERR_OUT_OF_RESOURCE;
+            } else if (root) {
+                bcast_get(o, 0, o->m, buf);
+            }
+        }
+        if (read) {
+            mine->aux = (uint64_t) (uintptr_t) buf;
+            __atomic_store_n(have, root ? (uint64_t) o->m : 0, __ATOMIC_RELAXED);
+            publish(o, mine, FV(s, 0));
+        }
+        o->mine0 = 0; /* (bytes read so far) */
+        o->ph = root ? 3 : 1;
+    }
+    int src = bcast_source(sh, o->root);
+    hc_line_t *l = line_of(o, s, src);
+    if (1 == o->ph) {
+        if (!one_flag(o, l, FV(s, 0))) {
+            return false;
+        }
+        o->ph = 2;
+    }
+    if (2 == o->ph) {
+        char *buf = o->packed ? o->tmp : o->dst;
+        const uint64_t *there = (const uint64_t *) l->data;
+        while (o->mine0 < o->m) {
+            uint64_t ready = __atomic_load_n(there, __ATOMIC_ACQUIRE);
+            if (ready <= (uint64_t) o->mine0) {
+                o->wait_on = there;
+                o->wait_val = (uint64_t) o->mine0 + 1;
+                return false;
+            }
+            size_t len = (size_t) ready - o->mine0;
+            len = len < HC_SHM_TREE_PIECE ? len : HC_SHM_TREE_PIECE;
+            int err = NULL == buf || 0 == l->aux
+                          ? ENOMEM
+                          : hc_shm_cma_read(sh->pids[src], buf + o->mine0, l->aux + (uint64_t) o->mine0, len);
+            if (0 != err && OMPI_SUCCESS == o->error) {
+                opal_output(0, "hiercoll: shm: %s rank %d: process_vm_readv of %zu bytes from "
+                            "rank %d: %s", sh->comm->c_name, sh->me, len, src, strerror(err));
+                o->error = OMPI_ERROR;
+            }
+            o->mine0 += len;
+            if (read) {
+                __atomic_store_n(have, (uint64_t) o->mine0, __ATOMIC_RELEASE);
+            }
+        }
+        publish(o, mine, FV(s, 1)); /* (read it all) */
+        o->ph = 3;
+    }
+    if (3 == o->ph) {
+        if (read && !cma_children_done(o, s)) {
+            return false;
+        }
+        if (o->packed && !root && NULL != o->tmp) {
+            bcast_put(o, 0, o->m, o->tmp);
+        }
+        free(o->tmp);
+        o->tmp = NULL;
+        o->ph = 4;
+    }
+    finish_reading(ch, s);
+    return true;
+}
+
 /* The rank whose line (and cell) a bcast's rank copies from: the root at
  * the top, else its leader (a forwarder once it has copied: hc_shm_run_bcast). */
-static inline int bcast_source(const hc_shm_t *sh, int root)
+static int bcast_source(const hc_shm_t *sh, int root)
 {
     return sh->upl < 0 ? root : sh->upl;
 }
@@ -244,7 +373,7 @@ static inline int bcast_source(const hc_shm_t *sh, int root)
 bool hc_shm_run_bcast(hc_shm_op_t *o)
 {
     if (PATH_CMA == o->path) {
-        return run_bcast_cma(o);
+        return 0 != o->grp ? run_bcast_cma_tree(o) : run_bcast_cma(o);
     }
     hc_shm_chan_t *ch = o->ch;
     hc_shm_t *sh = ch->s;
