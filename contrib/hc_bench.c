@@ -41,7 +41,8 @@
  *                      ...; "linear" means basic; Open MPI 6.0: xhc, acoll,
  *                      whose MCA parameters hc_bench sets, see peer_params);
  *                      each gets tuned below it and hiercoll excluded from
- *                      its communicator; "default" is Open MPI's default
+ *                      its communicator (and from the job's others: hiercoll's
+ *                      priority 0, see peer_params); "default" is Open MPI's default
  *                      stack less hiercoll (preference "^hiercoll": han,
  *                      tuned... as Open MPI selects them); han declines a
  *                      communicator on one node (test/fake-nodes.sh)
@@ -989,21 +990,38 @@ static int report(bench_t *b, const char *list, const char *algos, double trial_
  * xhc without XPMEM (no /dev/xpmem) moves data above its copy-in-copy-out
  * limit (4 KiB for reductions) by single-copy CMA, where its allreduce
  * fails here: copy-in-copy-out at every size instead (the largest size
- * of the run). */
+ * of the run: --max, or the largest of --sizes).
+ * With any --against, hiercoll's own priority is 0 for the job (unless set):
+ * contenders that make sub-communicators of their own (han's levels,
+ * acoll's subgroups) would otherwise get hiercoll (priority 40) on top of
+ * those and time part of hiercoll under their names; hiercoll's
+ * communicator still names it first (its preference), with the same stack
+ * below it. */
 static void peer_params(int argc, char **argv)
 {
     const char *against = NULL;
-    long max = 1 << 20;
+    long max = 1 << 20, listed = -1;
     for (int i = 1; i + 1 < argc; ++i) {
         if (!strcmp(argv[i], "--against")) {
             against = argv[i + 1];
         } else if (!strcmp(argv[i], "--max")) {
             max = parse_size(argv[i + 1]);
+        } else if (!strcmp(argv[i], "--sizes")) { /* (instead of the sweep: its largest) */
+            char l[256], *sv = NULL;
+            snprintf(l, sizeof(l), "%s", argv[i + 1]);
+            for (char *t = strtok_r(l, ",", &sv); t; t = strtok_r(NULL, ",", &sv)) {
+                long v = parse_size(t);
+                listed = v > listed ? v : listed;
+            }
         }
+    }
+    if (listed >= 0) {
+        max = listed;
     }
     if (NULL == against) {
         return;
     }
+    setenv("OMPI_MCA_coll_hiercoll_priority", "0", 0);
     char list[256], *save = NULL;
     snprintf(list, sizeof(list), "%s", against);
     for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {

@@ -748,6 +748,17 @@ else
     # Open MPI 5.0's launcher put all four ranks on the first fake node)
     EXPECT=("leaders only: allreduce" "leaders only: reduce" "leaders only: bcast")
     run "traffic-fakenodes-leaders-only-np4" 600 bash -c 'fake=($FAKE_LAUNCHER); leaders_only'
+    # hc_bench --against han: han's own sub-communicators (its levels) run
+    # without hiercoll (hc_bench sets hiercoll's priority to 0 for the job;
+    # at 40 hiercoll sat on top of them and its calls were timed as han's:
+    # per-call lines of "... SPLIT FROM N"); hiercoll's communicator still
+    # has it on top
+    EXPECT=("han/hc" "^ +65536 +[0-9.]+ +[0-9.]+ +[0-9.]+"
+            "hiercoll: $COMM_NAME [0-9]+ DUP FROM 0: bcast .*\(blocking, np 4\)")
+    REJECT=("SPLIT FROM [0-9]+: [a-z_]+ .*\((blocking|nonblocking|persistent), np")
+    run "bench-against-han-fakenodes-np4" 600 "${fake[@]}" --slots 2,2 -np 4 "${FAKE[@]}" \
+        --mca coll_hiercoll_verbose 2 "$top_builddir/contrib/hc_bench" --coll bcast \
+        --against han --sizes 8,64K --trials 1 --iters 3
 fi
 
 # ---------------------------------------------------------------------------
