@@ -11,6 +11,7 @@
 # Options: --top-builddir DIR --mpirun PATH --have-check yes|no
 #          --only REGEX (run the tests whose names match)
 #          --list (print the test names)
+#          --stage-only (copy the component where the tests load it; exit)
 
 set -u
 
@@ -19,6 +20,7 @@ mpirun=mpirun
 have_check=yes
 only=""
 list=no
+stage_only=no
 while [ $# -gt 0 ]; do
     case "$1" in
     --top-builddir) top_builddir=$2; shift 2 ;;
@@ -26,6 +28,7 @@ while [ $# -gt 0 ]; do
     --have-check) have_check=$2; shift 2 ;;
     --only) only=$2; shift 2 ;;
     --list) list=yes; shift ;;
+    --stage-only) stage_only=yes; shift ;;
     *) echo "run-tests.sh: unknown option $1" >&2; exit 2 ;;
     esac
 done
@@ -60,6 +63,7 @@ if [ "$list" = no ]; then
     [ -d "$stage/hiercoll.new.$$" ] && mv "$stage/hiercoll.new.$$" "$stage/hiercoll"
     rm -rf "$stage/hiercoll.old.$$"
 fi
+[ "$stage_only" = yes ] && { echo "run-tests.sh: staged in $stage"; exit 0; }
 ompi_info=$(dirname "$(command -v "$mpirun" || echo /usr/bin/mpirun)")/ompi_info
 syscomp=$("$ompi_info" --path pkglibdir 2>/dev/null | sed -n 's/.*Pkglibdir: *//p')
 cpath=$stage:$syscomp
@@ -219,6 +223,14 @@ run "layers" 120 "$layers" "${layers_args[@]}"
 EXPECT=("coll_hiercoll_exec \(layer 3\) calls coll_hiercoll_select" "a circle of calls among: .*exec")
 run "layers-upward-call-fails" 120 bash -c '! "$0" "$@" --inject coll_hiercoll_exec:coll_hiercoll_select' \
     "$layers" "${layers_args[@]}"
+# staging the component again (another run of this suite in this build)
+# puts a new file in place: the DSO a running job has mapped stays whole
+EXPECT=("staged: replaced")
+run "stage-replaces-dso" 60 bash -c 'i=$(stat -c %i "$1/mca_coll_hiercoll.so") &&
+    bash "$0" --top-builddir "$2" --mpirun "$3" --stage-only &&
+    j=$(stat -c %i "$1/mca_coll_hiercoll.so") &&
+    if [ "$i" != "$j" ]; then echo "staged: replaced (inode $i -> $j)";
+    else echo "staged: rewritten in place (inode $i)"; fi' "$0" "$stage" "$top_builddir" "$mpirun"
 
 # ---------------------------------------------------------------------------
 # Collectives against serial references
