@@ -65,6 +65,10 @@ if [ "$list" = no ]; then
 fi
 [ "$stage_only" = yes ] && { echo "run-tests.sh: staged in $stage"; exit 0; }
 ompi_info=$(dirname "$(command -v "$mpirun" || echo /usr/bin/mpirun)")/ompi_info
+# The scripts the tests run (the demo, the docs' commands) call mpirun and
+# ompi_info by name: those of the Open MPI configured, first on PATH (an
+# Open MPI built by hand, e.g. 6.0 in /opt/ompi6, beside the system's)
+PATH=$(dirname "$ompi_info"):$PATH
 syscomp=$("$ompi_info" --path pkglibdir 2>/dev/null | sed -n 's/.*Pkglibdir: *//p')
 cpath=$stage:$syscomp
 export OMPI_MCA_mca_base_component_path=$cpath
