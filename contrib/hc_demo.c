@@ -13,14 +13,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int rank, size, failures;
+static int rank, size, failures, quiet; /* quiet (--quiet): print nothing */
 
 static void report(const char *what, int ok)
 {
     int all;
     MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
     failures += !all;
-    if (0 == rank) {
+    if (0 == rank && !quiet) {
         printf("  %-52s %s\n", what, all ? "ok" : "WRONG");
     }
 }
@@ -28,9 +28,10 @@ static void report(const char *what, int ok)
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
+    quiet = argc > 1 && 0 == strcmp(argv[1], "--quiet");
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (0 == rank) {
+    if (0 == rank && !quiet) {
         printf("hiercoll demo on %d processes\n", size);
     }
 
@@ -115,7 +116,7 @@ int main(int argc, char **argv)
     free(displs);
     free(mine);
     free(all);
-    if (0 == rank) {
+    if (0 == rank && !quiet) {
         printf("%s\n", failures ? "demo FAILED" : "all results right");
     }
     MPI_Finalize();

@@ -23,10 +23,14 @@ if [ "$(id -u)" = 0 ]; then
     export PRTE_ALLOW_RUN_AS_ROOT=1 PRTE_ALLOW_RUN_AS_ROOT_CONFIRM=1
 fi
 echo "== ompi_info: $(ompi_info | grep "MCA coll: hiercoll" | sed 's/^ *//')"
-# (the demo's lines on stdout, hiercoll's on stderr: kept apart, whole)
-mpirun --mca coll_hiercoll_verbose 1 "$build/contrib/hc_demo" >"$stage/out" 2>"$stage/verbose" ||
-    { cat "$stage/out" "$stage/verbose"; exit 1; }
+# (the checks, then hiercoll's verbose lines from a second, quiet run: with
+# Open MPI 5.0 a piece of a verbose line came out in the program's stdout
+# under the suite, merged with the demo's first line)
+mpirun "$build/contrib/hc_demo" >"$stage/out" 2>"$stage/err" ||
+    { cat "$stage/out" "$stage/err"; exit 1; }
 grep -v "hiercoll: " "$stage/out"
+mpirun --mca coll_hiercoll_verbose 1 "$build/contrib/hc_demo" --quiet >"$stage/verbose" 2>&1 ||
+    { cat "$stage/verbose"; exit 1; }
 echo "== what hiercoll runs on MPI_COMM_WORLD (auto; sizes per rank; ->comp: passed to comp)"
 awk '
 function human(s,   n) {
