@@ -442,9 +442,7 @@ static inline bool lean_inline(const hc_shm_t *sh, const hc_fast_t *f, size_t m)
 static inline void lean_root_done(hc_shm_chan_t *ch, uint64_t s, uint64_t last)
 {
     const hc_shm_t *sh = ch->s;
-    if (s - 1 > ch->done_min) {
-        ch->done_min = s - 1;
-    }
+    all_begun(ch, s);
     finish_reading(ch, last);
     for (int r = 0; r < sh->n && r < 8; ++r) {
         if (r != sh->me) {

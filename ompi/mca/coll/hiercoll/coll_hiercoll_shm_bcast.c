@@ -60,7 +60,7 @@ bool hc_shm_run_barrier(hc_shm_op_t *o)
         o->ph = 1;
         o->lv = 0;
     }
-    if (0 == o->grp) {
+    if (ch->s->flat) {
         if (!all_flags(o, s, FV(s, 0))) {
             return false;
         }
@@ -246,29 +246,12 @@ static int bcast_source(const hc_shm_t *sh, int root);
 static bool cma_children_done(hc_shm_op_t *o, uint64_t s)
 {
     hc_shm_t *sh = o->ch->s;
-    int total = 0;
-    for (int k = 0; k < sh->hi; ++k) {
-        total += sh->mnum[k] - 1;
-    }
+    /* (my groups' ranks at every level I lead are mem[0 .. nmem)) */
+    int nmem = sh->hi > 0 ? sh->mat[sh->hi - 1] + sh->mnum[sh->hi - 1] : 0;
     int ntop = sh->me == o->root ? sh->ntop : 0;
-    for (; o->i < total + ntop; ++o->i) {
-        int r = -1;
-        if (o->i < total) {
-            int at = o->i;
-            for (int k = 0; k < sh->hi; ++k) {
-                if (at < sh->mnum[k] - 1) {
-                    r = sh->mem[sh->mat[k] + 1 + at];
-                    break;
-                }
-                at -= sh->mnum[k] - 1;
-            }
-        } else {
-            r = sh->top[o->i - total];
-        }
-        if (r == sh->me || r == o->root) {
-            continue;
-        }
-        if (!one_flag(o, line_of(o, s, r), FV(s, 1))) {
+    for (; o->i < nmem + ntop; ++o->i) {
+        int r = o->i < nmem ? sh->mem[o->i] : sh->top[o->i - nmem];
+        if (r != sh->me && r != o->root && !one_flag(o, line_of(o, s, r), FV(s, 1))) {
             return false;
         }
     }
@@ -373,7 +356,7 @@ static int bcast_source(const hc_shm_t *sh, int root)
 bool hc_shm_run_bcast(hc_shm_op_t *o)
 {
     if (PATH_CMA == o->path) {
-        return 0 != o->grp ? run_bcast_cma_tree(o) : run_bcast_cma(o);
+        return o->ch->s->flat ? run_bcast_cma(o) : run_bcast_cma_tree(o);
     }
     hc_shm_chan_t *ch = o->ch;
     hc_shm_t *sh = ch->s;
@@ -382,8 +365,8 @@ bool hc_shm_run_bcast(hc_shm_op_t *o)
      * root, every other rank from its leader, and a rank that leads a
      * group below (hi > 0) copies into its own line or cell first and
      * publishes it, so the chunks go down every level at once. */
-    int src = 0 != o->grp ? bcast_source(sh, o->root) : o->root;
-    bool fwd = 0 != o->grp && !root && sh->hi > 0;
+    int src = sh->flat ? o->root : bcast_source(sh, o->root);
+    bool fwd = !sh->flat && !root && sh->hi > 0;
     for (; o->j < o->nchunks; ++o->j) {
         uint64_t s = o->s0 + (uint64_t) o->j;
         size_t off = (size_t) o->j * o->chunk;

@@ -104,7 +104,6 @@ bool hc_shm_group_ranks(hc_shm_t *s, const hc_shm_peer_t *peers, char *how, size
     s->hi = s->nlv;
     s->upl = -1;
     for (int k = 0; k < s->nlv; ++k) {
-        s->lvof[k] = used[k] < 0 ? -1 : by[used[k]];
         const int *u = s->up + (size_t) k * (size_t) n;
         if (s->hi < s->nlv) {
             continue;
@@ -141,7 +140,7 @@ bool hc_shm_group_ranks(hc_shm_t *s, const hc_shm_peer_t *peers, char *how, size
             hiz = sz > hiz ? sz : hiz;
         }
         hat += snprintf(how + hat, howlen - (size_t) hat, "%s %s %d groups of %d", 0 == k ? ":" : ",",
-                        s->lvof[k] < 0 ? "ranks" : hcp_level_names[s->lvof[k]], groups, lo);
+                        used[k] < 0 ? "ranks" : hcp_level_names[by[used[k]]], groups, lo);
         if (hiz != lo && hat < (int) howlen) {
             hat += snprintf(how + hat, howlen - (size_t) hat, "-%d", hiz);
         }
@@ -216,9 +215,7 @@ bool hc_shm_down_at(hc_shm_op_t *o, uint64_t s, void (*out)(hc_shm_op_t *, uint6
         publish(o, line_of(o, s, sh->me), rel);
     }
     /* every rank has begun s (see all_flags) */
-    if (s - 1 > o->ch->done_min) {
-        o->ch->done_min = s - 1;
-    }
+    all_begun(o->ch, s);
     finish_reading(o->ch, s);
     return true;
 }

@@ -225,7 +225,6 @@ typedef struct hc_shm {
     int *top; /* [ntop] the top's ranks, ascending */
     int ntop;
     int *up;  /* [nlv][n] each rank's leader at each level (-1: not among its ranks) */
-    int lvof[HC_SHM_MAXLV]; /* level k's hcp_level_t (-1: runs of consecutive ranks) */
     ompi_communicator_t *comm;
     hc_shm_chan_t ch[HC_SHM_MAXCH];
     /* PLACEMENT DEFERRED: the hot number from which its agreeing calls
@@ -311,8 +310,7 @@ struct hc_shm_op {
     char *dst;       /* contiguous output */
     bool packed;     /* bcast through the convertor */
     const hc_call_t *c; /* movement and reduce-scatter: the call's arguments */
-    int grp;            /* barrier, bcast, inline reductions: through the hierarchy (0: flat) */
-    int lv;             /* ... the level it is at (coll_hiercoll_shm_bcast.c) */
+    int lv;             /* through the hierarchy: the level it is at (hc_shm_up) */
     unsigned char acc[HC_SHM_INLINE]; /* ... an inline reduction's value of my subtree */
     char *tmp;          /* CMA: a packed copy (root) or landing buffer (reader) */
     char *scratch;      /* CMA reductions: two pieces (a peer's, my input's) */
@@ -501,6 +499,16 @@ static inline void prefetch_line(const hc_line_t *l)
 {
     __builtin_prefetch(l, 0, 3);
     __builtin_prefetch((const char *) l + 64, 0, 3);
+}
+
+/* Every rank has begun operation s, so each finished the ones before it
+ * (a channel runs them in order): slot_free need not read their done
+ * lines (see all_flags). */
+static inline void all_begun(hc_shm_chan_t *ch, uint64_t s)
+{
+    if (s - 1 > ch->done_min) {
+        ch->done_min = s - 1;
+    }
 }
 
 static inline void finish_reading(hc_shm_chan_t *ch, uint64_t s)

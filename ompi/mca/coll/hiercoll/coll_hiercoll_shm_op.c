@@ -43,7 +43,7 @@ static bool op_step(hc_shm_op_t *o)
         case PATH_TREE:
             return hc_shm_run_tree(o);
         default:
-            return PATH_INLINE == o->path && 0 != o->grp ? hc_shm_run_fold_grouped(o) : hc_shm_run_fold(o);
+            return PATH_INLINE == o->path && !o->ch->s->flat ? hc_shm_run_fold_grouped(o) : hc_shm_run_fold(o);
         }
     }
 }
@@ -76,7 +76,6 @@ int hc_shm_op_init(hc_shm_op_t *o, hc_shm_chan_t *ch, const hc_call_t *c)
     o->c = NULL;
     o->tmp = NULL;
     o->scratch = NULL;
-    o->grp = sh->flat ? 0 : mca_coll_hiercoll_params.shm_group_size;
     o->hot = false; /* (hc_shm_op_ring) */
     o->row = ch->row;
     o->mask = ch->mask;
@@ -234,7 +233,7 @@ int hc_shm_op_init(hc_shm_op_t *o, hc_shm_chan_t *ch, const hc_call_t *c)
 void hc_shm_op_ring(hc_shm_op_t *o)
 {
     hc_shm_chan_t *ch = o->ch;
-    o->hot = 0 == o->grp
+    o->hot = ch->s->flat
              && (HC_BARRIER == o->coll || (HC_ALLREDUCE == o->coll && PATH_INLINE == o->path));
     o->row = o->hot ? ch->hot : ch->row;
     o->mask = o->hot ? HC_SHM_HOT - 1 : ch->mask;

@@ -127,9 +127,7 @@ bool hc_shm_run_fold_grouped(hc_shm_op_t *o)
         if (sh->me == o->root) {
             fold_ranks(o, s, 0, sh->ntop, 1, sh->top, 0, o->count, o->dst,
                        top ? (const char *) o->acc : NULL);
-            if (s - 1 > ch->done_min) { /* every rank has begun s (see all_flags) */
-                ch->done_min = s - 1;
-            }
+            all_begun(ch, s);
         }
         finish_reading(ch, s);
         return true;
@@ -228,9 +226,7 @@ bool hc_shm_run_tree(hc_shm_op_t *o)
                 }
                 fold_ranks(o, s, 0, sh->ntop, 1, sh->top, 0, kk.cnt, o->dst + kk.e0 * o->esize,
                            top && 0 == sh->hi ? o->src + kk.e0 * o->esize : NULL);
-                if (s - 1 > ch->done_min) {
-                    ch->done_min = s - 1;
-                }
+                all_begun(ch, s);
             }
             finish_reading(ch, s);
             continue;
@@ -246,9 +242,7 @@ bool hc_shm_run_tree(hc_shm_op_t *o)
                 memcpy(out, o->tmp, len);
             }
             if (0 == sh->nlv) { /* (nobody below) */
-                if (s - 1 > ch->done_min) {
-                    ch->done_min = s - 1;
-                }
+                all_begun(ch, s);
                 finish_reading(ch, s);
                 continue;
             }
