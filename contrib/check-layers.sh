@@ -39,9 +39,14 @@ layer_of() {
     # 4 capabilities (and the offload's transports' loader); the transport
     # plugins (offload_ucx, ofi) link no symbol of the component (test
     # lazylibs-plugins-self-contained), so they sit here too
-    coll_hiercoll_caps | coll_hiercoll_decomp | coll_hiercoll_gatherv | coll_hiercoll_inter | \
+    coll_hiercoll_caps | coll_hiercoll_gatherv | coll_hiercoll_inter | \
         coll_hiercoll_neighbor | coll_hiercoll_offload | coll_hiercoll_offload_transport | \
         coll_hiercoll_offload_ucx | coll_hiercoll_ofi) echo 4 ;;
+    # 4 decomposition, in rooms (coll_hiercoll_decomp.c's map; no circle
+    # among them): entry, parts and requests; the programs; their pieces;
+    # the shared types
+    coll_hiercoll_decomp | coll_hiercoll_decomp_rooted | coll_hiercoll_decomp_all | \
+        coll_hiercoll_decomp_dx | coll_hiercoll_decomp_internal) echo 4 ;;
     # 4 the shared-memory level, in rooms (coll_hiercoll_shm.c's map; no
     # circle among them): entry points; operations, channels, requests; the
     # families' state machines; set-up and placement; the hierarchy; flag
