@@ -159,6 +159,9 @@ static const cmd_t cmds[] = {
     {"shm", "the node level: critical path of barrier, bcast, reduce, allreduce for flat, "
             "two-level and n-level on many-core nodes; shared memory per communicator",
      hc_cost_shm},
+    {"decomp", "decomposition across nodes: multi-leader against one leader per node and flat, "
+               "at 512x64 and 256x128 ranks (--check: exact); --crossover: the model's",
+     hc_cost_decomp},
     /* capabilities add their subcommands here */
     {NULL, NULL, NULL},
 };

@@ -38,5 +38,6 @@ int hc_cost_gatherv(int argc, char **argv);
 int hc_cost_rhrd(int argc, char **argv);
 int hc_cost_offload(int argc, char **argv);
 int hc_cost_shm(int argc, char **argv); /* (hc_cost_shm.c: the node level's model) */
+int hc_cost_decomp(int argc, char **argv); /* (hc_cost_decomp.c: multi-leader) */
 
 #endif

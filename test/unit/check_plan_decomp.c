@@ -507,6 +507,385 @@ START_TEST(alltoall_too_big)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ */
+/* Multi-leader: lanes, slices, and every rank's plan in the simulator  */
+/* ------------------------------------------------------------------ */
+
+static void build_keys(hcp_decomp_t *d, int n, const int *keys)
+{
+    EXPECT_EQ(0, hcp_decomp_build(d, n, keys));
+}
+
+/* Parts of the given sizes, as runs of ranks. */
+static void sized_parts(hcp_decomp_t *d, int nq, const int *sizes)
+{
+    int n = 0, keys[4096];
+    for (int q = 0; q < nq; ++q) {
+        for (int k = 0; k < sizes[q]; ++k) {
+            keys[n++] = q;
+        }
+    }
+    build_keys(d, n, keys);
+}
+
+/* Nodes of 3, 3 and 2: the cuts 1/3, 1/2, 2/3 make four lanes; the
+ * carriers of the part of two are in two lanes each. */
+START_TEST(ml_lanes_332)
+{
+    static const int sizes[3] = {3, 3, 2};
+    static const int want_member[4][3] = {{0, 3, 6}, {1, 4, 6}, {1, 4, 7}, {2, 5, 7}};
+    hcp_decomp_t d;
+    hcp_ml_t ml;
+    sized_parts(&d, 3, sizes);
+    EXPECT_EQ(0, hcp_ml_build(&ml, &d, 8, 4));
+    EXPECT_EQ(ml.nlanes, 4);
+    EXPECT_EQ(ml.max_lanes, 2);
+    EXPECT(!ml.uniform, "3,3,2 is not uniform");
+    for (int j = 0; j < 4; ++j) {
+        for (int q = 0; q < 3; ++q) {
+            EXPECT_EQ(ml.member[j * 3 + q], want_member[j][q]);
+        }
+    }
+    int first;
+    EXPECT_EQ(hcp_ml_lanes_of(&ml, 0, 1, &first), 2);
+    EXPECT_EQ(first, 1);
+    EXPECT_EQ(hcp_ml_lanes_of(&ml, 2, 0, &first), 2);
+    EXPECT_EQ(first, 0);
+    EXPECT_EQ(hcp_ml_lanes_of(&ml, 2, 1, &first), 2);
+    EXPECT_EQ(first, 2);
+    /* 12 units: slices 4,4,4 and 6,6; lanes 4,2,2,4 */
+    int64_t lo;
+    EXPECT_EQ(hcp_ml_lane(&ml, 1, 12, &lo), 2);
+    EXPECT_EQ(lo, 4);
+    EXPECT_EQ(hcp_ml_slice(&ml, 2, 1, 12, &lo), 6);
+    EXPECT_EQ(lo, 6);
+    hcp_ml_fini(&ml);
+    /* at most one lane a carrier: every part gets two carriers */
+    EXPECT_EQ(0, hcp_ml_build(&ml, &d, 8, 1));
+    EXPECT(ml.uniform, "fallback not uniform");
+    EXPECT_EQ(ml.nlanes, 2);
+    EXPECT_EQ(ml.carriers[0], 2);
+    hcp_ml_fini(&ml);
+    hcp_decomp_fini(&d);
+}
+END_TEST
+
+/* For any layout, k and count: the lanes tile the vector in order, each
+ * carrier's slice is exactly the union of its lanes, the slices of a part
+ * tile the vector, a lane has one carrier of every part (the one whose
+ * slice holds it), and uniform lanes are carrier j of every part. */
+static void check_ml(const hcp_decomp_t *d, int k, int max_lanes)
+{
+    hcp_ml_t ml;
+    EXPECT_EQ(0, hcp_ml_build(&ml, d, k, max_lanes));
+    EXPECT(ml.uniform || ml.max_lanes <= max_lanes, "n %d k %d: %d lanes on a carrier", d->n, k,
+           ml.max_lanes);
+    EXPECT(0 == ml.num[0] && ml.num[ml.nlanes] == ml.den[ml.nlanes], "cuts not 0 to 1");
+    for (int q = 0; q < d->nparts; ++q) {
+        int c = ml.carriers[q], s = hcp_part_size(d, q);
+        EXPECT(c >= 1 && c <= s && c <= (k < 1 ? 1 : k), "part %d: %d carriers", q, c);
+        EXPECT(!ml.uniform || c == ml.carriers[0], "uniform with %d and %d", c, ml.carriers[0]);
+    }
+    static const int64_t counts[] = {0, 1, 2, 3, 5, 7, 12, 13, 64, 100, 1000003};
+    for (size_t ci = 0; ci < sizeof(counts) / sizeof(counts[0]); ++ci) {
+        const int64_t count = counts[ci];
+        int64_t at = 0, lo;
+        for (int j = 0; j < ml.nlanes; ++j) {
+            int64_t len = hcp_ml_lane(&ml, j, count, &lo);
+            EXPECT(lo == at && len >= 0, "lane %d of %lld at %lld", j, (long long) count,
+                   (long long) lo);
+            at += len;
+            for (int q = 0; q < d->nparts; ++q) {
+                int r = ml.member[j * d->nparts + q], i = hcp_ml_carrier(&ml, d, r), first;
+                EXPECT(d->part[r] == q && i >= 0, "lane %d: rank %d in part %d", j, r, q);
+                int nl = hcp_ml_lanes_of(&ml, q, i, &first);
+                EXPECT(j >= first && j < first + nl, "lane %d not among %d's", j, r);
+                if (ml.uniform) {
+                    EXPECT_EQ(i, j);
+                }
+            }
+        }
+        EXPECT_EQ(at, count);
+        for (int q = 0; q < d->nparts; ++q) {
+            int64_t pat = 0;
+            for (int i = 0; i < hcp_part_size(d, q); ++i) {
+                int first, nl = hcp_ml_lanes_of(&ml, q, i, &first);
+                int64_t slen = hcp_ml_slice(&ml, q, i, count, &lo);
+                if (i >= ml.carriers[q]) {
+                    EXPECT(0 == nl && 0 == slen, "non-carrier %d of part %d", i, q);
+                    continue;
+                }
+                EXPECT(lo == pat, "slice %d of part %d at %lld", i, q, (long long) lo);
+                pat += slen;
+                int64_t llo, sum = 0;
+                for (int j = first; j < first + nl; ++j) {
+                    int64_t l = hcp_ml_lane(&ml, j, count, &llo);
+                    EXPECT(j > first || llo == lo, "part %d carrier %d: first lane", q, i);
+                    sum += l;
+                }
+                EXPECT_EQ(sum, slen);
+            }
+            EXPECT_EQ(pat, count);
+        }
+    }
+    hcp_ml_fini(&ml);
+}
+
+START_TEST(ml_lanes_every_layout)
+{
+    uint64_t seed = 5;
+    for (int n = 1; n <= 260; ++n) {
+        for (int kind = 0; kind < K_NKINDS; ++kind) {
+            int *keys = malloc(sizeof(int) * (size_t) n);
+            hcp_decomp_t d;
+            make_keys(kind, n, 1 + n % 7, &seed, keys);
+            build_keys(&d, n, keys);
+            static const int ks[] = {1, 2, 3, 4, 8, 1 << 20};
+            for (size_t i = 0; i < sizeof(ks) / sizeof(ks[0]); ++i) {
+                check_ml(&d, ks[i], 1 + n % 4);
+            }
+            hcp_decomp_fini(&d);
+            free(keys);
+        }
+    }
+    /* the scale of the simulated tables */
+    static const int shapes[][2] = {{512, 64}, {256, 128}};
+    for (int s = 0; s < 2; ++s) {
+        int nq = shapes[s][0], *sizes = malloc(sizeof(int) * (size_t) nq);
+        for (int q = 0; q < nq; ++q) {
+            sizes[q] = shapes[s][1];
+        }
+        int n = nq * shapes[s][1], *keys = malloc(sizeof(int) * (size_t) n);
+        for (int r = 0; r < n; ++r) {
+            keys[r] = r / shapes[s][1];
+        }
+        hcp_decomp_t d;
+        build_keys(&d, n, keys);
+        check_ml(&d, 1 << 20, 4);
+        hcp_decomp_fini(&d);
+        free(keys);
+        free(sizes);
+    }
+}
+END_TEST
+
+typedef struct mlsim {
+    hcp_ml_args_t a;
+    int n;
+} mlsim_t;
+
+static int plan_ml(hcp_plan_t *p, int rank, void *arg)
+{
+    return hcp_ml_plan(p, rank, &((mlsim_t *) arg)->a);
+}
+
+static int64_t ml_sbuf(int rank, void *arg)
+{
+    const mlsim_t *m = arg;
+    (void) rank;
+    return HCP_ML_REDUCE_SCATTER == m->a.coll ? m->a.count * m->n : m->a.count;
+}
+
+static int64_t ml_rbuf(int rank, void *arg)
+{
+    const mlsim_t *m = arg;
+    switch (m->a.coll) {
+    case HCP_ML_REDUCE: return rank == m->a.root ? m->a.count : 0;
+    case HCP_ML_ALLGATHER: return m->a.count * m->n;
+    case HCP_ML_REDUCE_SCATTER: return m->a.in_place ? m->a.count * m->n : m->a.count;
+    default: return m->a.count;
+    }
+}
+
+/* Run one collective decomposed with k carriers per part (1: one leader)
+ * and check every result byte; returns the simulator (the caller frees
+ * it) for the costs. */
+static sim_t *run_ml(const hcp_decomp_t *d, const hcp_ml_t *ml, hcp_ml_coll_t coll, int64_t count,
+                     int root, bool commutative, bool in_place, hcp_lane_t lane, bool track)
+{
+    const int n = d->n;
+    const size_t e = 4;
+    mlsim_t m = {{coll, d, ml, count, e, root, commutative, in_place, lane, 3}, n};
+    sim_t *s = sim_new(n, track);
+    UNIT_PLAN(s, plan_ml, &m, ml_sbuf, ml_rbuf);
+    const bool ip = in_place && HCP_ML_ALLGATHER != coll;
+    if (HCP_ML_BCAST == coll) {
+        sim_set(s, root, HCP_RBUF, 0, count * (int64_t) e, sim_input(root));
+    } else if (track) {
+        for (int r = 0; r < n; ++r) {
+            int buf = ip && (HCP_ML_REDUCE != coll || r == root) ? HCP_RBUF : HCP_SBUF;
+            sim_set(s, r, buf, 0, ml_sbuf(r, &m) * (int64_t) e, sim_input(r));
+        }
+    }
+    UNIT_RUN(s, NULL, "%s n %d parts %d count %lld", hcp_ml_coll_names[coll], n, d->nparts,
+             (long long) count);
+    if (!track) {
+        return s;
+    }
+    const int64_t bytes = count * (int64_t) e;
+    const sim_val_t all = sim_range_of(0, n - 1);
+    for (int r = 0; r < n; ++r) {
+        switch (coll) {
+        case HCP_ML_ALLREDUCE:
+            UNIT_EXPECT(s, r, HCP_RBUF, 0, bytes, all, !commutative, "allreduce n %d rank %d", n, r);
+            break;
+        case HCP_ML_REDUCE:
+            if (r == root) {
+                UNIT_EXPECT(s, r, HCP_RBUF, 0, bytes, all, !commutative, "reduce n %d root %d", n,
+                            r);
+            }
+            break;
+        case HCP_ML_BCAST:
+            UNIT_EXPECT(s, r, HCP_RBUF, 0, bytes, sim_input(root), false, "bcast n %d rank %d", n, r);
+            break;
+        case HCP_ML_ALLGATHER:
+            for (int b = 0; b < n; ++b) {
+                UNIT_EXPECT(s, r, HCP_RBUF, b * bytes, bytes, sim_shifted(sim_input(b), -b * bytes),
+                            false, "allgather n %d rank %d block %d", n, r, b);
+            }
+            break;
+        default:
+            UNIT_EXPECT(s, r, HCP_RBUF, 0, bytes, sim_shifted(all, r * bytes), !commutative,
+                        "reduce_scatter n %d rank %d", n, r);
+            break;
+        }
+    }
+    return s;
+}
+
+/* Every collective, exact, over block, uneven, interleaved and random
+ * layouts, one leader and k carriers, counts below the part sizes and not
+ * dividing them, every root to a few, in place, ordered ops in rank
+ * order where the parts are runs of ranks. */
+START_TEST(ml_plans_exact)
+{
+    uint64_t seed = 3;
+    for (int n = 1; n <= 30; ++n) {
+        for (int kind = 0; kind < K_NKINDS; ++kind) {
+            int keys[64];
+            hcp_decomp_t d;
+            make_keys(kind, n, 1 + (n + kind) % 5, &seed, keys);
+            build_keys(&d, n, keys);
+            static const int ks[] = {1, 2, 3, 1 << 20};
+            for (size_t ki = 0; ki < sizeof(ks) / sizeof(ks[0]); ++ki) {
+                hcp_ml_t ml;
+                EXPECT_EQ(0, hcp_ml_build(&ml, &d, ks[ki], 2 + n % 3));
+                const int64_t counts[] = {1, 3 + n % 4, 17 + n};
+                for (int c = 0; c < HCP_ML_NCOLL; ++c) {
+                    for (size_t x = 0; x < sizeof(counts) / sizeof(counts[0]); ++x) {
+                        int64_t count = HCP_ML_ALLGATHER == c || HCP_ML_REDUCE_SCATTER == c
+                                            ? counts[x] % 5 + 1 : counts[x];
+                        int root = (int) ((x * 7 + ki) % (size_t) n);
+                        for (int mode = 0; mode < 4; ++mode) {
+                            bool commutative = mode & 1, in_place = mode & 2;
+                            if ((!commutative && !d.contiguous)
+                                || (HCP_ML_REDUCE_SCATTER == c && !d.contiguous)
+                                || (!commutative && (HCP_ML_BCAST == c || HCP_ML_ALLGATHER == c))) {
+                                continue;
+                            }
+                            hcp_lane_t lane = (hcp_lane_t) (1 + (x + mode) % 4);
+                            sim_free(run_ml(&d, &ml, (hcp_ml_coll_t) c, count, root, commutative,
+                                            in_place, lane, true));
+                        }
+                    }
+                }
+                hcp_ml_fini(&ml);
+            }
+            hcp_decomp_fini(&d);
+        }
+    }
+}
+END_TEST
+
+/* What crosses parts: multi-leader allreduce at most 2 (N-1)/N of the
+ * vector out of a part in all and 2 (N-1)/N x L / c out of a carrier;
+ * bcast (N-1) L in all and L / c a carrier (within a unit's rounding per
+ * lane); with one leader the leader carries it all. */
+START_TEST(ml_plans_crossing)
+{
+    static const int shapes[][4] = {{2, 4, 4, 0}, {3, 3, 3, 3}, {4, 4, 4, 4}, {3, 3, 2, 0}};
+    static const int nqs[] = {2, 3, 4, 3};
+    for (int s = 0; s < 4; ++s) {
+        hcp_decomp_t d;
+        sized_parts(&d, nqs[s], shapes[s] + (0 == s ? 1 : 0));
+        const int N = d.nparts, n = d.n;
+        const int64_t count = 65536, L = 4 * count;
+        for (int k = 1; k <= 2; ++k) {
+            hcp_ml_t ml;
+            EXPECT_EQ(0, hcp_ml_build(&ml, &d, 1 == k ? 1 : 1 << 20, 4));
+            for (int c = 0; c < 3; c += 2) { /* allreduce, bcast */
+                hcp_lane_t lane = 0 == c ? HCP_LANE_RING : HCP_LANE_CHAIN;
+                sim_t *sim = run_ml(&d, &ml, (hcp_ml_coll_t) c, count, n - 1, true, false, lane,
+                                    false);
+                int64_t total = 0, most = 0;
+                for (int r = 0; r < n; ++r) {
+                    int64_t x = hcp_ml_crossing(sim_plan(sim, r), &d, r);
+                    int64_t share = 0 == c ? 2 * (N - 1) * L / N : L;
+                    share /= ml.carriers[d.part[r]];
+                    EXPECT(x <= share + 64 * ml.nlanes, "%s %d parts rank %d sends %lld > %lld",
+                           hcp_ml_coll_names[c], N, r, (long long) x, (long long) share);
+                    total += x;
+                    most = x > most ? x : most;
+                }
+                int64_t bound = 0 == c ? 2 * (N - 1) * L : (N - 1) * L;
+                EXPECT(total <= bound + 64 * ml.nlanes * N, "%s %d parts: %lld > %lld",
+                       hcp_ml_coll_names[c], N, (long long) total, (long long) bound);
+                if (1 == k) {
+                    EXPECT(most >= (0 == c ? 2 * (N - 1) * L / N : L), "one leader: %lld",
+                           (long long) most);
+                }
+                sim_free(sim);
+            }
+            hcp_ml_fini(&ml);
+        }
+        hcp_decomp_fini(&d);
+    }
+}
+END_TEST
+
+/* 32,768 ranks, 512 nodes of 64 and 256 of 128, every carrier: every
+ * rank's allreduce plan runs in the simulator (exact at 512 x 64, every
+ * byte tracked; at 256 x 128 matched and sized, 8.4 million messages),
+ * each carrier sends its share across nodes, the parts the bound in all.
+ * hc_cost decomp --check prints the whole table, every collective exact. */
+START_TEST(ml_plans_32768)
+{
+    static const int shapes[][2] = {{512, 64}, {256, 128}};
+    for (int s = 0; s < 2; ++s) {
+        const int N = shapes[s][0], ppn = shapes[s][1], n = N * ppn;
+        int *keys = malloc(sizeof(int) * (size_t) n);
+        for (int r = 0; r < n; ++r) {
+            keys[r] = r / ppn;
+        }
+        hcp_decomp_t d;
+        build_keys(&d, n, keys);
+        free(keys);
+        hcp_ml_t ml;
+        EXPECT_EQ(0, hcp_ml_build(&ml, &d, ppn, 4));
+        EXPECT_EQ(ml.nlanes, ppn);
+        const int64_t count = (int64_t) ppn * N * 4, L = 4 * count;
+        for (int c = 0; c < 1; c += 2) {
+            sim_t *sim = run_ml(&d, &ml, (hcp_ml_coll_t) c, count, n / 3, true, false,
+                                0 == c ? HCP_LANE_RHRD : HCP_LANE_BINOMIAL, 0 == s);
+            int64_t total = 0;
+            for (int r = 0; r < n; ++r) {
+                int64_t x = hcp_ml_crossing(sim_plan(sim, r), &d, r);
+                total += x;
+                /* allreduce: RHRD sends 2(N-1)/N of the lane; bcast: a
+                 * binomial tree's root sends its lane log2(N) times */
+                int64_t share = 0 == c ? 2 * (N - 1) * (L / ppn) / N : hcp_ceil_log2(N) * L / ppn;
+                EXPECT(x <= share, "%dx%d %s: rank %d sends %lld > %lld", N, ppn,
+                       hcp_ml_coll_names[c], r, (long long) x, (long long) share);
+            }
+            EXPECT_EQ(total, (0 == c ? 2 : 1) * (int64_t) (N - 1) * L);
+            sim_free(sim);
+        }
+        hcp_ml_fini(&ml);
+        hcp_decomp_fini(&d);
+    }
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("plan_decomp");
@@ -520,6 +899,11 @@ static Suite *suite(void)
     tcase_add_test(tc, alltoall_four_steps);
     tcase_add_test(tc, alltoall_too_big);
     tcase_add_test(tc, shm_levels);
+    tcase_add_test(tc, ml_lanes_332);
+    tcase_add_test(tc, ml_lanes_every_layout);
+    tcase_add_test(tc, ml_plans_exact);
+    tcase_add_test(tc, ml_plans_crossing);
+    tcase_add_test(tc, ml_plans_32768);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -196,6 +196,36 @@ void hcp_append(hcp_plan_t *dst, const hcp_plan_t *src, const uint8_t map[HCP_NB
     dst->oom |= src->oom;
 }
 
+void hcp_append_at(hcp_plan_t *dst, const hcp_plan_t *src, const uint8_t map[HCP_NBUF],
+                   const int64_t shift[HCP_NBUF], const int *peers)
+{
+    hcp_end_round(dst);
+    for (int b = HCP_TMP0; b < HCP_NBUF; ++b) {
+        if (src->tmp_units[b] > 0) {
+            hcp_scratch(dst, map[b], src->unit[b], src->tmp_units[b] + (shift ? shift[b] : 0));
+        }
+    }
+    for (int r = 0; r < src->nrounds; ++r) {
+        for (int i = hcp_round_begin(src, r); i < src->round_end[r]; ++i) {
+            hcp_op_t *op = push(dst);
+            if (NULL == op) {
+                return;
+            }
+            *op = src->ops[i];
+            op->buf = map[src->ops[i].buf];
+            op->off += shift ? shift[src->ops[i].buf] : 0;
+            if (hcp_is_comm(op)) {
+                op->peer = NULL != peers ? peers[op->peer] : op->peer;
+            } else {
+                op->sbuf = map[src->ops[i].sbuf];
+                op->soff += shift ? shift[src->ops[i].sbuf] : 0;
+            }
+        }
+        hcp_end_round(dst);
+    }
+    dst->oom |= src->oom;
+}
+
 /* ------------------------------------------------------------------ */
 
 /* A transfer's range, for the overlap check of one round. */

@@ -159,6 +159,12 @@ const char *hcp_validate_inter(const hcp_plan_t *p, int nlocal, int nremote,
 void hcp_append(hcp_plan_t *dst, const hcp_plan_t *src, const uint8_t map[HCP_NBUF],
                 bool local);
 
+/* The same for a plan of a sub-communicator run inside a larger plan:
+ * buffer b renamed map[b] and its offsets moved by shift[b] units (NULL:
+ * none), peer k renamed peers[k] (NULL: unchanged).  The simulator runs
+ * the multi-leader plans composed so. */
+void hcp_append_at(hcp_plan_t *dst, const hcp_plan_t *src, const uint8_t map[HCP_NBUF],
+                   const int64_t shift[HCP_NBUF], const int *peers);
 
 /* ------------------------------------------------------------------ */
 /* Trees (shared by the planners)                                      */
@@ -347,6 +353,44 @@ int hcp_reduce_rabenseifner(hcp_plan_t *p, int n, int rank, int root, int64_t co
 /* The role of virtual rank (rank - root) mod n in the patented scheme:
  * "pair", "receiver", "sender", "X", "Y" or "Z". */
 const char *hcp_rhrd_role(int n, int vrank);
+
+/* ------------------------------------------------------------------ */
+/* Rings and chains (coll_hiercoll_plan_ring.c): every rank sends what    */
+/* it must once.  Counts per block are int64_t, blocks back to back     */
+/* unless displs says where.  Where they reduce the op must be          */
+/* commutative, except the linear reduce-scatter.                       */
+/* Each returns 0, or -1 when memory ran out.                           */
+/* ------------------------------------------------------------------ */
+
+/* Reduce-scatter on a ring: the vector (sum of counts) in SBUF, or in
+ * RBUF when in_place; block `rank` of RBUF (at its place in the vector)
+ * holds the result, the rest of RBUF partial sums.  n-1 steps; rank r
+ * sends every block but its own once. */
+int hcp_reduce_scatter_ring(hcp_plan_t *p, int n, int rank, const int64_t *counts, size_t esize,
+                            bool in_place);
+/* Allgatherv on a ring, in place: block b of RBUF is counts[b] units at
+ * displs[b], this rank's already there.  n-1 steps; rank r sends every
+ * block but rank r+1's once. */
+int hcp_allgatherv_ring(hcp_plan_t *p, int n, int rank, const int64_t *counts,
+                        const int64_t *displs, size_t esize);
+/* Allreduce: the ring reduce-scatter, then the ring allgather, of n
+ * blocks (block b: [count b / n, count (b+1) / n)).  2(n-1) steps, each
+ * rank sends 2(n-1)/n of the vector (within a block's rounding). */
+int hcp_allreduce_ring(hcp_plan_t *p, int n, int rank, int64_t count, size_t esize, bool in_place);
+/* Bcast down the chain root, root+1, ..., in `segs` segments (at most
+ * count), pipelined: n-2+segs steps; every rank but the last sends the
+ * vector once. */
+int hcp_bcast_chain(hcp_plan_t *p, int n, int rank, int root, int64_t count, size_t esize,
+                    int segs);
+/* Reduce up the chain root-1, root-2, ... to root, in segments: each rank
+ * folds its input into the running result (TMP0) and passes it on.
+ * in_place: the input is RBUF (at the root: the result's buffer). */
+int hcp_reduce_chain(hcp_plan_t *p, int n, int rank, int root, int64_t count, size_t esize,
+                     int segs, bool in_place);
+/* Reduce-scatter in one step: rank j's block goes to rank j, which folds
+ * the n blocks in rank order (any op).  Input and result as the ring's. */
+int hcp_reduce_scatter_linear(hcp_plan_t *p, int n, int rank, const int64_t *counts, size_t esize,
+                              bool in_place);
 
 /* ------------------------------------------------------------------ */
 /* Short-circuit reductions (coll_hiercoll_plan_shortcut.c)             */

@@ -516,3 +516,176 @@ int hcp_levels(int n, int ncand, const int *keys, int cap, int maxlv, int *up, i
     free(lead);
     return nl;
 }
+
+/* ------------------------------------------------------------------ */
+/* Multi-leader lanes                                                   */
+/* ------------------------------------------------------------------ */
+
+typedef struct frac {
+    int num, den;
+} frac_t;
+
+static int cmp_frac(const void *x, const void *y)
+{
+    const frac_t *a = x, *b = y;
+    int64_t l = (int64_t) a->num * b->den, r = (int64_t) b->num * a->den;
+    return l < r ? -1 : l > r;
+}
+
+void hcp_ml_fini(hcp_ml_t *ml)
+{
+    free(ml->carriers);
+    free(ml->num);
+    free(ml->member);
+    memset(ml, 0, sizeof(*ml));
+}
+
+/* The cuts of the parts' carriers (every i/c for each distinct c),
+ * sorted, equal values once. */
+static int make_cuts(hcp_ml_t *ml)
+{
+    const int nq = ml->nparts;
+    int maxc = 0;
+    for (int p = 0; p < nq; ++p) {
+        maxc = ml->carriers[p] > maxc ? ml->carriers[p] : maxc;
+    }
+    bool *seen = calloc((size_t) maxc + 1, sizeof(bool));
+    size_t nf = 0, cap = 0;
+    for (int p = 0; NULL != seen && p < nq; ++p) {
+        if (!seen[ml->carriers[p]]) {
+            seen[ml->carriers[p]] = true;
+            cap += (size_t) ml->carriers[p] + 1;
+        }
+    }
+    frac_t *f = malloc(sizeof(frac_t) * (cap > 0 ? cap : 1));
+    if (NULL == seen || NULL == f) {
+        free(seen);
+        free(f);
+        return -1;
+    }
+    for (int c = 1; c <= maxc; ++c) {
+        for (int i = 0; seen[c] && i <= c; ++i) {
+            f[nf++] = (frac_t){i, c};
+        }
+    }
+    free(seen);
+    qsort(f, nf, sizeof(frac_t), cmp_frac);
+    size_t u = 0;
+    for (size_t x = 0; x < nf; ++x) {
+        if (0 == u || 0 != cmp_frac(&f[u - 1], &f[x])) {
+            f[u++] = f[x];
+        }
+    }
+    ml->nlanes = (int) u - 1;
+    ml->num = malloc(sizeof(int) * 2 * u);
+    if (NULL == ml->num) {
+        free(f);
+        return -1;
+    }
+    ml->den = ml->num + u;
+    for (size_t x = 0; x < u; ++x) {
+        ml->num[x] = f[x].num;
+        ml->den[x] = f[x].den;
+    }
+    free(f);
+    return 0;
+}
+
+/* The first cut at or past i/c. */
+static int cut_at(const hcp_ml_t *ml, int i, int c)
+{
+    int lo = 0, hi = ml->nlanes + 1;
+    const frac_t want = {i, c};
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        const frac_t at = {ml->num[mid], ml->den[mid]};
+        if (cmp_frac(&at, &want) < 0) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo;
+}
+
+int hcp_ml_lanes_of(const hcp_ml_t *ml, int p, int i, int *first)
+{
+    const int c = ml->carriers[p];
+    if (i < 0 || i >= c) {
+        *first = 0;
+        return 0;
+    }
+    *first = cut_at(ml, i, c);
+    return cut_at(ml, i + 1, c) - *first;
+}
+
+int64_t hcp_ml_slice(const hcp_ml_t *ml, int p, int i, int64_t count, int64_t *lo)
+{
+    const int c = ml->carriers[p];
+    if (i < 0 || i >= c) {
+        *lo = 0;
+        return 0;
+    }
+    *lo = hcp_ml_at(count, i, c);
+    return hcp_ml_at(count, i + 1, c) - *lo;
+}
+
+int64_t hcp_ml_lane(const hcp_ml_t *ml, int j, int64_t count, int64_t *lo)
+{
+    *lo = hcp_ml_at(count, ml->num[j], ml->den[j]);
+    return hcp_ml_at(count, ml->num[j + 1], ml->den[j + 1]) - *lo;
+}
+
+int hcp_ml_build(hcp_ml_t *ml, const hcp_decomp_t *d, int k, int max_lanes)
+{
+    memset(ml, 0, sizeof(*ml));
+    const int nq = d->nparts;
+    ml->nparts = nq;
+    ml->carriers = malloc(sizeof(int) * (size_t) (nq > 0 ? nq : 1));
+    if (NULL == ml->carriers) {
+        return -1;
+    }
+    const int kk = k < 1 ? 1 : k;
+    int least = kk;
+    for (int p = 0; p < nq; ++p) {
+        int s = hcp_part_size(d, p);
+        ml->carriers[p] = s < kk ? s : kk;
+        least = ml->carriers[p] < least ? ml->carriers[p] : least;
+    }
+    for (int pass = 0; pass < 2; ++pass) {
+        free(ml->num);
+        ml->num = NULL;
+        if (0 != make_cuts(ml)) {
+            return -1;
+        }
+        ml->max_lanes = 0;
+        ml->uniform = true;
+        for (int p = 0; p < nq; ++p) {
+            ml->uniform = ml->uniform && ml->carriers[p] == ml->carriers[0];
+            for (int i = 0; i < ml->carriers[p]; ++i) {
+                int first, nl = hcp_ml_lanes_of(ml, p, i, &first);
+                ml->max_lanes = nl > ml->max_lanes ? nl : ml->max_lanes;
+            }
+        }
+        if (ml->max_lanes <= max_lanes || ml->uniform) {
+            break;
+        }
+        /* too many lanes on some carrier: the smallest part's carriers in
+         * every part */
+        for (int p = 0; p < nq; ++p) {
+            ml->carriers[p] = least;
+        }
+    }
+    ml->member = malloc(sizeof(int) * (size_t) ml->nlanes * (size_t) (nq > 0 ? nq : 1) + 1);
+    if (NULL == ml->member) {
+        return -1;
+    }
+    for (int j = 0; j < ml->nlanes; ++j) {
+        for (int p = 0; p < nq; ++p) {
+            /* the carrier whose fraction holds the lane's start */
+            int i = (int) ((int64_t) ml->num[j] * ml->carriers[p] / ml->den[j]);
+            ml->member[(size_t) j * (size_t) nq + (size_t) p] = d->member[d->start[p] + i];
+        }
+    }
+    return 0;
+}

@@ -25,6 +25,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "coll_hiercoll_plan.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -194,6 +196,144 @@ typedef struct hcp_a2a {
 int hcp_a2a_layout(hcp_a2a_t *a, const hcp_decomp_t *d, int p, hcp_pair_bytes_t bytes,
                    void *ctx);
 void hcp_a2a_fini(hcp_a2a_t *a);
+
+/* ------------------------------------------------------------------ */
+/* Multi-leader: every process of a part carries a share                */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A long collective's vector is cut into SLICES: the first c_p members of
+ * part p (its CARRIERS, c_p = min(k, size of p)) carry one each, carrier
+ * i the fraction [i/c_p, (i+1)/c_p) of the vector.  A LANE is a fraction
+ * that one carrier of every part carries: the lanes are the pieces
+ * between all the parts' cuts (i/c_p for every p and i).  Where every
+ * part has the same number of carriers, lane j is carrier j of every
+ * part; with 3, 3 and 2 carriers the cuts 1/3, 1/2 and 2/3 make 4 lanes,
+ * and each carrier of the part of 2 is in two of them.  Each lane is a
+ * bridge of its own: one carrier per part, in part order (lane 0 is the
+ * leaders' bridge).
+ *
+ * Lane j of a vector of `count` units is [count f_j, count f_{j+1})
+ * rounded down, f_j = num[j]/den[j]: so a carrier's slice is exactly the
+ * union of its lanes, for any count (slices and lanes are empty where
+ * count is small).  A carrier is in consecutive lanes.  Where some
+ * carrier would be in more than `max_lanes`, every part gets the
+ * smallest part's carriers instead (uniform: lanes stay few).
+ */
+typedef struct hcp_ml {
+    int nparts, nlanes;
+    int *carriers;  /* [nparts] c_p */
+    int *num, *den; /* [nlanes + 1] the cuts, 0/1 first and 1/1 last */
+    int *member;    /* [nlanes * nparts] lane j's carrier in part p (a rank): [j * nparts + p] */
+    int max_lanes;  /* the most lanes one carrier is in */
+    bool uniform;   /* every part has the same carriers: lane j is carrier j of each */
+} hcp_ml_t;
+
+/* The lanes of parts d with at most k carriers each (k >= 1).  Returns
+ * 0, or -1 when memory ran out (free with hcp_ml_fini either way). */
+int hcp_ml_build(hcp_ml_t *ml, const hcp_decomp_t *d, int k, int max_lanes);
+void hcp_ml_fini(hcp_ml_t *ml);
+
+/* Unit x/den of a vector of count units (rounded down). */
+static inline int64_t hcp_ml_at(int64_t count, int64_t x, int64_t den)
+{
+    return count * x / den;
+}
+/* Carrier i of part p's slice: units [*lo, *lo + returned). */
+int64_t hcp_ml_slice(const hcp_ml_t *ml, int p, int i, int64_t count, int64_t *lo);
+/* Lane j: units [*lo, *lo + returned). */
+int64_t hcp_ml_lane(const hcp_ml_t *ml, int j, int64_t count, int64_t *lo);
+/* The lanes of carrier i of part p: [*first, *first + returned). */
+int hcp_ml_lanes_of(const hcp_ml_t *ml, int p, int i, int *first);
+/* Rank r's carrier index, -1 when it carries nothing. */
+static inline int hcp_ml_carrier(const hcp_ml_t *ml, const hcp_decomp_t *d, int r)
+{
+    return d->index[r] < ml->carriers[d->part[r]] ? d->index[r] : -1;
+}
+
+/* ------------------------------------------------------------------ */
+/* Multi-leader: the model and the simulated plans                      */
+/* (coll_hiercoll_plan_ml.c)                                            */
+/* ------------------------------------------------------------------ */
+
+typedef enum hcp_ml_coll {
+    HCP_ML_ALLREDUCE,
+    HCP_ML_REDUCE,
+    HCP_ML_BCAST,
+    HCP_ML_ALLGATHER,      /* bytes: the whole result */
+    HCP_ML_REDUCE_SCATTER, /* bytes: the whole vector */
+    HCP_ML_NCOLL
+} hcp_ml_coll_t;
+extern const char *const hcp_ml_coll_names[HCP_ML_NCOLL];
+
+/* A bridge's algorithm.  ORDERED: a non-commutative op, in rank order
+ * (the MPI side: the layer below's collective on the lane; the simulated
+ * plans: recursive doubling, binomial reduce in order). */
+typedef enum hcp_lane {
+    HCP_LANE_ORDERED,
+    HCP_LANE_RING,
+    HCP_LANE_RHRD,
+    HCP_LANE_CHAIN,
+    HCP_LANE_BINOMIAL,
+    HCP_LANE_N
+} hcp_lane_t;
+extern const char *const hcp_lane_names[HCP_LANE_N];
+
+/* Latency and bandwidth per level: between nodes (alpha a step, o a
+ * message at each end, o_nic a message through the node's network while
+ * others go too; proc_bw what one process moves, nic_bw what the node
+ * moves: B/s) and on the node (node_alpha a step of the node level,
+ * node_bw what one process copies, reduce_bw what it reduces). */
+typedef struct hcp_ml_model {
+    double alpha, o, o_nic, proc_bw, nic_bw;
+    double node_alpha, node_bw, reduce_bw;
+} hcp_ml_model_t;
+extern const hcp_ml_model_t hcp_ml_model_default;
+
+/* The modelled time of a collective of `bytes` over N parts of ppn
+ * processes with k carriers each (1: one leader per part):
+ *   one leader   node step, bridge of the whole vector, node step;
+ *   k carriers   node step on slices, k bridges of bytes/k at once,
+ *                node step;
+ * a bridge's step costs alpha + o + (k-1) o_nic, a byte of one of k
+ * bridges max(1/proc_bw, k/nic_bw), and the bridges' algorithm is
+ * hcp_ml_lane_algo's.  See docs/design/multi-leader.md. */
+double hcp_ml_time(const hcp_ml_model_t *m, hcp_ml_coll_t coll, int N, int ppn, int k,
+                   int64_t bytes);
+/* The carriers the model picks: 1, or the fastest of 2, 4, 8, ... and
+ * kmax (any_k), or of kmax alone. */
+int hcp_ml_pick(const hcp_ml_model_t *m, hcp_ml_coll_t coll, int N, int ppn, int kmax, bool any_k,
+                int64_t bytes);
+/* The bridges' algorithm for a vector of `bytes` per bridge of n parts,
+ * k bridges at once: allreduce ring or RHRD, bcast and reduce a chain (in
+ * *segs segments) or a binomial tree, allgather and reduce_scatter a
+ * ring.  (A commutative op; non-commutative ones go ORDERED.) */
+hcp_lane_t hcp_ml_lane_algo(const hcp_ml_model_t *m, hcp_ml_coll_t coll, int n, int k,
+                            int64_t bytes, int *segs);
+
+/* Every rank's whole plan of a decomposed collective, for the simulator:
+ * the pieces the MPI side runs on the parts and the lanes, composed with
+ * the node level's steps as plans (linear reduce-scatter and allgather,
+ * binomial reduce and bcast for one leader).  ml: the lanes (k = 1: one
+ * leader per part, the bridge its one lane).  Buffers: SBUF the input,
+ * RBUF the result (reduce: at the root), TMP2 the carriers' slices and
+ * packed data.  Regular counts: allgather and reduce_scatter `count` per
+ * rank, the others `count` in all; reduce_scatter wants parts that are
+ * runs of ranks. */
+typedef struct hcp_ml_args {
+    hcp_ml_coll_t coll;
+    const hcp_decomp_t *d;
+    const hcp_ml_t *ml;
+    int64_t count;
+    size_t esize;
+    int root;
+    bool commutative, in_place;
+    hcp_lane_t lane; /* (non-commutative: ORDERED whatever this says) */
+    int segs;        /* chain segments */
+} hcp_ml_args_t;
+int hcp_ml_plan(hcp_plan_t *p, int rank, const hcp_ml_args_t *a);
+/* The bytes a plan of rank sends to ranks of other parts. */
+int64_t hcp_ml_crossing(const hcp_plan_t *p, const hcp_decomp_t *d, int rank);
 
 #ifdef __cplusplus
 }
