@@ -43,10 +43,10 @@ layer_of() {
         coll_hiercoll_neighbor | coll_hiercoll_offload | coll_hiercoll_offload_transport | \
         coll_hiercoll_offload_ucx | coll_hiercoll_ofi) echo 4 ;;
     # 4 decomposition, in rooms (coll_hiercoll_decomp.c's map; no circle
-    # among them): entry, parts and requests; the programs; their pieces;
-    # the shared types
+    # among them): entry, parts, lanes and requests; the programs (one
+    # leader, multi-leader); their pieces; the shared types
     coll_hiercoll_decomp | coll_hiercoll_decomp_rooted | coll_hiercoll_decomp_all | \
-        coll_hiercoll_decomp_dx | coll_hiercoll_decomp_internal) echo 4 ;;
+        coll_hiercoll_decomp_ml | coll_hiercoll_decomp_dx | coll_hiercoll_decomp_internal) echo 4 ;;
     # 4 the shared-memory level, in rooms (coll_hiercoll_shm.c's map; no
     # circle among them): entry points; operations, channels, requests; the
     # families' state machines; set-up and placement; the hierarchy; flag

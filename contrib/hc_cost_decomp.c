@@ -289,7 +289,7 @@ static int64_t crossover(const hcp_ml_model_t *m, hcp_ml_coll_t c, int N, int pp
     if (0 == hi) {
         return 0;
     }
-    while (hi - lo > (hi >> 6)) {
+    while (hi - lo > 1 && hi - lo > (hi >> 6)) {
         int64_t mid = lo + (hi - lo) / 2;
         if (hcp_ml_pick(m, c, N, ppn, ppn, any_k, mid) > 1) {
             hi = mid;

@@ -94,6 +94,9 @@ typedef enum hc_mode {
 
 typedef struct mca_coll_hiercoll_module_t mca_coll_hiercoll_module_t;
 
+/* coll_hiercoll_decomp_leaders=auto: the model picks */
+#define HC_LEADERS_AUTO (-1)
+
 typedef struct hc_call {
     hc_coll_t coll;
     hc_mode_t mode;
@@ -328,6 +331,11 @@ typedef struct mca_coll_hiercoll_params_t {
     int gatherv_tree_min;        /* processes from which auto uses the tree */
     char *decomp_criterion;
     hcp_criterion_t decomp;      /* decomp_criterion, parsed */
+    /* multi-leader decomposition (coll_hiercoll_decomp_ml.c) */
+    char *decomp_leaders_param;  /* coll_hiercoll_decomp_leaders */
+    int decomp_leaders;          /* HC_LEADERS_AUTO, or carriers a part at most (INT_MAX: all) */
+    size_t decomp_proc_bw;       /* B/s one process sends between nodes (the model) */
+    size_t decomp_nic_bw;        /* B/s a node sends (the model) */
     int shortcut_threshold;      /* % of decided results from which auto engages */
     size_t shortcut_max;         /* bytes up to which reductions may exit early */
     struct hc_leftover *leftovers; /* requests of calls that returned early */

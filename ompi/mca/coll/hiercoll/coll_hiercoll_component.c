@@ -151,6 +151,49 @@ static void parse_algorithms(void)
     }
 }
 
+/* Multi-leader decomposition (coll_hiercoll_decomp_ml.c): how many
+ * processes of a part carry a share across parts, and the model's two
+ * bandwidths. */
+static void register_decomp_leaders(mca_coll_hiercoll_params_t *c)
+{
+    c->decomp_leaders_param = "auto";
+    reg_string("decomp_leaders",
+               "How many processes of each part carry a share of a decomposed allreduce, "
+               "reduce, bcast, allgather(v) or reduce_scatter(_block) across the parts: "
+               "\"auto\" (the model picks one leader or several carriers from the vector's size, "
+               "the parts and coll_hiercoll_decomp_proc_bandwidth / _nic_bandwidth), \"all\" "
+               "(every process of a part), \"1\" (one leader per part, as the other "
+               "collectives) or a number N (at most N per part). Carriers reduce-scatter the "
+               "vector in their part, run one bridge per slice at once (the lanes, made at the "
+               "first blocking call that wants them) and allgather it; non-commutative ops keep "
+               "MPI's rank order; reduce_scatter on parts that interleave ranks keeps one "
+               "leader; verbose 2 says per call which ran",
+               OPAL_INFO_LVL_5, &c->decomp_leaders_param);
+    const char *s = NULL != c->decomp_leaders_param ? c->decomp_leaders_param : "auto";
+    long long n = 0;
+    if (0 == strcmp(s, "auto")) {
+        c->decomp_leaders = HC_LEADERS_AUTO;
+    } else if (0 == strcmp(s, "all")) {
+        c->decomp_leaders = INT_MAX;
+    } else if (0 == mca_coll_hiercoll_parse_number(s, 1, INT_MAX, &n)) {
+        c->decomp_leaders = (int) n;
+    } else {
+        mca_coll_hiercoll_param_error("coll_hiercoll_decomp_leaders=\"%s\": want auto, all or a "
+                                      "number >= 1; using auto", s);
+        c->decomp_leaders = HC_LEADERS_AUTO;
+    }
+    reg_number("decomp_proc_bandwidth",
+               "Bytes per second one process sends to other nodes, for the model that chooses "
+               "between one leader and several carriers per part (coll_hiercoll_decomp_leaders "
+               "auto): several carriers pay where one process cannot fill its node's network",
+               OPAL_INFO_LVL_6, HC_NUM_SIZE, &c->decomp_proc_bw, 10000000000LL, 1,
+               1LL << 50);
+    reg_number("decomp_nic_bandwidth",
+               "Bytes per second a node sends to other nodes, all its processes together (its "
+               "network links), for the model of coll_hiercoll_decomp_leaders auto",
+               OPAL_INFO_LVL_6, HC_NUM_SIZE, &c->decomp_nic_bw, 25000000000LL, 1, 1LL << 50);
+}
+
 static int hiercoll_register(void)
 {
     mca_coll_hiercoll_params_t *c = &mca_coll_hiercoll_params;
@@ -295,6 +338,7 @@ static int hiercoll_register(void)
                "(no decomposition). A communicator info key \"hiercoll_decomp_criterion\" "
                "overrides it per communicator",
                OPAL_INFO_LVL_5, &c->decomp_criterion);
+    register_decomp_leaders(c);
 
     c->offload_backend_param = "auto";
     reg_string("offload_backend",

@@ -48,6 +48,11 @@
  *                                    the issue queue, scratch, blocks
  *   coll_hiercoll_decomp_rooted.c    one to all, all to one
  *   coll_hiercoll_decomp_all.c       all to all, barrier, partial reductions
+ *   coll_hiercoll_decomp_ml.c        multi-leader: every process of a part
+ *                                    carries a share across parts (allreduce,
+ *                                    reduce, bcast, allgather(v),
+ *                                    reduce_scatter(_block)); its lanes are
+ *                                    made here
  *
  * Calls go down: this file calls the programs, the programs the pieces.
  */
@@ -108,8 +113,8 @@ const char *mca_coll_hiercoll_decomp_criterion(const mca_coll_hiercoll_module_t 
  * without decomposition, where the shared-memory node level is on: its
  * auto then runs the part's stages through shared memory (non-leaders
  * never touch the PML) and passes the rest to the same components. */
-static int subcomm(ompi_communicator_t *comm, int level, int color, const char *what,
-                   ompi_communicator_t **out)
+static int subcomm_key(ompi_communicator_t *comm, int level, int color, int key, const char *what,
+                       ompi_communicator_t **out)
 {
     opal_info_t info;
     OBJ_CONSTRUCT(&info, opal_info_t);
@@ -119,8 +124,8 @@ static int subcomm(ompi_communicator_t *comm, int level, int color, const char *
         opal_info_set(&info, "ompi_comm_coll_preference", "^hiercoll");
     }
     int rc = level >= 0
-                 ? ompi_comm_split_type(comm, split_type[level], ompi_comm_rank(comm), &info, out)
-                 : ompi_comm_split_with_info(comm, color, ompi_comm_rank(comm), &info, out, false);
+                 ? ompi_comm_split_type(comm, split_type[level], key, &info, out)
+                 : ompi_comm_split_with_info(comm, color, key, &info, out, false);
     OBJ_DESTRUCT(&info);
     if (OMPI_SUCCESS != rc || MPI_COMM_NULL == *out) {
         *out = NULL;
@@ -135,6 +140,13 @@ static int subcomm(ompi_communicator_t *comm, int level, int color, const char *
      * until release() frees it). */
     hc_subcomm_hold(*out, comm);
     return OMPI_SUCCESS;
+}
+
+/* The same, members in their rank order in comm. */
+static int subcomm(ompi_communicator_t *comm, int level, int color, const char *what,
+                   ompi_communicator_t **out)
+{
+    return subcomm_key(comm, level, color, ompi_comm_rank(comm), what, out);
 }
 
 /* Every rank's part key under a hardware level: the parent rank of the
@@ -282,11 +294,20 @@ void mca_coll_hiercoll_decomp_free(mca_coll_hiercoll_module_t *m)
                          mca_coll_hiercoll_coll_names[k], (unsigned long long) d->calls[k]);
             }
         }
+        char ml[1024] = "";
+        for (int k = 0; k < HC_NCOLL && strlen(ml) < sizeof(ml) - 64; ++k) {
+            if (d->ml.calls[k] > 0) {
+                snprintf(ml + strlen(ml), sizeof(ml) - strlen(ml), " %s:%llu",
+                         mca_coll_hiercoll_coll_names[k], (unsigned long long) d->ml.calls[k]);
+            }
+        }
         opal_output(0, "hiercoll: decomp comm %s rank %d/%d: part %d of %d (size %d%s); "
-                    "decomposed:%s",
+                    "decomposed:%s%s%s",
                     m->comm->c_name, ompi_comm_rank(m->comm), ompi_comm_size(m->comm), d->p,
-                    d->lay.nparts, d->np, NULL != d->bridge ? ", leader" : "", per);
+                    d->lay.nparts, d->np, NULL != d->bridge ? ", leader" : "", per,
+                    '\0' != ml[0] ? "; multi-leader:" : "", ml);
     }
+    hc_dx_ml_free(d);
     release(&d->part);
     release(&d->bridge);
     hcp_decomp_fini(&d->lay);
@@ -379,6 +400,132 @@ const hcp_decomp_t *mca_coll_hiercoll_decomp_layout(const hc_call_t *c)
 }
 
 /* ------------------------------------------------------------------ */
+/* Multi-leader: the lanes, which program a call runs                   */
+/* ------------------------------------------------------------------ */
+
+/* Carriers a part at most: the parameter's number, or every process
+ * (auto, all). */
+static int family_k(const hc_decomp_t *d)
+{
+    int l = mca_coll_hiercoll_params.decomp_leaders;
+    return HC_LEADERS_AUTO == l || l > d->lay.max_size ? d->lay.max_size : l;
+}
+
+/* The smallest vector from which the model picks more than one carrier,
+ * for the verbose line (0: never, up to 1 GiB). */
+static long long crossover(const hc_decomp_t *d, hcp_ml_coll_t mc)
+{
+    hcp_ml_model_t m = hcp_ml_model_default;
+    m.proc_bw = (double) mca_coll_hiercoll_params.decomp_proc_bw;
+    m.nic_bw = (double) mca_coll_hiercoll_params.decomp_nic_bw;
+    for (long long b = 64; b <= (1LL << 30); b *= 2) {
+        if (hcp_ml_pick(&m, mc, d->lay.nparts, d->lay.max_size, d->lay.max_size, true, b) > 1) {
+            return b;
+        }
+    }
+    return 0;
+}
+
+/* One line (verbose 1, rank 0) on the lanes made. */
+static void describe_lanes(const hc_decomp_t *d, ompi_communicator_t *comm)
+{
+    if (mca_coll_hiercoll_params.verbose < 1 || 0 != ompi_comm_rank(comm)) {
+        return;
+    }
+    const hcp_ml_t *f = &d->ml.fam;
+    char carriers[128] = "", from[256] = "";
+    for (int q = 0; q < f->nparts && strlen(carriers) < sizeof(carriers) - 16; ++q) {
+        snprintf(carriers + strlen(carriers), sizeof(carriers) - strlen(carriers), "%s%d",
+                 q ? "," : "", f->carriers[q]);
+    }
+    if (HC_LEADERS_AUTO == mca_coll_hiercoll_params.decomp_leaders) {
+        snprintf(from, sizeof(from), "auto (the model), from:");
+        for (int c = 0; c < HCP_ML_NCOLL; ++c) {
+            long long b = crossover(d, (hcp_ml_coll_t) c);
+            snprintf(from + strlen(from), sizeof(from) - strlen(from), " %s %lld%s",
+                     hcp_ml_coll_names[c], b >= 1024 ? b / 1024 : b,
+                     0 == b ? " (never)" : b >= 1024 ? "K" : "B");
+        }
+    } else {
+        snprintf(from, sizeof(from), "forced (coll_hiercoll_decomp_leaders)");
+    }
+    mca_coll_hiercoll_log(1, "%s: multi-leader: %d lanes, carriers a part %s (a carrier in at most "
+                          "%d lanes); %s; non-commutative ops: the lanes' pieces by the components "
+                          "below, in rank order; reduce_scatter on interleaved parts: one leader",
+                          comm->c_name, f->nlanes, carriers, f->max_lanes, from);
+}
+
+/* Make the lanes (collective over comm: the first blocking call that
+ * wants them, alike on every rank).  The collectives on comm that this
+ * needs see no decomposition.  Members of a lane in part order. */
+static void make_lanes(hc_decomp_t *d, ompi_communicator_t *comm)
+{
+    hcp_ml_t *f = &d->ml.fam;
+    const int rank = ompi_comm_rank(comm);
+    d->ml.tried = true;
+    if (0 != hcp_ml_build(f, &d->lay, family_k(d), DX_NSUB)
+        || NULL == (d->ml.lane = calloc((size_t) f->nlanes, sizeof(*d->ml.lane)))) {
+        hcp_ml_fini(f);
+        return;
+    }
+    int first, nl = hcp_ml_lanes_of(f, d->p, hcp_ml_carrier(f, &d->lay, rank), &first);
+    bool ok = true;
+    d->ready = false;
+    /* lane j in split t = j mod max_lanes, with all its members (a
+     * carrier's lanes are consecutive: at most one of them a split) */
+    for (int t = 0; t < f->max_lanes; ++t) {
+        int j = -1;
+        for (int i = first; i < first + nl; ++i) {
+            j = i % f->max_lanes == t ? i : j;
+        }
+        j = 0 == j ? -1 : j; /* lane 0 joins the leaders: the bridge */
+        ompi_communicator_t *lane = NULL;
+        ok = OMPI_SUCCESS == subcomm_key(comm, -1, j > 0 ? j : MPI_UNDEFINED, d->p, "lane", &lane)
+             && ok;
+        if (j > 0) {
+            d->ml.lane[j] = lane;
+            ok = ok && NULL != lane && ompi_comm_rank(lane) == d->p;
+        }
+    }
+    d->ml.lane[0] = d->bridge;
+    d->ready = true;
+    d->ml.made = ok;
+    if (ok) {
+        describe_lanes(d, comm);
+    }
+}
+
+/* The carriers of this call, the lanes made where it wants them (a
+ * blocking call), the choice said at verbose 2. */
+static void ml_prepare(hc_dx_t *x)
+{
+    hc_decomp_t *d = x->d;
+    const hc_call_t *c = &x->c;
+    const char *why = NULL;
+    int k = hc_dx_ml_want(x, &why);
+    if (k > 1 && !d->ml.tried && HC_BLOCKING == c->mode) {
+        make_lanes(d, c->comm);
+    }
+    if (k > 1 && !d->ml.made) {
+        why = d->ml.tried ? "its lanes could not be made"
+                          : "no blocking call has made its lanes yet";
+    }
+    hc_dx_ml_set(x, k);
+    if (mca_coll_hiercoll_params.verbose >= 2 && 0 == c->rank && (k > 1 || NULL != why)) {
+        if (NULL != x->ml) {
+            mca_coll_hiercoll_log(2, "%s: decomposed %s of %d: multi-leader, %d carriers a part "
+                                  "at most, %d lanes, their pieces %s",
+                                  c->comm->c_name, mca_coll_hiercoll_coll_names[c->coll],
+                                  c->rcount, k, x->ml->nlanes, hcp_lane_names[x->lane]);
+        } else {
+            mca_coll_hiercoll_log(2, "%s: decomposed %s of %d: one leader a part (%s)",
+                                  c->comm->c_name, mca_coll_hiercoll_coll_names[c->coll],
+                                  c->rcount, why);
+        }
+    }
+}
+
+/* ------------------------------------------------------------------ */
 /* Entry: blocking calls, requests, progress                            */
 /* ------------------------------------------------------------------ */
 
@@ -403,6 +550,22 @@ static bool (*const programs[HC_NCOLL])(hc_dx_t *x) = {
     [HC_EXSCAN] = hc_dx_run_scan,
 };
 
+/* The multi-leader programs (a call with its lanes: x->ml). */
+static bool (*const ml_programs[HC_NCOLL])(hc_dx_t *x) = {
+    [HC_BCAST] = hc_dx_run_ml_bcast,
+    [HC_REDUCE] = hc_dx_run_ml_reduction,
+    [HC_ALLREDUCE] = hc_dx_run_ml_reduction,
+    [HC_REDUCE_SCATTER] = hc_dx_run_ml_reduce_scatter,
+    [HC_REDUCE_SCATTER_BLOCK] = hc_dx_run_ml_reduce_scatter,
+    [HC_ALLGATHER] = hc_dx_run_ml_allgather,
+    [HC_ALLGATHERV] = hc_dx_run_ml_allgather,
+};
+
+static bool run_program(hc_dx_t *x)
+{
+    return (NULL != x->ml ? ml_programs : programs)[x->c.coll](x);
+}
+
 /* Run the call's program as far as it goes (a nonblocking call not at
  * the head of its issue queue waits for its turn); true when finished. */
 static bool dx_advance(hc_dx_t *x)
@@ -410,7 +573,7 @@ static bool dx_advance(hc_dx_t *x)
     if (x->queued && x->d->qhead != x) {
         return false;
     }
-    return programs[x->c.coll](x);
+    return run_program(x);
 }
 
 /* A blocking call: the program runs through, each piece blocking. */
@@ -424,7 +587,9 @@ static int run_blocking(hc_call_t *c)
     x.kind = DX_BLOCK;
     d->calls[c->coll]++;
     hc_dx_drain(d);
-    programs[c->coll](&x);
+    ml_prepare(&x);
+    d->ml.calls[c->coll] += NULL != x.ml;
+    run_program(&x);
     hc_dx_free_mem(&x);
     return x.rc;
 }
@@ -484,6 +649,7 @@ static void dx_begin(hc_dreq_t *r)
     x->pc = 0;
     x->ips = 0;
     d->calls[x->c.coll]++;
+    d->ml.calls[x->c.coll] += NULL != x->ml;
     if (DX_NB == x->kind) { /* its turn in the issue queue */
         x->qnext = NULL;
         x->queued = true;
@@ -568,6 +734,7 @@ int mca_coll_hiercoll_decomp_start(hc_call_t *c, ompi_request_t **request, struc
     OBJ_RETAIN(r->comm);
     r->x.c = *c;
     r->x.d = d;
+    ml_prepare(&r->x);
     *request = &r->super.super;
     if (!persistent) {
         r->x.kind = DX_NB;
@@ -579,7 +746,7 @@ int mca_coll_hiercoll_decomp_start(hc_call_t *c, ompi_request_t **request, struc
     hc_dx_drain(d);
     r->x.kind = DX_INIT;
     r->x.ptag = ompi_coll_base_nbc_reserve_tags(d->part, 1);
-    programs[c->coll](&r->x);
+    run_program(&r->x);
     r->x.kind = DX_START;
     if (OMPI_SUCCESS != r->x.rc) {
         int rc = r->x.rc;

@@ -182,6 +182,7 @@ void hc_dx_free_mem(hc_dx_t *x)
         hcp_a2a_fini(&x->a);
         x->laid = false;
     }
+    hcp_fini(&x->lp);
 }
 
 void hc_dx_block_of(const blocks_t *b, int r, char **at, int *count, ompi_datatype_t **type)

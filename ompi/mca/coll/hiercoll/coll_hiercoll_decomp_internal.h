@@ -31,6 +31,7 @@
 #include "coll_hiercoll_shm.h"
 
 #define HC_DX_HIDDEN __attribute__((visibility("hidden")))
+#define HC_DX_ML_SUBS 16 /* cached layouts of k = 2, 4, 8, ... carriers */
 
 struct hc_decomp {
     bool ready; /* parts and bridge exist: decomposition serves calls */
@@ -42,6 +43,16 @@ struct hc_decomp {
     /* nonblocking calls that may still start pieces, in start order (the
      * issue queue: see "A decomposed call" below) */
     struct hc_dx *qhead, *qtail;
+    /* multi-leader (coll_hiercoll_decomp_ml.c): the lanes, made by the
+     * first blocking call that wants them, alike on every rank */
+    struct {
+        bool tried, made;
+        int k;                      /* carriers a part at most (the parameter's) */
+        hcp_ml_t fam;               /* the lanes made */
+        hcp_ml_t sub[HC_DX_ML_SUBS]; /* equal parts: the first k of them (k = 2, 4, ...) */
+        ompi_communicator_t **lane; /* [fam.nlanes] mine, else NULL; lane 0 is the bridge */
+        uint64_t calls[HC_NCOLL];   /* multi-leader calls (statistics) */
+    } ml;
 };
 typedef struct hc_decomp hc_decomp_t;
 
@@ -131,6 +142,14 @@ struct hc_dx {
     char token;
     hcp_a2a_t a;
     a2a_ctx_t ctx;
+    /* multi-leader (coll_hiercoll_decomp_ml.c): the call's lanes (NULL:
+     * one leader a part), the lanes' algorithm, my carrier index, my
+     * slice and my lanes; the plan of a lane's piece being handed on */
+    const hcp_ml_t *ml;
+    hcp_lane_t lane;
+    int segs, me, first, nl;
+    int64_t slo, slen;
+    hcp_plan_t lp;
 };
 
 /* A nonblocking or persistent call: the user's request. */
@@ -276,6 +295,16 @@ HC_DX_HIDDEN bool hc_dx_run_bcast(hc_dx_t *x);
 HC_DX_HIDDEN bool hc_dx_run_scatter(hc_dx_t *x);
 HC_DX_HIDDEN bool hc_dx_run_reduce(hc_dx_t *x);
 HC_DX_HIDDEN bool hc_dx_run_gather(hc_dx_t *x);
+/* multi-leader (coll_hiercoll_decomp_ml.c): the carriers a call wants
+ * (1: one leader; the same on every rank), then its lanes once made
+ * (x->ml NULL when they are not), the programs, the lanes' free */
+HC_DX_HIDDEN int hc_dx_ml_want(const hc_dx_t *x, const char **why);
+HC_DX_HIDDEN void hc_dx_ml_set(hc_dx_t *x, int k);
+HC_DX_HIDDEN bool hc_dx_run_ml_reduction(hc_dx_t *x);
+HC_DX_HIDDEN bool hc_dx_run_ml_bcast(hc_dx_t *x);
+HC_DX_HIDDEN bool hc_dx_run_ml_allgather(hc_dx_t *x);
+HC_DX_HIDDEN bool hc_dx_run_ml_reduce_scatter(hc_dx_t *x);
+HC_DX_HIDDEN void hc_dx_ml_free(hc_decomp_t *d);
 /* all to all, barrier, partial reductions (coll_hiercoll_decomp_all.c) */
 HC_DX_HIDDEN bool hc_dx_run_allreduce(hc_dx_t *x);
 HC_DX_HIDDEN bool hc_dx_run_reduce_scatter(hc_dx_t *x);

@@ -133,7 +133,9 @@ double hcp_ml_time(const hcp_ml_model_t *m, hcp_ml_coll_t coll, int N, int ppn, 
 {
     const double L = (double) bytes, bn = 1 / m->node_bw, g = 1 / m->reduce_bw, an = m->node_alpha;
     const double reduce = lg(ppn) * an + L * (bn + g), bcast = an + L * bn;
-    const double rs = an + (double) (ppn - 1) / k * L * (bn + g), ag = an + L * bn;
+    /* (the node level's steps wait for the same processes alike: a
+     * reduce-scatter as long as a reduce, an allgather as a bcast) */
+    const double rs = lg(ppn) * an + (double) (ppn - 1) / k * L * (bn + g), ag = an + L * bn;
     int segs;
     k = k < 1 ? 1 : k > ppn ? ppn : k;
     int64_t lane = (bytes + k - 1) / k;
