@@ -13,7 +13,10 @@
 # by K, is the traffic of one call: messages and bytes each rank sent to
 # each peer.  From it: the largest number of bytes any rank sent, messages
 # in all, the receive partners of the root and of the busiest rank, and the
-# messages and bytes that crossed nodes (ranks on different hosts).
+# messages and bytes that crossed nodes (ranks on different hosts), the
+# most bytes one rank sent across them, and the most of that times the
+# processes of the rank's node (a rank's share of its node's crossing
+# bytes, scaled: equal shares make it the node's bytes).
 #
 #   contrib/hc_traffic.sh -n 8 [-k 4] [-w 1] [-b path/to/hc_bench] \
 #       [-m "--mca coll_hiercoll_allreduce_algorithm rhrd ..."] \
@@ -156,20 +159,23 @@ per_call() {
                     for (z = 1; z <= nm; ++z) part[mm[z] + 0] = q
                 }
             }
+            for (i = 0; i < np; ++i) psize[part[i]]++
             for (i = 0; i < np; ++i) {
-                rb = 0; rm = 0
+                rb = 0; rm = 0; rx = 0
                 for (j = 0; j < np; ++j) {
                     bij = b[i, j] / k; mij = m[i, j] / k
                     rb += bij; rm += mij; tb += bij; tm += mij
                     if (mij > 0) partners[j]++
-                    if (part[i] != part[j]) { xm += mij; xb += bij }
+                    if (part[i] != part[j]) { xm += mij; xb += bij; rx += bij }
                 }
                 if (rb > maxb) maxb = rb
                 if (rm > maxm) maxm = rm
+                if (rx > maxx) maxx = rx
+                if (rx * psize[part[i]] > maxs) maxs = rx * psize[part[i]]
             }
             for (j = 0; j < np; ++j) if (partners[j] > maxp) maxp = partners[j]
-            printf "%.1f %.0f %.0f %.1f %d %d %.1f %.0f\n", tm, tb, maxb, maxm, partners[root] + 0,
-                   maxp + 0, xm, xb
+            printf "%.1f %.0f %.0f %.1f %d %d %.1f %.0f %.0f %.0f\n", tm, tb, maxb, maxm,
+                   partners[root] + 0, maxp + 0, xm, xb, maxx, maxs
         }' "$work/$tag.k.out" "$work/$tag".k.*.prof "$work/$tag".0.*.prof
 }
 
@@ -202,15 +208,17 @@ fi
 printf '# %s, %s bytes per rank, np %d, root %d: per call (%d calls minus none, after %d)\n' \
     "$coll" "$bytes" "$np" "$root" "$calls" "$warm"
 [ "$parts" != node ] && echo "# crossing: between the parts of $parts"
-printf '%-10s %10s %14s %14s %14s %9s %9s %11s %14s\n' contender msgs bytes max_bytes_rank \
-    max_msgs_rank root_prt max_prt xnode_msgs xnode_bytes
+printf '%-10s %10s %14s %14s %14s %9s %9s %11s %14s %14s %14s\n' contender msgs bytes max_bytes_rank \
+    max_msgs_rank root_prt max_prt xnode_msgs xnode_bytes xnode_max_rank xnode_max_x_ppn
 [ -n "$csv" ] && [ ! -s "$csv" ] &&
-    echo "coll,np,bytes,contender,msgs,bytes_total,max_bytes_sent,max_msgs_sent,root_recv_partners,max_recv_partners,msgs_crossing_nodes,bytes_crossing_nodes" >"$csv"
+    echo "coll,np,bytes,contender,msgs,bytes_total,max_bytes_sent,max_msgs_sent,root_recv_partners,max_recv_partners,msgs_crossing_nodes,bytes_crossing_nodes,max_bytes_crossing_rank,max_bytes_crossing_rank_x_ppn" >"$csv"
 
 for c in $contenders; do
-    read -r tm tb maxb maxm rp mp xm xb < <(per_call "$c" "$coll") || exit 1
-    printf '%-10s %10.1f %14.0f %14.0f %14.1f %9d %9d %11.1f %14.0f\n' "$c" "$tm" "$tb" "$maxb" \
-        "$maxm" "$rp" "$mp" "$xm" "$xb"
-    [ -n "$csv" ] && printf '%s,%d,%s,%s,%.1f,%.0f,%.0f,%.1f,%d,%d,%.1f,%.0f\n' "$coll" "$np" \
-        "$bytes" "$c" "$tm" "$tb" "$maxb" "$maxm" "$rp" "$mp" "$xm" "$xb" >>"$csv"
+    read -r tm tb maxb maxm rp mp xm xb xr xs < <(per_call "$c" "$coll") || exit 1
+    printf '%-10s %10.1f %14.0f %14.0f %14.1f %9d %9d %11.1f %14.0f %14.0f %14.0f\n' "$c" "$tm" \
+        "$tb" "$maxb" "$maxm" "$rp" "$mp" "$xm" "$xb" "$xr" "$xs"
+    [ -n "$csv" ] && printf '%s,%d,%s,%s,%.1f,%.0f,%.0f,%.1f,%d,%d,%.1f,%.0f,%.0f,%.0f\n' "$coll" \
+        "$np" "$bytes" "$c" "$tm" "$tb" "$maxb" "$maxm" "$rp" "$mp" "$xm" "$xb" "$xr" "$xs" >>"$csv"
 done
+
+exit 0

@@ -209,6 +209,8 @@ static bool below_fills_every_slot(const mca_coll_hiercoll_module_t *m)
     return true;
 }
 
+static void make_lanes(hc_decomp_t *d, ompi_communicator_t *comm);
+
 /* Build the parts and the bridge (collective over comm: every rank gets
  * here at the same call, since the question comes from the selection of
  * the same collective, which asks it the same way everywhere).  The
@@ -274,6 +276,13 @@ static void create(mca_coll_hiercoll_module_t *m)
     mca_coll_hiercoll_shm_prepare(d->part);
     d->ready = true;
     describe_parts(d, comm, name);
+    /* multi-leader forced: its lanes now, for the nonblocking and
+     * persistent calls too (auto makes them at the first blocking call
+     * that wants them) */
+    if (HC_LEADERS_AUTO != mca_coll_hiercoll_params.decomp_leaders
+        && mca_coll_hiercoll_params.decomp_leaders > 1 && d->lay.max_size > 1) {
+        make_lanes(d, comm);
+    }
 done:
     free(keys);
 }

@@ -160,7 +160,11 @@ void hc_dx_ml_set(hc_dx_t *x, int k)
     }
     x->me = hcp_ml_carrier(x->ml, &d->lay, c->rank);
     x->nl = hcp_ml_lanes_of(x->ml, d->p, x->me, &x->first);
-    int carriers = x->ml->carriers[d->p];
+    /* (alike on every rank: the most carriers of a part, not mine) */
+    int carriers = 1;
+    for (int q = 0; q < d->lay.nparts; ++q) {
+        carriers = x->ml->carriers[q] > carriers ? x->ml->carriers[q] : carriers;
+    }
     int64_t lane = (ml_bytes(c) + carriers - 1) / carriers;
     const hcp_ml_model_t m = model_of();
     x->lane = hcp_ml_lane_algo(&m, mc, d->lay.nparts, carriers, lane, &x->segs);

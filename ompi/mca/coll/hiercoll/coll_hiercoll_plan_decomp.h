@@ -305,9 +305,12 @@ double hcp_ml_time(const hcp_ml_model_t *m, hcp_ml_coll_t coll, int N, int ppn, 
 int hcp_ml_pick(const hcp_ml_model_t *m, hcp_ml_coll_t coll, int N, int ppn, int kmax, bool any_k,
                 int64_t bytes);
 /* The bridges' algorithm for a vector of `bytes` per bridge of n parts,
- * k bridges at once: allreduce ring or RHRD, bcast and reduce a chain (in
- * *segs segments) or a binomial tree, allgather and reduce_scatter a
- * ring.  (A commutative op; non-commutative ones go ORDERED.) */
+ * k bridges at once, the faster by the model: allreduce ring or RHRD,
+ * bcast and reduce a chain (in *segs segments) or a binomial tree,
+ * allgather and reduce_scatter a ring.  With k > 1 only those that keep
+ * every rank within 1.15 x its share: no binomial tree, RHRD only for n
+ * a power of two or 3.  (A commutative op; non-commutative ones go
+ * ORDERED.) */
 hcp_lane_t hcp_ml_lane_algo(const hcp_ml_model_t *m, hcp_ml_coll_t coll, int n, int k,
                             int64_t bytes, int *segs);
 

@@ -104,12 +104,26 @@ static double bridge_time(const hcp_ml_model_t *m, hcp_ml_coll_t coll, hcp_lane_
     }
 }
 
+/* Does RHRD keep every rank within 1.15 x the ring's (2(n-1)/n) bytes?
+ * Where n is a power of two, or 3 (3/2 against 4/3). */
+static bool rhrd_balanced(int n)
+{
+    int N = hcp_pof2_floor(n);
+    return N == n || 3 == n;
+}
+
 hcp_lane_t hcp_ml_lane_algo(const hcp_ml_model_t *m, hcp_ml_coll_t coll, int n, int k,
                             int64_t bytes, int *segs)
 {
+    /* several carriers: only algorithms that keep every rank to its share
+     * (a binomial tree's root sends its lane log2(n) times) */
+    const bool balanced = k > 1;
     *segs = 1;
     switch (coll) {
     case HCP_ML_ALLREDUCE:
+        if (balanced && !rhrd_balanced(n)) {
+            return HCP_LANE_RING;
+        }
         return bridge_time(m, coll, HCP_LANE_RING, n, k, bytes, 1)
                        < bridge_time(m, coll, HCP_LANE_RHRD, n, k, bytes, 1)
                    ? HCP_LANE_RING
@@ -117,8 +131,8 @@ hcp_lane_t hcp_ml_lane_algo(const hcp_ml_model_t *m, hcp_ml_coll_t coll, int n, 
     case HCP_ML_BCAST:
     case HCP_ML_REDUCE:
         *segs = chain_segs(m, n, k, bytes);
-        if (bridge_time(m, coll, HCP_LANE_CHAIN, n, k, bytes, *segs)
-            < bridge_time(m, coll, HCP_LANE_BINOMIAL, n, k, bytes, 1)) {
+        if (balanced || bridge_time(m, coll, HCP_LANE_CHAIN, n, k, bytes, *segs)
+                            < bridge_time(m, coll, HCP_LANE_BINOMIAL, n, k, bytes, 1)) {
             return HCP_LANE_CHAIN;
         }
         *segs = 1;
