@@ -24,6 +24,7 @@
 #   contrib/hc_ml_counts.sh [-b hc_bench] [-s "4,4 3,3,3 4,4,4,4 3,3,2"]
 #       [-z "64K 1M 8M"] [-c "allreduce bcast"] [-a tuned] [-r 1.15] [-e]
 #       [-m "extra mpirun arguments"] [-l launcher] [-k calls]
+#       [-C coll-list]   (the --mca coll list; han's: add han to it)
 #
 # Times on fake nodes (TCP on one host) mean nothing; these are bytes.
 
@@ -40,6 +41,7 @@ strict=no
 margs=""
 launcher="$here/../test/fake-nodes.sh"
 calls=2
+collist=hiercoll,tuned,libnbc,basic,monitoring
 while [ $# -gt 0 ]; do
     case "$1" in
     -b) bench=$2; shift 2 ;;
@@ -52,6 +54,7 @@ while [ $# -gt 0 ]; do
     -m) margs=$2; shift 2 ;;
     -l) launcher=$2; shift 2 ;;
     -k) calls=$2; shift 2 ;;
+    -C) collist=$2; shift 2 ;;
     *) echo "hc_ml_counts.sh: unknown option $1" >&2; exit 2 ;;
     esac
 done
@@ -76,7 +79,7 @@ for shape in $shapes; do
                 # shellcheck disable=SC2086
                 out=$("$here/hc_traffic.sh" -n "$np" -k "$calls" -w 1 -b "$bench" \
                     -l "$launcher --slots $shape" \
-                    -m "--mca coll hiercoll,tuned,libnbc,basic,monitoring --mca coll_hiercoll_${coll}_algorithm decomp --mca coll_hiercoll_decomp_leaders $lead --mca mpi_yield_when_idle 1 $margs" \
+                    -m "--mca coll $collist --mca coll_hiercoll_${coll}_algorithm decomp --mca coll_hiercoll_decomp_leaders $lead --mca mpi_yield_when_idle 1 $margs" \
                     -- --coll "$coll" --min "$z" --max "$z" "${ag[@]}")
                 echo "$out" | grep -q '^hiercoll ' || { echo "$out" >&2; exit 1; }
                 echo "$out" | awk -v name="$name" -v shape="$shape" -v coll="$coll" -v z="$z" \

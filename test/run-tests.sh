@@ -590,6 +590,52 @@ expect_decomposed 10 $ALL_COLLS
 run "decomp-block3-default-np10" 600 "${MPI[@]}" -np 10 \
     --mca coll_hiercoll_decomp_criterion block:3 "${decomp[@]}" "${DSTATS[@]}" "$colls" --quick
 
+# Multi-leader decomposition: every process of a part carries a share of
+# allreduce, reduce, bcast, allgather(v) and reduce_scatter(_block)
+# (coll_hiercoll_decomp_leaders all; t_colls: every mode, datatype, root,
+# in place, commutative, non-commutative and user ops): parts of 4,4 (a
+# lane per local rank), 3,3,2 (four lanes: cuts 1/3, 1/2, 2/3), 2,2,1 with
+# at most 2 carriers, and interleaved 2,3,1 (non-commutative reductions and
+# reduce_scatter keep one leader there); the statistics show they ran.
+ML_COLLS="allreduce reduce bcast allgather allgatherv reduce_scatter reduce_scatter_block"
+ml_decomp=()
+for c in $ML_COLLS; do ml_decomp+=(--mca "coll_hiercoll_${c}_algorithm" decomp); done
+expect_ml() { # np collectives...
+    local np=$1 c
+    shift
+    for c in "$@"; do
+        EXPECT+=("hiercoll: decomp comm MPI_COMM_WORLD rank 0/$np: .*multi-leader:.* $c:[1-9]")
+    done
+}
+ml_run() { # name np criterion leaders lanes-line collectives-with-ml [launcher...]
+    local name=$1 np=$2 crit=$3 lead=$4 lanes=$5 mlc=$6
+    shift 6
+    EXPECT=("$OK" "MPI_COMM_WORLD: multi-leader: $lanes")
+    expect_ml "$np" $mlc
+    run "$name" 600 "$@" -np "$np" --mca coll_hiercoll_decomp_criterion "$crit" \
+        --mca coll_hiercoll_decomp_leaders "$lead" "${ml_decomp[@]}" "${DSTATS[@]}" "$colls" --quick \
+        --only "$(echo $ML_COLLS | tr ' ' ,)"
+}
+ml_run decomp-ml-block4-np8 8 block:4 all "4 lanes, carriers a part 4,4 " "$ML_COLLS" "${MPI[@]}"
+ml_run decomp-ml-block3-np8 8 block:3 all "4 lanes, carriers a part 3,3,2 " "$ML_COLLS" "${MPI[@]}"
+ml_run decomp-ml-block2-leaders2-np5 5 block:2 2 "2 lanes, carriers a part 2,2,1 " "$ML_COLLS" \
+    "${MPI[@]}"
+ml_run decomp-ml-list-np6 6 list:0+3,1+4+5,2 all "4 lanes, carriers a part 2,3,1 " \
+    "allreduce reduce bcast allgather allgatherv" "${MPI[@]}"
+# auto: one leader for short vectors, several carriers past the model's
+# crossover (a 1 MiB allreduce on 4,4: t_colls' large counts), the choice
+# said at verbose 2
+EXPECT=("$OK" "decomposed allreduce of [0-9]+: multi-leader" "decomposed allreduce of [0-9]+: one leader a part \(below the model's crossover\)")
+run "decomp-ml-auto-np8" 600 "${MPI[@]}" -np 8 --mca coll_hiercoll_decomp_criterion block:4 \
+    --mca coll_hiercoll_allreduce_algorithm decomp --mca coll_hiercoll_verbose 2 "$colls" \
+    --only allreduce
+# a bad value: one line, auto kept
+EXPECT=("t_comms: np 4: [0-9]+ checks, 0 failed")
+EXPECT_ONCE=("hiercoll: ERROR: coll_hiercoll_decomp_leaders=\"banana\": want auto, all or a number >= 1; using auto")
+run "params-decomp-leaders-banana" 120 "${MPI[@]}" -np 4 --mca coll hiercoll,basic,libnbc \
+    --mca coll_hiercoll_decomp_criterion block:2 --mca coll_hiercoll_decomp_leaders banana \
+    --mca coll_hiercoll_allreduce_algorithm decomp "$comms" 20
+
 # Every collective under every algorithm it can be forced to, in every
 # mode: t_colls --every-algorithm runs, after MPI_COMM_WORLD under auto,
 # one round per algorithm name (read from hiercoll's parameters, fallback
@@ -664,6 +710,13 @@ for st in - hiercoll,tuned,libnbc,basic; do
     dnb_decomp "dnb-$sn-block3-np7" 7 "$st" block:3 3,3,1 --expect-decomp "${MPI[@]}"
     dnb_decomp "dnb-$sn-list-np5" 5 "$st" list:0+2,1+3+4 2,3 --expect-decomp "${MPI[@]}" # interleaved
 done
+# multi-leader: many calls in flight, persistent ones started in other orders (t_dnb),
+# multi-leader forced on 3,3,1
+EXPECT=("$DNB_OK" "MPI_COMM_WORLD: multi-leader: 3 lanes, carriers a part 3,3,1 ")
+expect_ml 7 $ML_COLLS
+run "dnb-ml-block3-np7" 300 "${MPI[@]}" -np 7 --mca coll_hiercoll_decomp_criterion block:3 \
+    --mca coll_hiercoll_decomp_leaders all "${decomp[@]}" "${DSTATS[@]}" "$testdir/mpi/t_dnb" \
+    --expect-decomp
 # Messages between the parts per call, blocking and nonblocking side by
 # side (contrib/hc_traffic.sh -F, pml monitoring, every collective forced
 # to decomp, 8 bytes, parts 3,3); with -e a nonblocking call that
@@ -745,6 +798,18 @@ else
     dnb_decomp dnb-default-fakenodes-np8 8 - node 3,3,2 --expect-decomp "${fake[@]}" --slots 3,3,2 "${FAKE[@]}"
     dnb_decomp dnb-tuned-fakenodes-np8 8 hiercoll,tuned,libnbc,basic node 3,3,2 --expect-decomp \
         "${fake[@]}" --slots 3,3,2 "${FAKE[@]}"
+    # multi-leader between fake nodes of 3, 3 and 2 processes (the node
+    # criterion), every mode; then its bytes (pml monitoring, 64 KiB,
+    # allreduce and bcast): crossing the nodes at most 1.15 x the bound in
+    # all, no rank more than 1.15 x its share (contrib/hc_ml_counts.sh -e;
+    # one leader per node beside it, over its share by the node's size)
+    ml_run decomp-ml-fakenodes-np8 8 node all "4 lanes, carriers a part 3,3,2 " "$ML_COLLS" \
+        "${fake[@]}" --slots 3,3,2 "${FAKE[@]}"
+    EXPECT=("^3,3,2 +allreduce +64K +hiercoll-ml .* ok\$" "^3,3,2 +bcast +64K +hiercoll-ml .* ok\$"
+            "^3,3,2 +allreduce +64K +hiercoll-1 .* over\$")
+    run "traffic-ml-fakenodes-332" 600 "$(dirname "$traffic")/hc_ml_counts.sh" -e -a "" \
+        -b "$top_builddir/contrib/hc_bench" -s 3,3,2 -z 64K -c "allreduce bcast" -k 1 \
+        -m "${BY_SLOT[*]}"
     # two nodes of two (a core each: the parts run on shared memory): pml
     # monitoring sees only the leaders' messages between the nodes in an
     # 8-byte allreduce, reduce and bcast (every message crosses nodes), with
@@ -1344,7 +1409,8 @@ NUMERIC=(priority:40 verbose:0 bcast_binomial_max:524288 allreduce_rhrd_min:6553
          offload_credits:64 shm_arena_size:4194304 shm_cell_size:8192 shm_chan_bytes:262144
          shm_slots:4 shm_persistent:2 shm_min_calls:16 shm_spin:2000 shm_watchdog:0
          shm_auto_max:16777216 shm_fold_max:4096 shm_fold_ranks:2
-         shm_cma_min:16384 shm_group_size:8 shm_reduce_min:512)
+         shm_cma_min:16384 shm_group_size:8 shm_reduce_min:512
+         decomp_proc_bandwidth:10000000000 decomp_nic_bandwidth:25000000000)
 for bad in -5 banana 99999999999999999999; do
     args=() EXPECT_ONCE=()
     for p in "${NUMERIC[@]}"; do
@@ -1932,6 +1998,19 @@ if [ -x "$hcf" ] || [ "$list" = yes ]; then
     # ... and single copy from 8 bytes (a bcast of any type through the levels)
     fuzz fuzz-seed9-levels-cma-np8 8 300 9 --mca coll_hiercoll_shm_group_size 2 \
         --mca coll_hiercoll_shm_topology "pack:2 numa:2 l3:2 core:1" --mca coll_hiercoll_shm_cma_min 8
+    # multi-leader forced over parts of 3, 3 and 2 (and the fuzzer's subsets:
+    # 3,3,1, 3,1...): its five collectives, decomposed or under auto
+    ML_FUZZ="allreduce,reduce,bcast,allgather,allgatherv,reduce_scatter,reduce_scatter_block"
+    fuzz fuzz-seed10-ml-block3-np8 8 300 10 --mca coll_hiercoll_decomp_criterion block:3 \
+        --mca coll_hiercoll_decomp_leaders all -- --coll "$ML_FUZZ" --algo auto,decomp
+    # the lanes' algorithm was chosen from the rank's own part: on parts of
+    # 3, 3 and 1 the single process broadcast by a binomial tree, the others
+    # by a chain (a persistent bcast of 2 longs on 7 ranks hung)
+    EXPECT=("hc_fuzz: np 8 seed [0-9]+: 1 cases, 0 mismatches")
+    REJECT=("MISMATCH|fatal signal|HANG")
+    run "fuzz-regress-ml-bcast-lanes-np8" 300 "$fuzz_sh" -t 240 "${MPI[@]}" -np 8 "${FUZZ[@]}" \
+        --mca coll_hiercoll_decomp_criterion block:3 --mca coll_hiercoll_decomp_leaders all \
+        "$hcf" --np 8 --timeout 60 --case 0x7357e9245bf87e3b --coll "$ML_FUZZ" --algo decomp
     # one seed nobody chose: its number is in the log ("run seed N").  On
     # Open MPI 4.1 only for now: on 5.0.7 a random seed drew an alltoallv
     # of a resized vector of resized shorts (lb -15, extent 124) whose last

@@ -164,8 +164,9 @@ static void register_decomp_leaders(mca_coll_hiercoll_params_t *c)
                "the parts and coll_hiercoll_decomp_proc_bandwidth / _nic_bandwidth), \"all\" "
                "(every process of a part), \"1\" (one leader per part, as the other "
                "collectives) or a number N (at most N per part). Carriers reduce-scatter the "
-               "vector in their part, run one bridge per slice at once (the lanes, made at the "
-               "first blocking call that wants them) and allgather it; non-commutative ops keep "
+               "vector in their part, run one bridge per slice at once (the lanes: made with the "
+               "parts when forced, under auto at the first blocking call that wants them) and "
+               "allgather it; non-commutative ops keep "
                "MPI's rank order; reduce_scatter on parts that interleave ranks keeps one "
                "leader; verbose 2 says per call which ran",
                OPAL_INFO_LVL_5, &c->decomp_leaders_param);
