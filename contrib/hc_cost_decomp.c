@@ -145,7 +145,9 @@ static void row(const char *shape, hcp_ml_coll_t c, const char *plan, const darg
             }
         }
     }
-    if (0 != sim_run(s, &sim_model_default)) {
+    /* latency only: the completion time is the critical path in steps */
+    static const sim_model_t depth = {.alpha = 1.0};
+    if (0 != sim_run(s, &depth)) {
         fprintf(stderr, "%s %s %s: %s\n", shape, hcp_ml_coll_names[c], plan, sim_error(s));
         sim_free(s);
         return;
@@ -163,17 +165,18 @@ static void row(const char *shape, hcp_ml_coll_t c, const char *plan, const darg
     sim_summary_t m = sim_summarize(s);
     const char *exact = do_check ? (NULL == why ? "yes" : "NO") : "-";
     if (csv) {
-        printf("%s,%s,%s,%d,%lld,%.6f,%.6f,%.4f,%.1f,%lld,%.1f,%s\n", shape, hcp_ml_coll_names[c],
-               plan, m.max_rounds, (long long) m.max_bytes_sent, m.max_bytes_sent / L, most / L,
-               cross / L, bound(c, d->nparts), (long long) m.total_msgs, t_model * 1e6, exact);
+        printf("%s,%s,%s,%d,%.0f,%lld,%.6f,%.6f,%.4f,%.1f,%lld,%.1f,%s\n", shape,
+               hcp_ml_coll_names[c], plan, m.max_rounds, m.t_end, (long long) m.max_bytes_sent,
+               m.max_bytes_sent / L, most / L, cross / L, bound(c, d->nparts),
+               (long long) m.total_msgs, t_model * 1e6, exact);
     } else {
         char tm[32] = "-";
         if (t_model > 0) {
             snprintf(tm, sizeof(tm), "%.1f", t_model * 1e6);
         }
-        printf("%-9s %-14s %-22s %7d %10.4f %10.4f %10.1f %8.0f %11lld %10s %5s\n", shape,
-               hcp_ml_coll_names[c], plan, m.max_rounds, m.max_bytes_sent / L, most / L, cross / L,
-               bound(c, d->nparts), (long long) m.total_msgs, tm, exact);
+        printf("%-9s %-14s %-22s %7d %7.0f %10.4f %10.4f %10.1f %8.0f %11lld %10s %5s\n", shape,
+               hcp_ml_coll_names[c], plan, m.max_rounds, m.t_end, m.max_bytes_sent / L, most / L,
+               cross / L, bound(c, d->nparts), (long long) m.total_msgs, tm, exact);
     }
     if (NULL != why) {
         fprintf(stderr, "%s %s %s: not exact: %s\n", shape, hcp_ml_coll_names[c], plan, why);
@@ -185,15 +188,16 @@ static int table(int nshapes, int (*shapes)[2], int64_t bytes, unsigned colls, b
                  bool csv, const hcp_ml_model_t *model)
 {
     if (csv) {
-        printf("shape,coll,plan,rounds,max_bytes_sent,max_sent_L,max_crossing_L,crossing_L,"
+        printf("shape,coll,plan,rounds,steps,max_bytes_sent,max_sent_L,max_crossing_L,crossing_L,"
                "bound_L,messages,model_us,exact\n");
     } else {
         printf("# %lld-byte vectors (allgather, reduce_scatter: the whole result/vector); sent "
                "and crossing in vectors L\n",
                (long long) bytes);
-        printf("%-9s %-14s %-22s %7s %10s %10s %10s %8s %11s %10s %5s\n", "shape", "coll", "plan",
-               "rounds", "max_sent", "max_cross", "crossing", "bound", "messages", "model_us",
-               "exact");
+        printf("# rounds: the most a rank has; steps: the critical path (dependent messages)\n");
+        printf("%-9s %-14s %-22s %7s %7s %10s %10s %10s %8s %11s %10s %5s\n", "shape", "coll",
+               "plan", "rounds", "steps", "max_sent", "max_cross", "crossing", "bound", "messages",
+               "model_us", "exact");
     }
     for (int s = 0; s < nshapes; ++s) {
         const int N = shapes[s][0], ppn = shapes[s][1], n = N * ppn;
@@ -248,24 +252,25 @@ static int table(int nshapes, int (*shapes)[2], int64_t bytes, unsigned colls, b
                             f,
                             n,
                             segs};
-                /* a flat ring or chain at thousands of ranks is 2(n-1) or
+                /* a flat ring or chain past 1,024 ranks is 2(n-1) or
                  * n-2+segs steps of every rank: its figures are its
                  * formula's, not simulated (ranks by node: the ring
                  * crosses nodes at N edges, the chain at N-1) */
-                if ((2 == f || 4 == f) && n > 4096) {
+                if ((2 == f || 4 == f) && n > 1024) {
                     double steps = 2 == f ? 2.0 * (n - 1) : n - 2 + segs;
                     double sent = 2 == f ? 2.0 * (n - 1) / n : 1.0;
                     double crossing = (2 == f ? N : N - 1) * sent;
                     char plan[64];
                     snprintf(plan, sizeof(plan), "%s (formula)", names[f]);
                     if (csv) {
-                        printf("%s,%s,%s,%.0f,%.0f,%.6f,%.6f,%.4f,%.1f,,,-\n", shape,
-                               hcp_ml_coll_names[c], plan, steps, sent * L, sent, sent, crossing,
-                               bound(c, N));
+                        printf("%s,%s,%s,%.0f,%.0f,%.0f,%.6f,%.6f,%.4f,%.1f,,,-\n", shape,
+                               hcp_ml_coll_names[c], plan, steps, steps, sent * L, sent, sent,
+                               crossing, bound(c, N));
                     } else {
-                        printf("%-9s %-14s %-22s %7.0f %10.4f %10.4f %10.1f %8.0f %11s %10s %5s\n",
-                               shape, hcp_ml_coll_names[c], plan, steps, sent, sent, crossing,
-                               bound(c, N), "-", "-", "-");
+                        printf("%-9s %-14s %-22s %7.0f %7.0f %10.4f %10.4f %10.1f %8.0f %11s %10s "
+                               "%5s\n",
+                               shape, hcp_ml_coll_names[c], plan, steps, steps, sent, sent,
+                               crossing, bound(c, N), "-", "-", "-");
                     }
                     continue;
                 }

@@ -6,8 +6,8 @@
  * simulator, process counts to 120 and 1,025: results
  * exact (the linear reduce-scatter in rank order), blocks of every size
  * down to empty ones, every root of the chains to 20, in place or not;
- * and each rank sends what it must once: a ring reduce-scatter or
- * allgather every block but one, the ring allreduce 2(n-1)/n of the
+ * and each rank sends what it must once: a ring reduce-scatter (or its
+ * chains, one per block) or allgather every block but one, the ring allreduce 2(n-1)/n of the
  * vector within the blocks' rounding, a chain the vector (its last rank
  * nothing), in n-1, 2(n-1) and n-2+segments steps.
  */
@@ -20,7 +20,7 @@ typedef struct rargs {
     bool in_place;
 } rargs_t;
 
-enum { RS_RING, RS_LINEAR, AG_RING, AR_RING, BC_CHAIN, RD_CHAIN };
+enum { RS_RING, RS_LINEAR, RS_CHAINS, AG_RING, AR_RING, BC_CHAIN, RD_CHAIN };
 
 static int plan(hcp_plan_t *p, int rank, void *arg)
 {
@@ -30,6 +30,8 @@ static int plan(hcp_plan_t *p, int rank, void *arg)
         return hcp_reduce_scatter_ring(p, a->n, rank, a->counts, 4, a->in_place);
     case RS_LINEAR:
         return hcp_reduce_scatter_linear(p, a->n, rank, a->counts, 4, a->in_place);
+    case RS_CHAINS:
+        return hcp_reduce_scatter_chains(p, a->n, rank, a->counts, 4, a->segs, a->in_place);
     case AG_RING:
         return hcp_allgatherv_ring(p, a->n, rank, a->counts, a->displs, 4);
     case AR_RING:
@@ -104,8 +106,10 @@ static void check_blocks(int n, uint64_t *seed)
                            "reduce_scatter n %d rank %d sends %lld", n, r,
                            (long long) st->bytes_sent);
                 }
-                if (RS_LINEAR != which) {
+                if (RS_RING == which || AG_RING == which) {
                     EXPECT(st->rounds <= n - 1 + 1, "n %d: %d rounds", n, st->rounds);
+                } else if (RS_CHAINS == which) {
+                    EXPECT(st->rounds <= n - 1 + a.segs + 1, "n %d: %d rounds", n, st->rounds);
                 }
             }
             sim_free(s);

@@ -575,7 +575,9 @@ static void lane_reduce_scatter(hc_dx_t *x, int j, int t, int64_t total)
                c->rtype, c->op);
     } else {
         if (builds(x)) {
-            built = hcp_reduce_scatter_ring(&x->lp, nq, d->p, cnt, c->rsize, true);
+            built = HCP_LANE_CHAIN == x->lane
+                        ? hcp_reduce_scatter_chains(&x->lp, nq, d->p, cnt, c->rsize, x->segs, true)
+                        : hcp_reduce_scatter_ring(&x->lp, nq, d->p, cnt, c->rsize, true);
         }
         bind_at(&b, piece, c->rtype, c->op);
         dx_plan(x, d->ml.lane[j], &b, built);

@@ -387,6 +387,14 @@ int hcp_bcast_chain(hcp_plan_t *p, int n, int rank, int root, int64_t count, siz
  * in_place: the input is RBUF (at the root: the result's buffer). */
 int hcp_reduce_chain(hcp_plan_t *p, int n, int rank, int root, int64_t count, size_t esize,
                      int segs, bool in_place);
+/* Reduce-scatter as one pipelined chain per non-empty block, all at once:
+ * block b is reduced up the chain b+1, b+2, ..., b-1 into b, in `segs`
+ * segments; every rank sends each block but its own once, and a block's
+ * result arrives after n-2+segs steps, however uneven the blocks (a ring
+ * moves a lone block one whole hop a step).  In place on RBUF (the
+ * vector; block `rank` the result) unless !in_place (SBUF copied in). */
+int hcp_reduce_scatter_chains(hcp_plan_t *p, int n, int rank, const int64_t *counts, size_t esize,
+                              int segs, bool in_place);
 /* Reduce-scatter in one step: rank j's block goes to rank j, which folds
  * the n blocks in rank order (any op).  Input and result as the ring's. */
 int hcp_reduce_scatter_linear(hcp_plan_t *p, int n, int rank, const int64_t *counts, size_t esize,

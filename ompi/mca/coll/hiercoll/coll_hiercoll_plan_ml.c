@@ -100,6 +100,11 @@ static double bridge_time(const hcp_ml_model_t *m, hcp_ml_coll_t coll, hcp_lane_
     case HCP_ML_ALLGATHER:
         return (n - 1) * a + f * L * B;
     default: /* reduce_scatter */
+        if (HCP_LANE_CHAIN == algo) {
+            /* one chain per part the lane's piece meets, all at once */
+            int chains = 1 + (n + k - 1) / k;
+            return (n - 2 + segs) * (a + (chains - 1) * m->o + L / segs * (B + g));
+        }
         return (n - 1) * a + f * L * (B + g);
     }
 }
@@ -131,12 +136,22 @@ hcp_lane_t hcp_ml_lane_algo(const hcp_ml_model_t *m, hcp_ml_coll_t coll, int n, 
     case HCP_ML_BCAST:
     case HCP_ML_REDUCE:
         *segs = chain_segs(m, n, k, bytes);
-        if (balanced || bridge_time(m, coll, HCP_LANE_CHAIN, n, k, bytes, *segs)
-                            < bridge_time(m, coll, HCP_LANE_BINOMIAL, n, k, bytes, 1)) {
+        if (balanced
+            || bridge_time(m, coll, HCP_LANE_CHAIN, n, k, bytes, *segs)
+                   < bridge_time(m, coll, HCP_LANE_BINOMIAL, n, k, bytes, 1)) {
             return HCP_LANE_CHAIN;
         }
         *segs = 1;
         return HCP_LANE_BINOMIAL;
+    case HCP_ML_REDUCE_SCATTER:
+        /* several carriers: a lane's piece meets one or a few parts'
+         * blocks, which a ring would move a whole hop a step: a chain to
+         * each of them, pipelined */
+        if (balanced) {
+            *segs = chain_segs(m, n, k, bytes);
+            return HCP_LANE_CHAIN;
+        }
+        return HCP_LANE_RING;
     default:
         return HCP_LANE_RING;
     }
@@ -544,9 +559,11 @@ static void plan_reduce_scatter(ctx_t *x)
             at += cnt[q];
         }
         land_t ll = land(HCP_TMP2, llo - lo, HCP_TMP2, llo - lo);
-        got(x, a->commutative
-                   ? hcp_reduce_scatter_ring(&x->sub, nq, x->part, cnt, a->esize, true)
-                   : hcp_reduce_scatter_linear(&x->sub, nq, x->part, cnt, a->esize, true));
+        got(x, !a->commutative
+                   ? hcp_reduce_scatter_linear(&x->sub, nq, x->part, cnt, a->esize, true)
+               : HCP_LANE_CHAIN == a->lane
+                   ? hcp_reduce_scatter_chains(&x->sub, nq, x->part, cnt, a->esize, a->segs, true)
+                   : hcp_reduce_scatter_ring(&x->sub, nq, x->part, cnt, a->esize, true));
         append(x, &ll, lane_members(x, j));
     }
     /* carrier k holds [slice k] & [e0, e1) of the vector */

@@ -215,6 +215,57 @@ int hcp_reduce_chain(hcp_plan_t *p, int n, int rank, int root, int64_t count, si
     return hcp_finish(p);
 }
 
+int hcp_reduce_scatter_chains(hcp_plan_t *p, int n, int rank, const int64_t *counts, size_t esize,
+                              int segs, bool in_place)
+{
+    hcp_reset(p, esize, esize);
+    int64_t *displs = prefix(n, counts);
+    if (NULL == displs) {
+        return -1;
+    }
+    if (!in_place && displs[n] > 0) {
+        hcp_copy1(p, HCP_RBUF, 0, HCP_SBUF, 0, displs[n]);
+        hcp_end_round(p);
+    }
+    if (n > 1 && displs[n] > 0) {
+        hcp_scratch(p, HCP_TMP0, HCP_UNIT_RTYPE, displs[n]);
+    }
+    /* block b's chain: b+1 (its far end), b+2, ..., b-1, b; step t of
+     * every chain at once (each rank sends to rank-1 for all of them, in
+     * block order, and rank-1 receives in that order: they match) */
+    int most = 1;
+    for (int b = 0; b < n; ++b) {
+        most = counts[b] > 0 && segments(counts[b], segs) > most ? segments(counts[b], segs) : most;
+    }
+    for (int t = 0; n > 1 && t < n - 1 + most; ++t) {
+        for (int b = 0; b < n; ++b) {
+            if (0 == counts[b]) {
+                continue;
+            }
+            const int S = segments(counts[b], segs), v = rel(rank, b, n), w = n - 1 - v;
+            const int out = t - w, in = t - w + 1;
+            if (v >= 1 && out >= 0 && out < S) {
+                int64_t at = displs[b] + seg_at(counts[b], out, S);
+                hcp_send(p, absr(v - 1, b, n), 0 == w ? HCP_RBUF : HCP_TMP0, at,
+                         seg_at(counts[b], out + 1, S) - seg_at(counts[b], out, S));
+            }
+            if (w >= 1 && in >= 0 && in < S) {
+                int64_t at = displs[b] + seg_at(counts[b], in, S);
+                int64_t len = seg_at(counts[b], in + 1, S) - seg_at(counts[b], in, S);
+                hcp_recv(p, absr(v + 1, b, n), HCP_TMP0, at, len);
+                if (0 == v) {
+                    hcp_reduce(p, HCP_RBUF, at, HCP_TMP0, at, len);
+                } else {
+                    hcp_reduce(p, HCP_TMP0, at, HCP_RBUF, at, len);
+                }
+            }
+        }
+        hcp_end_round(p);
+    }
+    free(displs);
+    return hcp_finish(p);
+}
+
 int hcp_reduce_scatter_linear(hcp_plan_t *p, int n, int rank, const int64_t *counts, size_t esize,
                               bool in_place)
 {
