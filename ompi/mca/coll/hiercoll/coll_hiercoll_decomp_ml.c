@@ -120,9 +120,14 @@ int hc_dx_ml_want(const hc_dx_t *x, const char **why)
     for (int q = 0; q < d->lay.nparts; ++q) {
         least = hcp_part_size(&d->lay, q) < least ? hcp_part_size(&d->lay, q) : least;
     }
+    int kmax = most;
+    bool any = least == most;
+    if (d->ml.made && d->ml.fam.uniform) { /* (equal parts, or too many lanes: evened) */
+        kmax = d->ml.fam.carriers[0];
+        any = true;
+    }
     const hcp_ml_model_t m = model_of();
-    int k = hcp_ml_pick(&m, mc, d->lay.nparts, most, least == most ? most : most, least == most,
-                        ml_bytes(c));
+    int k = hcp_ml_pick(&m, mc, d->lay.nparts, most, kmax, any, ml_bytes(c));
     if (1 == k) {
         *why = "below the model's crossover";
     }
