@@ -361,7 +361,14 @@ typedef struct mca_coll_hiercoll_params_t {
     char *shm_levels;
     int shm_levels_mode; /* HC_LEVELS_* */
     int shm_nlv, shm_lv_by[HC_SHM_MAXLV];
+    /* long messages through the levels' cells (coll_hiercoll_shm_long.c) */
+    char *shm_long_param;
+    int shm_long; /* HC_SHM_LONG_* */
+    size_t shm_long_min, shm_long_chunk;
+    int shm_long_slots;
 } mca_coll_hiercoll_params_t;
+
+enum { HC_SHM_LONG_OFF, HC_SHM_LONG_AUTO, HC_SHM_LONG_ON };
 
 enum { HC_LEVELS_AUTO, HC_LEVELS_FLAT, HC_LEVELS_LIST };
 

@@ -151,6 +151,49 @@ static void parse_algorithms(void)
     }
 }
 
+/* The node level's long messages through the levels' cells
+ * (coll_hiercoll_shm_long.c; docs/design/shm-long.md). */
+static void register_shm_long(mca_coll_hiercoll_params_t *c)
+{
+    c->shm_long_param = "auto";
+    reg_string("shm_long",
+               "Shared-memory node level: long bcasts, reduces and allreduces (from "
+               "coll_hiercoll_shm_long_min bytes) through cells of every process in pipelined "
+               "chunks (coll_hiercoll_shm_long_chunk), a bcast down the hierarchy's levels, "
+               "a reduction as a reduce-scatter through the levels followed by an allgather "
+               "back (no system call, at most a group's size of readers of one buffer; the "
+               "reductions on regular hierarchies and datatypes of at most 64 bytes). \"on\": "
+               "wherever the level runs such a call (forced with the algorithm \"shm\", or "
+               "by auto); \"off\": never; \"auto\": where measured faster than the other "
+               "paths of the level (a reduce of 8 to 64 KiB on 2 processes)",
+               OPAL_INFO_LVL_5, &c->shm_long_param);
+    if (0 == strcmp(c->shm_long_param, "on")) {
+        c->shm_long = HC_SHM_LONG_ON;
+    } else if (0 == strcmp(c->shm_long_param, "off")) {
+        c->shm_long = HC_SHM_LONG_OFF;
+    } else {
+        if (0 != strcmp(c->shm_long_param, "auto")) {
+            mca_coll_hiercoll_param_error("coll_hiercoll_shm_long=\"%s\": auto, on or off; "
+                                          "using auto", c->shm_long_param);
+        }
+        c->shm_long = HC_SHM_LONG_AUTO;
+    }
+    reg_number("shm_long_min",
+               "Shared-memory node level: the smallest bcast, reduce or allreduce that "
+               "coll_hiercoll_shm_long \"on\" takes through the long cells",
+               OPAL_INFO_LVL_6, HC_NUM_SIZE, &c->shm_long_min, 16 << 10, 1, 1LL << 40);
+    reg_number("shm_long_chunk",
+               "Shared-memory node level: bytes of one long cell, the pipeline's chunk "
+               "(coll_hiercoll_shm_long); each process of a communicator that uses them "
+               "takes coll_hiercoll_shm_long_slots cells and about as much again for the "
+               "reductions' slices from its own arena (coll_hiercoll_shm_arena_size)",
+               OPAL_INFO_LVL_6, HC_NUM_SIZE, &c->shm_long_chunk, 64 << 10, 4 << 10, 16 << 20);
+    reg_number("shm_long_slots",
+               "Shared-memory node level: long cells per process, the chunks a writer may run "
+               "ahead of the slowest process that reads it (coll_hiercoll_shm_long)",
+               OPAL_INFO_LVL_6, HC_NUM_INT, &c->shm_long_slots, 4, 2, 64);
+}
+
 static int hiercoll_register(void)
 {
     mca_coll_hiercoll_params_t *c = &mca_coll_hiercoll_params;
@@ -534,6 +577,8 @@ static int hiercoll_register(void)
                "reductions whole at every length (one synchronization per chunk instead of two; "
                "each rank reads every rank's chunk)",
                OPAL_INFO_LVL_6, HC_NUM_INT, &c->shm_fold_ranks, 2, 0, 1024);
+
+    register_shm_long(c);
 
     /* (after every parameter: a site file's line that none took is an error) */
     mca_coll_hiercoll_site_check();

@@ -90,8 +90,10 @@ void mca_coll_hiercoll_shm_free(mca_coll_hiercoll_module_t *m)
             hc_shm_stats_print(s);
         }
         free(s->st->dist);
+        free(s->st->reg);
         free(s->st);
     }
+    hc_shm_long_leave(s);
     hc_shm_region_leave(s);
     free(s->pids);
     free(s->rows);
