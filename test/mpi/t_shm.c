@@ -16,7 +16,10 @@
  *             (the non-roots run ahead): the bits of the serial fold;
  *   cycles N  N times: dup, allreduce, bcast, barrier, free; the number of
  *             lines of /proc/self/maps and of our files in the backing
- *             directory must not grow after the first few cycles;
+ *             directory must not grow after the first few cycles (with
+ *             --cycle-bytes B, each cycle's dup also runs an allreduce
+ *             and a bcast of B bytes of doubles, checked: long messages'
+ *             cells, carved in every process's arena, must come back);
  *   inflight  many nonblocking calls in flight on two communicators, one
  *             freed while its requests run, completed in reverse order;
  *   vinflight igatherv and iscatterv (every root, irregular counts, zeros,
@@ -49,7 +52,8 @@
  *             round's inits take other algorithms (the run's verbose lines
  *             count the channels taken back: 15 in 8 rounds);
  * Prints "t_shm: np N: C checks, F failed".
- * Usage: t_shm [--cycles N] [--backing DIR] [--any-order] [--kill RANK] [--reuse N]
+ * Usage: t_shm [--cycles N] [--cycle-bytes B] [--backing DIR] [--any-order] [--kill RANK]
+ *              [--reuse N]
  *   --any-order: the fold order is not checked (a fallback folded)
  *   --kill RANK: that rank dies by SIGKILL after setting regions up
  *   --stall S: the last rank comes S seconds late to an allreduce (watchdog)
@@ -331,6 +335,36 @@ static int count_files(const char *dir)
     return n;
 }
 
+static int cycle_bytes; /* --cycle-bytes */
+
+/* An allreduce and a bcast of cycle_bytes bytes of doubles on d. */
+static void cycle_long(MPI_Comm d, int i)
+{
+    int cnt = cycle_bytes / (int) sizeof(double);
+    double *a = malloc(sizeof(double) * (size_t) (cnt > 0 ? cnt : 1));
+    double *b = malloc(sizeof(double) * (size_t) (cnt > 0 ? cnt : 1));
+    for (int j = 0; j < cnt; ++j) {
+        a[j] = rank + j % 7;
+    }
+    MPI_Allreduce(a, b, cnt, MPI_DOUBLE, MPI_SUM, d);
+    for (int j = 0; j < cnt; ++j) {
+        a[j] = rank == i % np ? j : -1;
+    }
+    MPI_Bcast(a, cnt, MPI_DOUBLE, i % np, d);
+    int bad = 0;
+    for (int j = 0; j < cnt; ++j) {
+        bad += b[j] != (double) np * (np - 1) / 2 + (double) np * (j % 7) || a[j] != j;
+    }
+    tc_checks++;
+    if (bad) {
+        tc_failures++;
+        printf("FAIL [rank %d] cycle %d: %d elements of %d bytes wrong\n", rank, i, bad,
+               cycle_bytes);
+    }
+    free(a);
+    free(b);
+}
+
 static void test_cycles(MPI_Comm comm, int cycles, const char *backing)
 {
     int maps0 = 0, files0 = 0, maps = 0, files = 0;
@@ -339,6 +373,9 @@ static void test_cycles(MPI_Comm comm, int cycles, const char *backing)
         MPI_Comm_dup(comm, &d);
         int v = rank + i, s = 0;
         MPI_Allreduce(&v, &s, 1, MPI_INT, MPI_SUM, d);
+        if (cycle_bytes > 0) {
+            cycle_long(d, i);
+        }
         MPI_Bcast(&s, 1, MPI_INT, i % np, d);
         MPI_Barrier(d);
         tc_checks++;
@@ -814,6 +851,8 @@ int main(int argc, char **argv)
             reuse = atoi(argv[++i]);
         } else if (0 == strcmp(argv[i], "--backing") && i + 1 < argc) {
             backing = argv[++i];
+        } else if (0 == strcmp(argv[i], "--cycle-bytes") && i + 1 < argc) {
+            cycle_bytes = atoi(argv[++i]);
         }
     }
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);

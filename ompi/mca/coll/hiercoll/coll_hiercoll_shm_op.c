@@ -236,8 +236,9 @@ int hc_shm_op_init(hc_shm_op_t *o, hc_shm_chan_t *ch, const hc_call_t *c)
         break;
     }
     /* long bcasts and reductions through the long cells (one sequence
-     * number: their chunks have their own) */
-    if (OPAL_UNLIKELY(o->m > HC_SHM_INLINE && 0 != o->nchunks)
+     * number: their chunks have their own); never what a lean call may
+     * have begun on another rank (a reduce in flag lines) */
+    if (OPAL_UNLIKELY(o->m > HC_SHM_INLINE && 0 != o->nchunks && PATH_INLINE != o->path)
         && (HC_BCAST == c->coll || HC_REDUCE == c->coll || HC_ALLREDUCE == c->coll)
         && hc_shm_long_takes(o, c)) {
         o->path = PATH_LONG;
