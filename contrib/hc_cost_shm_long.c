@@ -767,8 +767,9 @@ void hcl_counts(const hcs_node_t *m, int design, int coll, int n, size_t bytes, 
         c->bytes_far = c->bytes_mean * far / (n > 0 ? n : 1) / 2;
         return;
     }
-    /* xhc */
-    hcs_tree_build(m, n, 0, &t);
+    /* xhc: its bcast's levels numa, socket (a reduction's result goes
+     * down them too), groups not cut */
+    xtree(m, n, 0, &t);
     int rmax = 0, leaders = 0;
     for (int r = 0; r < n; ++r) {
         int x = tree_readers(&t, r);

@@ -278,6 +278,7 @@ struct mca_coll_hiercoll_module_t {
     int sc_decider;             /* info key hiercoll_shortcut_decider, or -1 */
     bool shm_demote;            /* coll_hiercoll_shm_demote, or info key hiercoll_shm_demote */
     bool shm_lean;              /* coll_hiercoll_shm_lean, or info key hiercoll_shm_lean */
+    int shm_long;               /* coll_hiercoll_shm_long, or info key hiercoll_shm_long */
     /* selection rules and the fast path (coll_hiercoll_fast.c) */
     hcp_rule_t rules[HC_NCOLL][HC_MAX_RULES]; /* those for this size, by bytes */
     int nrules[HC_NCOLL];

@@ -418,9 +418,10 @@ bool hc_shm_long_takes(hc_shm_op_t *o, const hc_call_t *c)
 {
     mca_coll_hiercoll_params_t *cc = &mca_coll_hiercoll_params;
     hc_shm_t *sh = o->ch->s;
-    if (HC_SHM_LONG_OFF == cc->shm_long || o->ch != &sh->ch[0]
-        || (HC_SHM_LONG_ON == cc->shm_long ? o->m < cc->shm_long_min
-                                            : o->m < cc->shm_cma_min / 2 || !auto_takes(sh, o))) {
+    int mode = sh->module->shm_long; /* (the parameter, or the info key hiercoll_shm_long) */
+    if (HC_SHM_LONG_OFF == mode || o->ch != &sh->ch[0]
+        || (HC_SHM_LONG_ON == mode ? o->m < cc->shm_long_min
+                                   : o->m < cc->shm_cma_min / 2 || !auto_takes(sh, o))) {
         return false;
     }
     bool red = HC_BCAST != o->coll;
