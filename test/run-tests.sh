@@ -1155,6 +1155,13 @@ run "shm-long-levels-colls-np13" 600 "${MPI[@]}" -np 13 "${LONG_BY[@]}" \
 EXPECT=("$SHM_OK" "t_shm: 300 cycles: /proc/self/maps ([0-9]+) -> \\1 lines")
 REJECT=("could not carve or map the long cells")
 run "shm-long-cycles-np4" 600 "${MPI[@]}" -np 4 "${LONG_BY[@]}" "$shm" --cycles 300 --cycle-bytes 65536
+# one rank that cannot carve its cells: every rank takes the other paths
+# (one line a communicator), the same results
+EXPECT=("$SHM_OK")
+EXPECT_ONCE=("MPI_COMM_WORLD: shm: a rank could not carve or map the long cells")
+REJECT=("shm: long cells: ")
+run "shm-long-fault-np3" 600 "${MPI[@]}" -np 3 "${LONG_BY[@]}" --mca coll_hiercoll_shm_fault long:1 \
+    "$shm" --cycles 20 --cycle-bytes 65536
 # ... counted (coll_hiercoll_stats; test/shm-counts.sh, per rank and call
 # in units of the message L): at 64 ranks on pack:2 numa:2 l3:4 core:4, a
 # bcast of 1 MiB copies at most 1.25 L a rank (1.234: the leaders twice)

@@ -17,8 +17,8 @@
  *   cycles N  N times: dup, allreduce, bcast, barrier, free; the number of
  *             lines of /proc/self/maps and of our files in the backing
  *             directory must not grow after the first few cycles (with
- *             --cycle-bytes B, each cycle's dup also runs an allreduce
- *             and a bcast of B bytes of doubles, checked: long messages'
+ *             --cycle-bytes B, each cycle's dup also runs an allreduce,
+ *             a reduce and a bcast of B bytes of doubles, checked: long messages'
  *             cells, carved in every process's arena, must come back);
  *   inflight  many nonblocking calls in flight on two communicators, one
  *             freed while its requests run, completed in reverse order;
@@ -337,23 +337,28 @@ static int count_files(const char *dir)
 
 static int cycle_bytes; /* --cycle-bytes */
 
-/* An allreduce and a bcast of cycle_bytes bytes of doubles on d. */
+/* An allreduce, a reduce and a bcast of cycle_bytes bytes of doubles on
+ * d (the reduce's and the bcast's root rotating). */
 static void cycle_long(MPI_Comm d, int i)
 {
-    int cnt = cycle_bytes / (int) sizeof(double);
+    int cnt = cycle_bytes / (int) sizeof(double), root = i % np;
     double *a = malloc(sizeof(double) * (size_t) (cnt > 0 ? cnt : 1));
     double *b = malloc(sizeof(double) * (size_t) (cnt > 0 ? cnt : 1));
+    double *c = malloc(sizeof(double) * (size_t) (cnt > 0 ? cnt : 1));
     for (int j = 0; j < cnt; ++j) {
         a[j] = rank + j % 7;
+        c[j] = -1;
     }
     MPI_Allreduce(a, b, cnt, MPI_DOUBLE, MPI_SUM, d);
+    MPI_Reduce(a, c, cnt, MPI_DOUBLE, MPI_SUM, (root + 1) % np, d);
     for (int j = 0; j < cnt; ++j) {
-        a[j] = rank == i % np ? j : -1;
+        a[j] = rank == root ? j : -1;
     }
-    MPI_Bcast(a, cnt, MPI_DOUBLE, i % np, d);
+    MPI_Bcast(a, cnt, MPI_DOUBLE, root, d);
     int bad = 0;
     for (int j = 0; j < cnt; ++j) {
-        bad += b[j] != (double) np * (np - 1) / 2 + (double) np * (j % 7) || a[j] != j;
+        double sum = (double) np * (np - 1) / 2 + (double) np * (j % 7);
+        bad += b[j] != sum || a[j] != j || (rank == (root + 1) % np && c[j] != sum);
     }
     tc_checks++;
     if (bad) {
@@ -363,6 +368,7 @@ static void cycle_long(MPI_Comm d, int i)
     }
     free(a);
     free(b);
+    free(c);
 }
 
 static void test_cycles(MPI_Comm comm, int cycles, const char *backing)

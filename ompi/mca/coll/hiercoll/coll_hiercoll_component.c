@@ -446,7 +446,8 @@ static int hiercoll_register(void)
                "which only keeps them in address order; budget:0, rank 0 finds that timing past "
                "its time; memo: that rank remembers other rows than the others for a place, "
                "which only has them timed again; idle: that rank says it has calls in flight "
-               "whenever the deferred timing asks, which only puts it off); every rank must "
+               "whenever the deferred timing asks, which only puts it off; long: the long "
+               "cells, which only sends long messages the level's other ways); every rank must "
                "then agree.  \"push:RANK\": "
                "that rank's writes into the readers of a long bcast fail (the readers then read "
                "those parts themselves)",

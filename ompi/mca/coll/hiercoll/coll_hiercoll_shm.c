@@ -19,9 +19,12 @@
  *   coll_hiercoll_shm_reduce.c    reduce and allreduce state machines
  *   coll_hiercoll_shm_move.c      gather(v), scatter(v), allgather(v),
  *                                 reduce_scatter(_block) state machines
+ *   coll_hiercoll_shm_long.c      LONG CELLS: long bcasts, reduces and
+ *                                 allreduces through every process's cells
  *
- * Calls go down: this file calls op and setup; op the families (move
- * uses reduce's folds) and setup; the families group, lines and arena;
+ * Calls go down: this file calls op, setup and long (its cells' leave);
+ * op the families (move uses reduce's folds; long's set-up is its own) and
+ * setup; the families group, lines and arena;
  * setup group, lines and arena (contrib/check-layers.sh: no circle).
  *
  * A short blocking barrier, bcast or reduce on an idle channel may go
