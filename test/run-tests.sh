@@ -1054,6 +1054,30 @@ EXPECT=("$SHM_OK")
 EXPECT_ONCE=('hiercoll: ERROR: coll_hiercoll_shm_levels="l3,board": a level is numa, socket, l3, l2, l1, core or hwthread; auto')
 run "shm-levels-bad-np9" 600 "${MPI[@]}" -np 9 "${LV[@]}" \
     --mca coll_hiercoll_shm_levels l3,board "${SHM[@]}" "$shm" --cycles 1 --any-order
+# errors down the levels (2 levels at np 9: l3 runs of 2, their leaders in
+# runs by package; the top 0, 4, 8): world rank 4, which forwards to 5, 6
+# and (through 6) 7, fails its single-copy reads of a bcast (fault
+# treeread): 4-7 return an error, nobody MPI_SUCCESS with bytes it did not
+# get; rank 4 finds no scratch for its folds of a reduction in cells
+# (fault treefold): every rank of an allreduce, and a reduce's root,
+# return an error, nobody a stale fold
+LV_FAULT=(--mca coll hiercoll,basic,libnbc --mca coll_hiercoll_verbose 1
+          --mca coll_hiercoll_shm_group_size 4 --mca coll_hiercoll_shm_topology "pack:2 l3:2 core:2")
+EXPECT=("t_shm: np 9: 81 checks, 0 failed" "9 processes, .*hierarchy 2 levels: l3 5 groups of 1-2, numa 3 groups of 1-2; top 3")
+for it in 0 1 2; do
+    EXPECT+=("t_shm: errors: bcast $it: error on ranks 4,5,6,7; wrong data on ranks none")
+done
+run "shm-levels-fault-treeread-4-np9" 300 "${MPI[@]}" -np 9 "${LV_FAULT[@]}" \
+    --mca coll_hiercoll_shm_cma_min 8 --mca coll_hiercoll_shm_fault treeread:4 "${SHM[@]}" \
+    "$shm" --errors
+EXPECT=("t_shm: np 9: 81 checks, 0 failed" "9 processes, .*no single copy, hierarchy 2 levels")
+for it in 0 1 2; do
+    EXPECT+=("t_shm: errors: allreduce $it: error on ranks 0,1,2,3,4,5,6,7,8; wrong data on ranks none"
+             "t_shm: errors: reduce $it: error on ranks 0,4; wrong data on ranks none")
+done
+run "shm-levels-fault-treefold-4-np9" 300 "${MPI[@]}" -np 9 "${LV_FAULT[@]}" \
+    --mca coll_hiercoll_shm_cma_min 0 --mca coll_hiercoll_shm_fault treefold:4 "${SHM[@]}" \
+    "$shm" --errors
 # line traffic counted (coll_hiercoll_stats; flag and done lines, and the
 # lines of cells): 100 8-byte allreduces at np 8
 # on 2 packages x 2 NUMA nodes x 2 L3 of one core.  Flat, every rank reads

@@ -406,7 +406,10 @@ static int hiercoll_register(void)
                "whenever the deferred timing asks, which only puts it off); every rank must "
                "then agree.  \"push:RANK\": "
                "that rank's writes into the readers of a long bcast fail (the readers then read "
-               "those parts themselves)",
+               "those parts themselves); \"treeread:RANK\": its reads in a single-copy bcast "
+               "through the levels fail (every rank below it returns an error); "
+               "\"treefold:RANK\": it finds no scratch for a reduction in cells through the "
+               "levels (every rank of an allreduce, a reduce's root, returns an error)",
                OPAL_INFO_LVL_9, &c->shm_fault);
     reg_number("shm_arena_size",
                "Shared-memory node level: bytes of each process's arena, from which the regions "
