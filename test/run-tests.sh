@@ -1078,6 +1078,16 @@ done
 run "shm-levels-fault-treefold-4-np9" 300 "${MPI[@]}" -np 9 "${LV_FAULT[@]}" \
     --mca coll_hiercoll_shm_cma_min 0 --mca coll_hiercoll_shm_fault treefold:4 "${SHM[@]}" \
     "$shm" --errors
+# one hierarchy for all: ranks 0-3 build theirs by l3, 4-7 by socket (per
+# rank environments; the region's layout is the same): the set-up agrees
+# a digest of every rank's hierarchy and paths, finds them different, and
+# every rank uses the layer below (before: a hang in the first call)
+EXPECT=("$SHM_OK" "MPI_COMM_WORLD: shm: the ranks built different hierarchies .*; rank 0's: 1 level: l3 4 groups of 2; top 4; every rank uses the layer below")
+REJECT=("shm: [0-9]+ processes, region of")
+run "shm-levels-differ-np8" 120 "${MPI[@]}" -np 8 "${LV_FAULT[@]}" "${SHM[@]}" \
+    sh -c 'case $OMPI_COMM_WORLD_RANK in [0-3]) export OMPI_MCA_coll_hiercoll_shm_levels=l3 ;;
+    *) export OMPI_MCA_coll_hiercoll_shm_levels=socket ;; esac; exec "$@"' sh "$shm" --cycles 2 \
+    --any-order
 # line traffic counted (coll_hiercoll_stats; flag and done lines, and the
 # lines of cells): 100 8-byte allreduces at np 8
 # on 2 packages x 2 NUMA nodes x 2 L3 of one core.  Flat, every rank reads
