@@ -1088,6 +1088,33 @@ run "shm-levels-differ-np8" 120 "${MPI[@]}" -np 8 "${LV_FAULT[@]}" "${SHM[@]}" \
     sh -c 'case $OMPI_COMM_WORLD_RANK in [0-3]) export OMPI_MCA_coll_hiercoll_shm_levels=l3 ;;
     *) export OMPI_MCA_coll_hiercoll_shm_levels=socket ;; esac; exec "$@"' sh "$shm" --cycles 2 \
     --any-order
+# 64-bit atomics lock-free, decided when the component is compiled
+# (coll_hiercoll_atomic.h): yes on this target, no for a 32-bit x86 without
+# cmpxchg8b (i486: gcc's atomics take libatomic's lock there), where the
+# node level is built off.  Then that path (HIERCOLL_TEST_ATOMIC64=0
+# pretends it): ompi_info says so, one verbose line, no region, results
+# right
+hcdir=$(cd "$(dirname "$0")/.." && pwd)/ompi/mca/coll/hiercoll
+EXPECT=("atomics: this target: lock-free")
+[ "$(uname -m)" = x86_64 ] && EXPECT+=("atomics: i486: not lock-free")
+run "shm-atomics-compile" 60 sh -c 'p="#include \"coll_hiercoll_atomic.h\"
+_Static_assert(HC_ATOMIC64_LOCK_FREE == WANT, \"HC_ATOMIC64_LOCK_FREE\");"
+    echo "$p" | cc -fsyntax-only -DWANT=1 -I"$1" -x c - || exit 1
+    echo "atomics: this target: lock-free"
+    if echo "int x;" | cc -m32 -march=i486 -fsyntax-only -x c - 2>/dev/null; then
+        echo "$p" | cc -m32 -march=i486 -fsyntax-only -DWANT=0 -I"$1" -x c - || exit 1
+        echo "atomics: i486: not lock-free"
+    fi' sh "$hcdir"
+EXPECT=('"coll_hiercoll_shm_atomics" \(current value: "lock-free"'
+        '"coll_hiercoll_shm_atomics" \(current value: "not lock-free \(the shared-memory node level is off\)"')
+run "shm-atomics-ompi-info" 60 sh -c '"$1" --param coll hiercoll --level 9;
+    HIERCOLL_TEST_ATOMIC64=0 "$1" --param coll hiercoll --level 9' sh "$ompi_info"
+EXPECT=("$SHM_OK")
+EXPECT_ONCE=("shm: 64-bit atomics are not lock-free on this target \(coll_hiercoll_shm_atomics\): the shared-memory node level is off")
+REJECT=("shm: [0-9]+ processes, region of")
+run "shm-atomics-off-np3" 300 "${MPI[@]}" -np 3 -x HIERCOLL_TEST_ATOMIC64=0 \
+    --mca coll hiercoll,basic,libnbc --mca coll_hiercoll_verbose 1 "${SHM[@]}" "$shm" --cycles 5 \
+    --any-order
 # line traffic counted (coll_hiercoll_stats; flag and done lines, and the
 # lines of cells): 100 8-byte allreduces at np 8
 # on 2 packages x 2 NUMA nodes x 2 L3 of one core.  Flat, every rank reads

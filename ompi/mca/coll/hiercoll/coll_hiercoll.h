@@ -361,6 +361,10 @@ typedef struct mca_coll_hiercoll_params_t {
     char *shm_levels;
     int shm_levels_mode; /* HC_LEVELS_* */
     int shm_nlv, shm_lv_by[HC_SHM_MAXLV];
+    /* the node level's safety: its atomics as built (read-only), the
+     * debug cross-check of slot reuse */
+    char *shm_atomics;
+    bool shm_debug_reuse;
 } mca_coll_hiercoll_params_t;
 
 enum { HC_LEVELS_AUTO, HC_LEVELS_FLAT, HC_LEVELS_LIST };

@@ -151,6 +151,24 @@ static void parse_algorithms(void)
     }
 }
 
+/* The shared-memory node level's safety: whether it is built at all (its
+ * 64-bit atomics lock-free), and a debug cross-check of its slot reuse. */
+static void register_shm_safety(mca_coll_hiercoll_params_t *c)
+{
+    c->shm_atomics = mca_coll_hiercoll_shm_atomics_ok()
+                         ? "lock-free"
+                         : "not lock-free (the shared-memory node level is off)";
+    (void) mca_base_component_var_register(
+        self(), "shm_atomics",
+        "Whether this build's 64-bit atomics are lock-free, as the shared-memory node level "
+        "needs (its lines are 64-bit words that processes write and read at once; where the "
+        "compiler takes a lock for them, a process-private one, a read can tear): "
+        "\"lock-free\", or \"not lock-free\" and the node level is off (decided at compile "
+        "time)",
+        MCA_BASE_VAR_TYPE_STRING, NULL, 0, MCA_BASE_VAR_FLAG_DEFAULT_ONLY, OPAL_INFO_LVL_3,
+        MCA_BASE_VAR_SCOPE_CONSTANT, &c->shm_atomics);
+}
+
 static int hiercoll_register(void)
 {
     mca_coll_hiercoll_params_t *c = &mca_coll_hiercoll_params;
@@ -537,6 +555,8 @@ static int hiercoll_register(void)
                "reductions whole at every length (one synchronization per chunk instead of two; "
                "each rank reads every rank's chunk)",
                OPAL_INFO_LVL_6, HC_NUM_INT, &c->shm_fold_ranks, 2, 0, 1024);
+
+    register_shm_safety(c);
 
     /* (after every parameter: a site file's line that none took is an error) */
     mca_coll_hiercoll_site_check();
