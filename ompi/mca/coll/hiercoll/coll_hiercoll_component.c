@@ -167,6 +167,14 @@ static void register_shm_safety(mca_coll_hiercoll_params_t *c)
         "time)",
         MCA_BASE_VAR_TYPE_STRING, NULL, 0, MCA_BASE_VAR_FLAG_DEFAULT_ONLY, OPAL_INFO_LVL_3,
         MCA_BASE_VAR_SCOPE_CONSTANT, &c->shm_atomics);
+    c->shm_debug_reuse = false;
+    reg_bool("shm_debug_reuse",
+             "Shared-memory node level, debugging: before a process writes a slot again on its "
+             "cached word that every process has finished with the slot's last operation (a "
+             "minimum of the done lines, also advanced by inference from the flag lines), it "
+             "reads every done line, and aborts with a message where the cache was ahead of "
+             "them (a slot still read would be overwritten); costs n line reads per reuse",
+             OPAL_INFO_LVL_9, &c->shm_debug_reuse);
 }
 
 static int hiercoll_register(void)
@@ -427,7 +435,9 @@ static int hiercoll_register(void)
                "those parts themselves); \"treeread:RANK\": its reads in a single-copy bcast "
                "through the levels fail (every rank below it returns an error); "
                "\"treefold:RANK\": it finds no scratch for a reduction in cells through the "
-               "levels (every rank of an allreduce, a reduce's root, returns an error)",
+               "levels (every rank of an allreduce, a reduce's root, returns an error); "
+               "\"ahead:RANK\": its cached word that every rank has finished an operation "
+               "starts far ahead of the done lines (coll_hiercoll_shm_debug_reuse aborts)",
                OPAL_INFO_LVL_9, &c->shm_fault);
     reg_number("shm_arena_size",
                "Shared-memory node level: bytes of each process's arena, from which the regions "

@@ -353,6 +353,7 @@ static int set_up(mca_coll_hiercoll_module_t *m)
     s->k = c->shm_slots;
     s->kf = hc_shm_flag_slots(s->n, s->k);
     s->cell = hc_shm_cell_for(s->n, s->k);
+    s->debug_reuse = c->shm_debug_reuse;
     s->demote = m->shm_demote;
     s->lean = m->shm_lean;
     s->flat = hc_shm_flat_for(s->n);
@@ -488,6 +489,11 @@ static int set_up(mca_coll_hiercoll_module_t *m)
     if (all) {
         s->hdr = h;
         hc_shm_lay_out(s, (char *) h);
+        if (hc_shm_fault("ahead")) { /* (testing the debug cross-check: a cache ahead) */
+            for (int i = 0; i < s->nch; ++i) {
+                s->ch[i].done_min = (uint64_t) 1 << 40;
+            }
+        }
         if (same) {
             rows_set(s, memo[hit].row, place_sets(s));
             if (0 == s->me) {
