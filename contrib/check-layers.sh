@@ -59,7 +59,7 @@ layer_of() {
     coll_hiercoll | coll_hiercoll_params | coll_hiercoll_hooks) echo 1 ;;
     # 0 MPI-free: planners, plan IR, rules, triggered engine, compat
     coll_hiercoll_plan* | coll_hiercoll_rules* | coll_hiercoll_trig* | coll_hiercoll_ofi_trig | \
-        coll_hiercoll_compat) echo 0 ;;
+        coll_hiercoll_compat | coll_hiercoll_atomic) echo 0 ;;
     *) echo "" ;;
     esac
 }

@@ -57,6 +57,7 @@ $4 != "param" { next }
 END {
     dep["coll_hiercoll_site_file"] = "Open MPI'"'"'s sysconfdir/hiercoll-mca-params.conf"
     dep["coll_hiercoll_offload_ofi_built"] = "what this build has"
+    dep["coll_hiercoll_shm_atomics"] = "what this build has"
     dep["coll_hiercoll_offload_transports_built"] = "what this build has"
     dep["coll_hiercoll_offload_transports_loadable"] = "what loads here"
     for (i = 1; i <= n; ++i) {

@@ -514,8 +514,8 @@ last=$((cores - 1))
 probe=${PROG[hc_cma_probe]} pingpong=${PROG[hc_pingpong]}
 EXPECT=("# calibration: syscall" "# contention: ")
 step "cma-probe" 120 "$probe" --cpus "0,$last" --readers 2 --trials 11 || true
-EXPECT=("one-way|exchange")
-step "pingpong" 60 "$pingpong" --cpus "0,$last" || true
+EXPECT=("one-way latency")
+step "pingpong" 60 "$pingpong" --cpus "0,$last" --iters 50000 --trials 5 || true
 
 # ---------------------------------------------------------------------------
 # CSV and PNG

@@ -936,17 +936,28 @@ for np in 1 2 3 5 8; do
     run "shm-t_shm-np$np" 600 "${MPI[@]}" -np $np --mca coll hiercoll,basic,libnbc \
         --mca coll_hiercoll_shm_min_calls 0 "${SHM[@]}" "$shm" --cycles 300
 done
+# The hierarchy's runs below check every slot reuse against the done lines
+# (coll_hiercoll_shm_debug_reuse: an abort where the cached "every rank has
+# finished" ran ahead of them); a cache that starts ahead on one rank (fault
+# ahead:1) shows the check fires
+DEBUG_REUSE=(--mca coll_hiercoll_shm_debug_reuse 1)
+EXPECT=("hiercoll: shm debug reuse: MPI_COMM_WORLD rank 1 \(world 1\), channel 0: operation [0-9]+ would reuse slot [0-9]+ of [0-9]+, the cache saying every rank has finished operation 1099511627776, but rank [0-9]+'s done line says [0-9]+: the cached minimum ran ahead")
+run "shm-debug-reuse-fires-np3" 120 bash -c '! "$@"' _ "${MPI[@]}" -np 3 \
+    --mca coll hiercoll,basic,libnbc "${DEBUG_REUSE[@]}" --mca coll_hiercoll_shm_fault ahead:1 \
+    "${SHM[@]}" "$shm" --cycles 2
 # two levels (groups of 2 and 3 consecutive ranks and their leaders) for
 # barrier and inline reductions: the same serial references, the
 # non-commutative product exact (groups are runs of ranks)
 for g in 2 3; do
     EXPECT=("$OK" ": allreduce = shm \(blocking" ": barrier = shm \(blocking")
     run "shm-groups$g-colls-np7" 600 "${MPI[@]}" -np 7 --mca coll hiercoll,basic,libnbc \
-        --mca coll_hiercoll_verbose 2 --mca coll_hiercoll_shm_group_size $g "${SHM[@]}" "$colls" \
+        --mca coll_hiercoll_verbose 2 --mca coll_hiercoll_shm_group_size $g "${SHM[@]}" \
+        "${DEBUG_REUSE[@]}" "$colls" \
         --only allreduce,reduce,barrier
     EXPECT=("$SHM_OK")
     run "shm-groups$g-t_shm-np8" 600 "${MPI[@]}" -np 8 --mca coll hiercoll,basic,libnbc \
-        --mca coll_hiercoll_shm_group_size $g "${SHM[@]}" "$shm" --cycles 20 --any-order
+        --mca coll_hiercoll_shm_group_size $g "${SHM[@]}" "${DEBUG_REUSE[@]}" "$shm" --cycles 20 \
+        --any-order
 done
 # groups past 10 ranks (3 groups of 4): the matrix
 # product exact whatever the grouping (t_common.h's matmul stays in
@@ -954,7 +965,8 @@ done
 # suite grouped 8 ranks at most, the 16-core check showed it)
 EXPECT=("$SHM_OK")
 run "shm-groups4-t_shm-np12" 900 "${MPI[@]}" -np 12 --mca coll hiercoll,basic,libnbc \
-    --mca coll_hiercoll_shm_group_size 4 "${SHM[@]}" "$shm" --cycles 5 --any-order
+    --mca coll_hiercoll_shm_group_size 4 "${SHM[@]}" "${DEBUG_REUSE[@]}" "$shm" --cycles 5 \
+    --any-order
 # groups from the bindings (coll_hiercoll_shm_group_level): a rankfile puts
 # ranks 0-2 and 7 on core 0, 3-6 on core 1, so groups by core are the runs
 # 0-2, 3-6, 7 (sizes 3,4,1: not blocks of the group size); bound round
@@ -978,7 +990,7 @@ rankfile() {
     esac
 }
 GROUPS_BY=(--mca coll hiercoll,basic,libnbc --mca coll_hiercoll_verbose 2
-           --mca coll_hiercoll_shm_group_size 4)
+           --mca coll_hiercoll_shm_group_size 4 "${DEBUG_REUSE[@]}")
 EXPECT=("$SHM_OK" "8 processes, .*, hierarchy 1 level: core 3 groups of 1-4; top 3; left out: numa \(all in one\), socket \(all in one\)")
 run "shm-groups-core-t_shm-np8" 600 "${MPI_RF[@]}" -np 8 $(rankfile "$rf_blocks") \
     "${GROUPS_BY[@]}" --mca coll_hiercoll_shm_group_level core "${SHM[@]}" "$shm" --cycles 20 \
@@ -1016,7 +1028,7 @@ run "shm-topology-bad-np8" 600 "${MPI[@]}" -np 8 "${GROUPS_BY[@]}" \
 # serial references, the non-commutative product exact (runs of ranks at
 # every level), every shm collective on top (t_shm) at 13, 16 and 32 ranks;
 # uneven groups; a list of levels; flat past the group size
-LV=(--mca coll hiercoll,basic,libnbc --mca coll_hiercoll_verbose 1)
+LV=(--mca coll hiercoll,basic,libnbc --mca coll_hiercoll_verbose 1 "${DEBUG_REUSE[@]}")
 EXPECT=("$SHM_OK" "16 processes, .*, hierarchy 3 levels: l3 8 groups of 2, numa 4 groups of 2, socket 2 groups of 2; top 2, topology")
 run "shm-levels-t_shm-np16" 600 "${MPI[@]}" -np 16 "${LV[@]}" \
     --mca coll_hiercoll_shm_topology "pack:2 numa:2 l3:2 core:2" "${SHM[@]}" "$shm" --cycles 2 \
@@ -1054,6 +1066,67 @@ EXPECT=("$SHM_OK")
 EXPECT_ONCE=('hiercoll: ERROR: coll_hiercoll_shm_levels="l3,board": a level is numa, socket, l3, l2, l1, core or hwthread; auto')
 run "shm-levels-bad-np9" 600 "${MPI[@]}" -np 9 "${LV[@]}" \
     --mca coll_hiercoll_shm_levels l3,board "${SHM[@]}" "$shm" --cycles 1 --any-order
+# errors down the levels (2 levels at np 9: l3 runs of 2, their leaders in
+# runs by package; the top 0, 4, 8): world rank 4, which forwards to 5, 6
+# and (through 6) 7, fails its single-copy reads of a bcast (fault
+# treeread): 4-7 return an error, nobody MPI_SUCCESS with bytes it did not
+# get; rank 4 finds no scratch for its folds of a reduction in cells
+# (fault treefold): every rank of an allreduce, and a reduce's root,
+# return an error, nobody a stale fold
+LV_FAULT=(--mca coll hiercoll,basic,libnbc --mca coll_hiercoll_verbose 1 "${DEBUG_REUSE[@]}"
+          --mca coll_hiercoll_shm_group_size 4 --mca coll_hiercoll_shm_topology "pack:2 l3:2 core:2")
+EXPECT=("t_shm: np 9: 81 checks, 0 failed" "9 processes, .*hierarchy 2 levels: l3 5 groups of 1-2, numa 3 groups of 1-2; top 3")
+for it in 0 1 2; do
+    EXPECT+=("t_shm: errors: bcast $it: error on ranks 4,5,6,7; wrong data on ranks none")
+done
+run "shm-levels-fault-treeread-4-np9" 300 "${MPI[@]}" -np 9 "${LV_FAULT[@]}" \
+    --mca coll_hiercoll_shm_cma_min 8 --mca coll_hiercoll_shm_fault treeread:4 "${SHM[@]}" \
+    "$shm" --errors
+EXPECT=("t_shm: np 9: 81 checks, 0 failed" "9 processes, .*no single copy, hierarchy 2 levels")
+for it in 0 1 2; do
+    EXPECT+=("t_shm: errors: allreduce $it: error on ranks 0,1,2,3,4,5,6,7,8; wrong data on ranks none"
+             "t_shm: errors: reduce $it: error on ranks 0,4; wrong data on ranks none")
+done
+run "shm-levels-fault-treefold-4-np9" 300 "${MPI[@]}" -np 9 "${LV_FAULT[@]}" \
+    --mca coll_hiercoll_shm_cma_min 0 --mca coll_hiercoll_shm_fault treefold:4 "${SHM[@]}" \
+    "$shm" --errors
+# one hierarchy for all: ranks 0-3 build theirs by l3, 4-7 by socket (per
+# rank environments; the region's layout is the same): the set-up agrees
+# a digest of every rank's hierarchy and paths, finds them different, and
+# every rank uses the layer below (before: a hang in the first call)
+EXPECT=("$SHM_OK" "MPI_COMM_WORLD: shm: the ranks built different hierarchies .*; rank 0's: 1 level: l3 4 groups of 2; top 4; every rank uses the layer below")
+REJECT=("shm: [0-9]+ processes, region of")
+run "shm-levels-differ-np8" 120 "${MPI[@]}" -np 8 "${LV_FAULT[@]}" "${SHM[@]}" \
+    sh -c 'case $OMPI_COMM_WORLD_RANK in [0-3]) export OMPI_MCA_coll_hiercoll_shm_levels=l3 ;;
+    *) export OMPI_MCA_coll_hiercoll_shm_levels=socket ;; esac; exec "$@"' sh "$shm" --cycles 2 \
+    --any-order
+# 64-bit atomics lock-free, decided when the component is compiled
+# (coll_hiercoll_atomic.h): yes on this target, no for a 32-bit x86 without
+# cmpxchg8b (i486: gcc's atomics take libatomic's lock there), where the
+# node level is built off.  Then that path (HIERCOLL_TEST_ATOMIC64=0
+# pretends it): ompi_info says so, one verbose line, no region, results
+# right
+hcdir=$(cd "$(dirname "$0")/.." && pwd)/ompi/mca/coll/hiercoll
+EXPECT=("atomics: this target: lock-free")
+[ "$(uname -m)" = x86_64 ] && EXPECT+=("atomics: i486: not lock-free")
+run "shm-atomics-compile" 60 sh -c 'p="#include \"coll_hiercoll_atomic.h\"
+_Static_assert(HC_ATOMIC64_LOCK_FREE == WANT, \"HC_ATOMIC64_LOCK_FREE\");"
+    echo "$p" | cc -fsyntax-only -DWANT=1 -I"$1" -x c - || exit 1
+    echo "atomics: this target: lock-free"
+    if echo "int x;" | cc -m32 -march=i486 -fsyntax-only -x c - 2>/dev/null; then
+        echo "$p" | cc -m32 -march=i486 -fsyntax-only -DWANT=0 -I"$1" -x c - || exit 1
+        echo "atomics: i486: not lock-free"
+    fi' sh "$hcdir"
+EXPECT=('"coll_hiercoll_shm_atomics" \(current value: "lock-free"'
+        '"coll_hiercoll_shm_atomics" \(current value: "not lock-free \(the shared-memory node level is off\)"')
+run "shm-atomics-ompi-info" 60 sh -c '"$1" --param coll hiercoll --level 9;
+    HIERCOLL_TEST_ATOMIC64=0 "$1" --param coll hiercoll --level 9' sh "$ompi_info"
+EXPECT=("$SHM_OK")
+EXPECT_ONCE=("shm: 64-bit atomics are not lock-free on this target \(coll_hiercoll_shm_atomics\): the shared-memory node level is off")
+REJECT=("shm: [0-9]+ processes, region of")
+run "shm-atomics-off-np3" 300 "${MPI[@]}" -np 3 -x HIERCOLL_TEST_ATOMIC64=0 \
+    --mca coll hiercoll,basic,libnbc --mca coll_hiercoll_verbose 1 "${SHM[@]}" "$shm" --cycles 5 \
+    --any-order
 # line traffic counted (coll_hiercoll_stats; flag and done lines, and the
 # lines of cells): 100 8-byte allreduces at np 8
 # on 2 packages x 2 NUMA nodes x 2 L3 of one core.  Flat, every rank reads

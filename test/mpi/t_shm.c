@@ -51,9 +51,16 @@
  *             call, so it cannot agree their channels free and the next
  *             round's inits take other algorithms (the run's verbose lines
  *             count the channels taken back: 15 in 8 rounds);
+ *   errors    (--errors, alone) under MPI_ERRORS_RETURN, three times each
+ *             with other values: a bcast of 1.2 MB from rank 0, an
+ *             allreduce of 3000 ints and a reduce of them to rank 0; every
+ *             rank either returns an error or has the right bytes (run
+ *             with coll_hiercoll_shm_fault on one rank: the error must
+ *             reach whoever depends on it); rank 0 prints, per call, the
+ *             ranks that returned an error;
  * Prints "t_shm: np N: C checks, F failed".
  * Usage: t_shm [--cycles N] [--cycle-bytes B] [--backing DIR] [--any-order] [--kill RANK]
- *              [--reuse N]
+ *              [--reuse N] [--errors]
  *   --any-order: the fold order is not checked (a fallback folded)
  *   --kill RANK: that rank dies by SIGKILL after setting regions up
  *   --stall S: the last rank comes S seconds late to an allreduce (watchdog)
@@ -839,9 +846,73 @@ static void test_lbred(MPI_Comm comm)
     MPI_Comm_free(&twin);
 }
 
+/* ------------------------------------------------------------------ */
+/* errors: every rank has the right bytes or returns an error           */
+
+static void errors_report(const char *what, int err, int wrong)
+{
+    int mine[2] = {err, wrong}, *all = malloc(sizeof(int) * 2 * (size_t) np);
+    MPI_Gather(mine, 2, MPI_INT, all, 2, MPI_INT, 0, MPI_COMM_WORLD);
+    tc_expect(!wrong, "errors: %s: MPI_SUCCESS with wrong data", what);
+    if (0 == rank) {
+        char e[512] = "", w[512] = "";
+        size_t ae = 0, aw = 0;
+        for (int r = 0; r < np; ++r) {
+            if (all[2 * r] && ae < sizeof(e) - 16) {
+                ae += (size_t) snprintf(e + ae, sizeof(e) - ae, "%s%d", ae ? "," : "", r);
+            }
+            if (all[2 * r + 1] && aw < sizeof(w) - 16) {
+                aw += (size_t) snprintf(w + aw, sizeof(w) - aw, "%s%d", aw ? "," : "", r);
+            }
+        }
+        printf("t_shm: errors: %s: error on ranks %s; wrong data on ranks %s\n", what,
+               ae ? e : "none", aw ? w : "none");
+    }
+    free(all);
+}
+
+static void test_errors(MPI_Comm parent)
+{
+    MPI_Comm comm;
+    MPI_Comm_dup(parent, &comm);
+    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    const int nb = 300000, nr = 3000;
+    int *b = malloc(sizeof(int) * nb), *x = malloc(sizeof(int) * nr), *y = malloc(sizeof(int) * nr);
+    char what[64];
+    for (int it = 0; it < 3; ++it) {
+        for (int i = 0; i < nb; ++i) {
+            b[i] = 0 == rank ? it * 1000003 + i : -1;
+        }
+        int err = MPI_SUCCESS != MPI_Bcast(b, nb, MPI_INT, 0, comm), wrong = 0;
+        for (int i = 0; i < nb; ++i) {
+            wrong |= b[i] != it * 1000003 + i;
+        }
+        snprintf(what, sizeof(what), "bcast %d", it);
+        errors_report(what, err, wrong && !err);
+        for (int root = -1; root < 1; ++root) { /* -1: allreduce */
+            for (int i = 0; i < nr; ++i) {
+                x[i] = (rank + 1) * (it + 1) + i;
+                y[i] = -1;
+            }
+            err = MPI_SUCCESS != (root < 0 ? MPI_Allreduce(x, y, nr, MPI_INT, MPI_SUM, comm)
+                                           : MPI_Reduce(x, y, nr, MPI_INT, MPI_SUM, root, comm));
+            wrong = 0;
+            for (int i = 0; (root < 0 || root == rank) && i < nr; ++i) {
+                wrong |= y[i] != (np * (np + 1) / 2) * (it + 1) + np * i;
+            }
+            snprintf(what, sizeof(what), "%s %d", root < 0 ? "allreduce" : "reduce", it);
+            errors_report(what, err, wrong && !err);
+        }
+    }
+    free(b);
+    free(x);
+    free(y);
+    MPI_Comm_free(&comm);
+}
+
 int main(int argc, char **argv)
 {
-    int cycles = 200, kill_rank = -1, stall = 0, reuse = 0;
+    int cycles = 200, kill_rank = -1, stall = 0, reuse = 0, errors = 0;
     const char *backing = "/dev/shm";
     tc_init(&argc, &argv);
     for (int i = 1; i < argc; ++i) {
@@ -853,6 +924,8 @@ int main(int argc, char **argv)
             stall = atoi(argv[++i]);
         } else if (0 == strcmp(argv[i], "--kill") && i + 1 < argc) {
             kill_rank = atoi(argv[++i]);
+        } else if (0 == strcmp(argv[i], "--errors")) {
+            errors = 1;
         } else if (0 == strcmp(argv[i], "--reuse") && i + 1 < argc) {
             reuse = atoi(argv[++i]);
         } else if (0 == strcmp(argv[i], "--backing") && i + 1 < argc) {
@@ -882,7 +955,9 @@ int main(int argc, char **argv)
         }
         MPI_Barrier(MPI_COMM_WORLD);
     }
-    if (reuse > 0) {
+    if (errors) {
+        test_errors(MPI_COMM_WORLD);
+    } else if (reuse > 0) {
         test_reuse(MPI_COMM_WORLD, reuse);
     } else {
         test_matrix(MPI_COMM_WORLD);

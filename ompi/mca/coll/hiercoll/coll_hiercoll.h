@@ -367,6 +367,10 @@ typedef struct mca_coll_hiercoll_params_t {
     int shm_long; /* HC_SHM_LONG_* */
     size_t shm_long_min, shm_long_chunk;
     int shm_long_slots;
+    /* the node level's safety: its atomics as built (read-only), the
+     * debug cross-check of slot reuse */
+    char *shm_atomics;
+    bool shm_debug_reuse;
 } mca_coll_hiercoll_params_t;
 
 enum { HC_SHM_LONG_OFF, HC_SHM_LONG_AUTO, HC_SHM_LONG_ON };

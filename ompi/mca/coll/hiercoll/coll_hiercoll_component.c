@@ -194,6 +194,32 @@ static void register_shm_long(mca_coll_hiercoll_params_t *c)
                OPAL_INFO_LVL_6, HC_NUM_INT, &c->shm_long_slots, 4, 2, 64);
 }
 
+/* The shared-memory node level's safety: whether it is built at all (its
+ * 64-bit atomics lock-free), and a debug cross-check of its slot reuse. */
+static void register_shm_safety(mca_coll_hiercoll_params_t *c)
+{
+    c->shm_atomics = mca_coll_hiercoll_shm_atomics_ok()
+                         ? "lock-free"
+                         : "not lock-free (the shared-memory node level is off)";
+    (void) mca_base_component_var_register(
+        self(), "shm_atomics",
+        "Whether this build's 64-bit atomics are lock-free, as the shared-memory node level "
+        "needs (its lines are 64-bit words that processes write and read at once; where the "
+        "compiler takes a lock for them, a process-private one, a read can tear): "
+        "\"lock-free\", or \"not lock-free\" and the node level is off (decided at compile "
+        "time)",
+        MCA_BASE_VAR_TYPE_STRING, NULL, 0, MCA_BASE_VAR_FLAG_DEFAULT_ONLY, OPAL_INFO_LVL_3,
+        MCA_BASE_VAR_SCOPE_CONSTANT, &c->shm_atomics);
+    c->shm_debug_reuse = false;
+    reg_bool("shm_debug_reuse",
+             "Shared-memory node level, debugging: before a process writes a slot again on its "
+             "cached word that every process has finished with the slot's last operation (a "
+             "minimum of the done lines, also advanced by inference from the flag lines), it "
+             "reads every done line, and aborts with a message where the cache was ahead of "
+             "them (a slot still read would be overwritten); costs n line reads per reuse",
+             OPAL_INFO_LVL_9, &c->shm_debug_reuse);
+}
+
 static int hiercoll_register(void)
 {
     mca_coll_hiercoll_params_t *c = &mca_coll_hiercoll_params;
@@ -450,7 +476,12 @@ static int hiercoll_register(void)
                "cells, which only sends long messages the level's other ways); every rank must "
                "then agree.  \"push:RANK\": "
                "that rank's writes into the readers of a long bcast fail (the readers then read "
-               "those parts themselves)",
+               "those parts themselves); \"treeread:RANK\": its reads in a single-copy bcast "
+               "through the levels fail (every rank below it returns an error); "
+               "\"treefold:RANK\": it finds no scratch for a reduction in cells through the "
+               "levels (every rank of an allreduce, a reduce's root, returns an error); "
+               "\"ahead:RANK\": its cached word that every rank has finished an operation "
+               "starts far ahead of the done lines (coll_hiercoll_shm_debug_reuse aborts)",
                OPAL_INFO_LVL_9, &c->shm_fault);
     reg_number("shm_arena_size",
                "Shared-memory node level: bytes of each process's arena, from which the regions "
@@ -580,6 +611,7 @@ static int hiercoll_register(void)
                OPAL_INFO_LVL_6, HC_NUM_INT, &c->shm_fold_ranks, 2, 0, 1024);
 
     register_shm_long(c);
+    register_shm_safety(c);
 
     /* (after every parameter: a site file's line that none took is an error) */
     mca_coll_hiercoll_site_check();

@@ -32,6 +32,20 @@
  * engine would.
  */
 #include "coll_hiercoll_shm_internal.h"
+#include "coll_hiercoll_atomic.h"
+
+/* 64-bit atomics lock-free, as compiled (coll_hiercoll_atomic.h); the
+ * environment's HIERCOLL_TEST_ATOMIC64=0 pretends they are not (the test
+ * suite's way to the path where they are not). */
+bool mca_coll_hiercoll_shm_atomics_ok(void)
+{
+    static int ok = -1;
+    if (ok < 0) {
+        const char *t = getenv("HIERCOLL_TEST_ATOMIC64");
+        ok = HC_ATOMIC64_LOCK_FREE && !(NULL != t && 0 == strcmp(t, "0"));
+    }
+    return 1 == ok;
+}
 
 static bool all_local(ompi_communicator_t *comm)
 {
@@ -56,6 +70,16 @@ void mca_coll_hiercoll_shm_enable(mca_coll_hiercoll_module_t *m, ompi_communicat
      * list, has no lock; MPICH's release_gather stays off there too) */
     if (!c->shm_enable || ompi_mpi_thread_multiple || OMPI_COMM_IS_INTER(comm)
         || ompi_comm_size(comm) < 2 || !all_local(comm)) {
+        return;
+    }
+    if (!mca_coll_hiercoll_shm_atomics_ok()) {
+        static bool said;
+        if (!said && 0 == hc_shm_world_rank()) {
+            mca_coll_hiercoll_log(1, "shm: 64-bit atomics are not lock-free on this target "
+                                  "(coll_hiercoll_shm_atomics): the shared-memory node level "
+                                  "is off");
+        }
+        said = true;
         return;
     }
     hc_shm_t *s = calloc(1, sizeof(*s));

@@ -206,6 +206,7 @@ typedef struct hc_shm {
     int n, me;
     int calls; /* eligible calls before admission (auto) */
     int k, kf; /* slots of cells, of flag lines (kf a power of two) */
+    bool debug_reuse; /* slot_free rechecks the done lines (coll_hiercoll_shm_debug_reuse) */
     int place;   /* channel 0's candidate rows per flag slot (place_rows) */
     hc_line_t **rows; /* [nch][kf + HC_SHM_HOT] the channels' row tables */
     size_t cell;
@@ -400,6 +401,8 @@ HC_SHM_HIDDEN bool hc_shm_others_done(hc_shm_op_t *o, uint64_t s, int skip);
 HC_SHM_HIDDEN bool hc_shm_one_done(hc_shm_op_t *o, uint64_t s, int r);
 HC_SHM_HIDDEN double hc_shm_now(void);
 HC_SHM_HIDDEN void hc_shm_wait_slow(hc_shm_t *sh, hc_wait_t *w, const hc_shm_op_t *o);
+HC_SHM_HIDDEN __attribute__((cold)) void hc_shm_reuse_check(const hc_shm_chan_t *ch, uint64_t s,
+                                                          int k);
 /* coll_hiercoll_shm_group.c */
 HC_SHM_HIDDEN int64_t hc_shm_my_key(ompi_communicator_t *comm, int by);
 HC_SHM_HIDDEN bool hc_shm_group_ranks(hc_shm_t *s, const hc_shm_peer_t *peers, char *how,
@@ -499,11 +502,24 @@ static inline bool slot_wait(hc_shm_chan_t *ch, uint64_t s, int k)
 }
 
 /* (the test inline: it is on every short call's path, and almost always
- * passes without reading a done line) */
+ * passes without reading a done line).  The cached minimum is also
+ * advanced by inference (all_begun, all_flags, the lean calls: every rank
+ * has begun s, so each finished what came before); under
+ * coll_hiercoll_shm_debug_reuse every reuse it allows rechecks the done
+ * lines (hc_shm_reuse_check: an abort where the cache was ahead). */
 static inline bool slot_free(hc_shm_chan_t *ch, uint64_t s, bool cells)
 {
     int k = cells ? ch->s->k : ch->s->kf;
-    return s <= (uint64_t) k || ch->done_min + (uint64_t) k >= s || slot_wait(ch, s, k);
+    if (s <= (uint64_t) k) {
+        return true;
+    }
+    if (ch->done_min + (uint64_t) k >= s) {
+        if (OPAL_UNLIKELY(ch->s->debug_reuse)) {
+            hc_shm_reuse_check(ch, s, k);
+        }
+        return true;
+    }
+    return slot_wait(ch, s, k);
 }
 
 /* Push [p, p + len) out of this core's caches into the shared last-level

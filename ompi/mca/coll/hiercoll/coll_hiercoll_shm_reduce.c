@@ -164,16 +164,44 @@ hc_chunk_t hc_shm_chunk_of(const hc_shm_op_t *o)
  * release it (FV(s, nlv + 2)); below the top, a leader's cell takes the
  * result once its leader has released (it read the leader's fold first).
  * A chunk's way up one rank overlaps the next chunk's at the levels
- * below. */
+ * below.
+ * ERRORS UP AND DOWN: a rank that could not fold (no scratch) says so in
+ * its line's aux (tree_bad: set before each phase it publishes, never
+ * cleared within the operation); whoever reads its line or cell after
+ * that phase fails too and says so in its own: up to the top, across it
+ * (every top rank reads every other's), down to every rank of an
+ * allreduce; a reduce's root. */
+static inline void tree_bad(hc_shm_op_t *o, uint64_t s, int r)
+{
+    if (0 != __atomic_load_n(&line_of(o, s, r)->aux, __ATOMIC_RELAXED)
+        && OMPI_SUCCESS == o->error) {
+        const hc_shm_t *sh = o->ch->s;
+        mca_coll_hiercoll_log(1, "shm: %s rank %d: rank %d failed in a %s through the levels; "
+                              "the call returns an error", sh->comm->c_name, sh->me, r,
+                              HC_ALLREDUCE == o->coll ? "allreduce" : "reduce");
+        o->error = OMPI_ERROR;
+    }
+}
+
+static inline void tree_say(hc_shm_op_t *o, uint64_t s)
+{
+    __atomic_store_n(&line_of(o, s, o->ch->s->me)->aux, OMPI_SUCCESS != o->error,
+                     __ATOMIC_RELAXED);
+}
+
 static void tree_in(hc_shm_op_t *o, uint64_t s, int k)
 {
     const hc_shm_t *sh = o->ch->s;
     hc_chunk_t kk = hc_shm_chunk_of(o);
     const char *mine = 0 == k ? o->src + kk.e0 * o->esize : cell_of(o->ch, s, sh->me);
+    for (int i = 1; i < sh->mnum[k]; ++i) {
+        tree_bad(o, s, sh->mem[sh->mat[k] + i]);
+    }
     if (NULL != o->tmp) {
         fold_ranks(o, s, sh->mat[k], sh->mnum[k], 1, sh->mem, 0, kk.cnt, o->tmp, mine);
         memcpy(cell_of(o->ch, s, sh->me), o->tmp, kk.cnt * o->esize);
     }
+    tree_say(o, s); /* (hc_shm_up publishes FV(s, k + 1) next) */
 }
 
 static void tree_out(hc_shm_op_t *o, uint64_t s, int from)
@@ -182,10 +210,23 @@ static void tree_out(hc_shm_op_t *o, uint64_t s, int from)
     hc_chunk_t kk = hc_shm_chunk_of(o);
     size_t len = kk.cnt * o->esize;
     char *out = o->dst + kk.e0 * o->esize;
+    tree_bad(o, s, from);
     memcpy(out, cell_of(o->ch, s, from), len);
     HC_SHM_CELL_READ(o, from, len);
     if (sh->hi > 0) {
         memcpy(cell_of(o->ch, s, sh->me), out, len);
+        tree_say(o, s); /* (hc_shm_down_at releases next) */
+    }
+}
+
+/* The top's ranks' lines of chunk s read (FV(s, nlv)): their failures. */
+static void tree_top_bad(hc_shm_op_t *o, uint64_t s)
+{
+    const hc_shm_t *sh = o->ch->s;
+    for (int i = 0; i < sh->ntop; ++i) {
+        if (sh->top[i] != sh->me) {
+            tree_bad(o, s, sh->top[i]);
+        }
     }
 }
 
@@ -194,9 +235,17 @@ bool hc_shm_run_tree(hc_shm_op_t *o)
     hc_shm_chan_t *ch = o->ch;
     hc_shm_t *sh = ch->s;
     bool top = sh->upl < 0, all = HC_ALLREDUCE == o->coll, root = sh->me == o->root;
-    if (NULL == o->tmp && 0 == o->j && 0 == o->ph) {
-        o->tmp = malloc(o->chunk);
-        o->error = NULL == o->tmp ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
+    if (NULL == o->tmp && 0 == o->j && 0 == o->ph && (sh->hi > 0 || top)) {
+        /* (a leader folds its groups into it; a top rank the top, where
+         * it may fold straight into its output unless that is its input) */
+        o->tmp = hc_shm_fault("treefold") ? NULL : malloc(o->chunk);
+        if (NULL == o->tmp && (sh->hi > 0 || o->src == o->dst)) {
+            mca_coll_hiercoll_log(1, "shm: %s rank %d: no scratch of %zu bytes for a %s through "
+                                  "the levels; the call returns an error (%s)", sh->comm->c_name,
+                                  sh->me, o->chunk, all ? "allreduce" : "reduce",
+                                  all ? "on every rank" : "here and at the root");
+            o->error = OMPI_ERR_OUT_OF_RESOURCE;
+        }
     }
     for (; o->j < o->nchunks; ++o->j, o->ph = 0) {
         hc_chunk_t kk = hc_shm_chunk_of(o);
@@ -209,6 +258,7 @@ bool hc_shm_run_tree(hc_shm_op_t *o)
             if (0 == sh->hi) { /* (a leader's own chunk goes into its fold) */
                 memcpy(cell_of(ch, s, sh->me), o->src + kk.e0 * o->esize, len);
             }
+            tree_say(o, s);
             publish(o, line_of(o, s, sh->me), FV(s, 0));
             o->ph = 1;
             o->lv = 0;
@@ -224,6 +274,7 @@ bool hc_shm_run_tree(hc_shm_op_t *o)
                 if (!some_flags(o, s, FV(s, sh->nlv), 0, sh->ntop, 1, sh->top)) {
                     return false;
                 }
+                tree_top_bad(o, s);
                 fold_ranks(o, s, 0, sh->ntop, 1, sh->top, 0, kk.cnt, o->dst + kk.e0 * o->esize,
                            top && 0 == sh->hi ? o->src + kk.e0 * o->esize : NULL);
                 all_begun(ch, s);
@@ -235,6 +286,7 @@ bool hc_shm_run_tree(hc_shm_op_t *o)
             if (!some_flags(o, s, FV(s, sh->nlv), 0, sh->ntop, 1, sh->top)) {
                 return false;
             }
+            tree_top_bad(o, s);
             char *out = o->dst + kk.e0 * o->esize;
             fold_ranks(o, s, 0, sh->ntop, 1, sh->top, 0, kk.cnt, NULL != o->tmp ? o->tmp : out,
                        0 == sh->hi ? o->src + kk.e0 * o->esize : NULL);
@@ -246,6 +298,7 @@ bool hc_shm_run_tree(hc_shm_op_t *o)
                 finish_reading(ch, s);
                 continue;
             }
+            tree_say(o, s); /* (what every top rank then reads; my members at the release) */
             publish(o, line_of(o, s, sh->me), FV(s, sh->nlv + 1));
             o->ph = 3;
         }

@@ -311,6 +311,40 @@ static void memo_store(const hc_shm_t *s, uint64_t key, const uint16_t *idx)
     memo[i].sum = memo_sum(memo[i].row, n);
 }
 
+/* ONE HIERARCHY FOR ALL.  Each rank builds the hierarchy from its own
+ * parameters (coll_hiercoll_shm_levels, _group_size, _group_level,
+ * _topology) and its own view of the locality, and chooses an operation's
+ * path from its own (coll_hiercoll_shm_cma_min, _fold_ranks, _fold_max;
+ * _long, or the info key hiercoll_shm_long, _long_min, _long_chunk,
+ * _long_slots):
+ * an MPMD job or per-rank environments may give ranks different ones,
+ * which lay the region out alike (the layout check passes) but wait for
+ * lines no rank writes.  The set-up's allreduce agrees a digest of both,
+ * in the style of the remembered rows (the MIN of h and of ~h): where
+ * they differ, every rank uses the layer below.  A rank that failed
+ * earlier offers a neutral pair (the others' decide; it fails anyway). */
+static int32_t hier_digest(const hc_shm_t *s)
+{
+    const mca_coll_hiercoll_params_t *c = &mca_coll_hiercoll_params;
+    uint64_t h = mix(mix(mix(mix(0, (uint64_t) s->flat), (uint64_t) c->shm_cma_min),
+                         (uint64_t) c->shm_fold_ranks),
+                     (uint64_t) c->shm_fold_max);
+    /* (the long cells: whether a call takes them, their layout) */
+    h = mix(mix(mix(mix(h, (uint64_t) s->module->shm_long), (uint64_t) c->shm_long_min),
+                (uint64_t) c->shm_long_chunk),
+            (uint64_t) c->shm_long_slots);
+    if (!s->flat) {
+        h = mix(mix(h, (uint64_t) s->nlv), (uint64_t) s->ntop);
+        for (size_t i = 0; i < (size_t) s->nlv * (size_t) s->n; ++i) {
+            h = mix(h, (uint64_t) (int64_t) s->up[i]);
+        }
+        for (int i = 0; i < s->ntop; ++i) {
+            h = mix(h, (uint64_t) s->top[i]);
+        }
+    }
+    return (int32_t) (h & 0x7fffffff);
+}
+
 static int set_up(mca_coll_hiercoll_module_t *m)
 {
     mca_coll_hiercoll_params_t *c = &mca_coll_hiercoll_params;
@@ -325,6 +359,7 @@ static int set_up(mca_coll_hiercoll_module_t *m)
     s->k = c->shm_slots;
     s->kf = hc_shm_flag_slots(s->n, s->k);
     s->cell = hc_shm_cell_for(s->n, s->k);
+    s->debug_reuse = c->shm_debug_reuse;
     s->demote = m->shm_demote;
     s->lean = m->shm_lean;
     s->flat = hc_shm_flat_for(s->n);
@@ -430,12 +465,16 @@ static int set_up(mca_coll_hiercoll_module_t *m)
     uint64_t key = s->place > 1 ? memo_key(s, peers, owner, where[0]) : 0;
     int hit = 0 != key ? memo_find(key) : -1;
     int32_t sum = hit >= 0 ? memo[hit].sum : 0;
-    /* ok, single copy, timing, remembered rows (see memo_key) */
-    int mine2[6] = {ok, c->shm_cma_min > 0 ? cma_probe(peers, s->n, s->me) : 0,
-                    s->place > 1 && !hc_shm_fault("place"), hit >= 0, sum, ~sum};
-    int both[6] = {0, 0, 0, 0, 0, 0};
-    rc = p->coll_allreduce(mine2, both, 6, MPI_INT, MPI_MIN, comm, p->coll_allreduce_module);
-    int all = OMPI_SUCCESS == rc ? both[0] : 0;
+    /* ok, single copy, timing, remembered rows (see memo_key), the
+     * hierarchy and paths (hier_digest; neutral where not ok) */
+    int32_t hd = ok ? hier_digest(s) : INT32_MAX;
+    int mine2[8] = {ok, c->shm_cma_min > 0 ? cma_probe(peers, s->n, s->me) : 0,
+                    s->place > 1 && !hc_shm_fault("place"), hit >= 0, sum, ~sum, hd,
+                    ok ? ~hd : ~0};
+    int both[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    rc = p->coll_allreduce(mine2, both, 8, MPI_INT, MPI_MIN, comm, p->coll_allreduce_module);
+    bool one_hier = both[6] == ~both[7];
+    int all = OMPI_SUCCESS == rc && one_hier ? both[0] : 0;
     bool same = both[2] && both[3] && both[4] == ~both[5]; /* (every rank's, alike) */
     s->cma = OMPI_SUCCESS == rc && both[1];
     if (s->cma) {
@@ -456,6 +495,11 @@ static int set_up(mca_coll_hiercoll_module_t *m)
     if (all) {
         s->hdr = h;
         hc_shm_lay_out(s, (char *) h);
+        if (hc_shm_fault("ahead")) { /* (testing the debug cross-check: a cache ahead) */
+            for (int i = 0; i < s->nch; ++i) {
+                s->ch[i].done_min = (uint64_t) 1 << 40;
+            }
+        }
         if (same) {
             rows_set(s, memo[hit].row, place_sets(s));
             if (0 == s->me) {
@@ -484,7 +528,14 @@ static int set_up(mca_coll_hiercoll_module_t *m)
         if (s->owner) {
             hc_shm_arena_put(where[0], s->len);
         }
-        if (0 == s->me) {
+        if (0 == s->me && OMPI_SUCCESS == rc && both[0] && !one_hier) {
+            mca_coll_hiercoll_log(1, "%s: shm: the ranks built different hierarchies or choose "
+                                  "paths otherwise (coll_hiercoll_shm_levels, _group_size, "
+                                  "_group_level, _topology, _cma_min, _fold_ranks or _fold_max "
+                                  "differ between them, or their view of the locality); rank "
+                                  "0's: %s; every rank uses the layer below", comm->c_name,
+                                  s->flat ? "flat" : how);
+        } else if (0 == s->me) {
             mca_coll_hiercoll_log(1, "%s: shm: a rank could not attach the region (see the line "
                                   "above, or coll_hiercoll_shm_fault); every rank uses the "
                                   "layer below", comm->c_name);
