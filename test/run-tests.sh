@@ -1249,20 +1249,20 @@ if [ -x "$top_builddir/contrib/hc_bench" ] || [ "$list" = yes ]; then
                 --mca coll_hiercoll_bcast_algorithm shm --mca coll_hiercoll_allreduce_algorithm shm)
     # (the job's output, then its counts against the bounds)
     counted() {
-        local out=$1 coll=$2 calls=$3
-        shift 3
+        local out=$1 coll=$2 L=$3 calls=$4
+        shift 4
         local i=1
         while [ "${!i}" != -- ]; do i=$((i + 1)); done
         "${@:1:i-1}" >"$out" 2>&1
         local rc=$?
         cat "$out"
-        [ $rc -eq 0 ] && bash "$counts" "$out" "$coll" 1048576 "$calls" "${@:i+1}"
+        [ $rc -eq 0 ] && bash "$counts" "$out" "$coll" "$L" "$calls" "${@:i+1}"
     }
     export -f counted
     EXPECT=("counts bcast: 64 ranks" "counts: ok bytes mean" "counts: ok readers" "counts: ok cma calls")
     REJECT=("counts: FAIL")
     run "shm-long-counts-bcast-np64" 900 bash -c 'counts=$0; counted "$@"' "$counts" \
-        "$logdir/shm-long-counts-bcast-np64.out" bcast 2 "${MPI[@]}" -np 64 "${LONG_LINES[@]}" \
+        "$logdir/shm-long-counts-bcast-np64.out" bcast 1048576 2 "${MPI[@]}" -np 64 "${LONG_LINES[@]}" \
         --mca coll_hiercoll_shm_topology "pack:2 numa:2 l3:4 core:4" \
         "$top_builddir/contrib/hc_bench" --coll bcast --min 1M --max 1M --traffic 2 \
         -- --mean-at-most 1.25 --readers-at-most 8 --calls-at-most 0
@@ -1270,23 +1270,44 @@ if [ -x "$top_builddir/contrib/hc_bench" ] || [ "$list" = yes ]; then
             "counts: ok cma calls")
     REJECT=("counts: FAIL")
     run "shm-long-counts-allreduce-np64" 900 bash -c 'counts=$0; counted "$@"' "$counts" \
-        "$logdir/shm-long-counts-allreduce-np64.out" allreduce 2 "${MPI[@]}" -np 64 "${LONG_LINES[@]}" \
+        "$logdir/shm-long-counts-allreduce-np64.out" allreduce 1048576 2 "${MPI[@]}" -np 64 "${LONG_LINES[@]}" \
         --mca coll_hiercoll_shm_topology "pack:2 numa:2 l3:4 core:4" \
         "$top_builddir/contrib/hc_bench" --coll allreduce --min 1M --max 1M --traffic 2 \
         -- --mean-at-most 4 --max-at-most 4 --calls-at-most 0
     EXPECT=("counts allreduce: 16 ranks" "counts: ok cma calls")
     REJECT=("counts: FAIL")
     run "shm-long-counts-allreduce-np16" 600 bash -c 'counts=$0; counted "$@"' "$counts" \
-        "$logdir/shm-long-counts-allreduce-np16.out" allreduce 2 "${MPI[@]}" -np 16 "${LONG_LINES[@]}" \
+        "$logdir/shm-long-counts-allreduce-np16.out" allreduce 1048576 2 "${MPI[@]}" -np 16 "${LONG_LINES[@]}" \
         --mca coll_hiercoll_shm_topology "pack:2 numa:2 l3:2 core:2" \
         "$top_builddir/contrib/hc_bench" --coll allreduce --min 1M --max 1M --traffic 2 \
         -- --mean-at-most 4 --calls-at-most 0
+    # auto (every process a core, as on a real node: coll_hiercoll_shm_oversubscribed):
+    # the long cells for a bcast of 1 MiB on 4 processes and a reduce of 16 KiB
+    # on 3 (no system call); single copy for a bcast on 2 and a reduce of 64
+    # KiB on 3 (the model's margin there depends on the machine)
+    AUTO_LINES=(--mca coll hiercoll,basic,libnbc --mca coll_hiercoll_stats 1
+                --mca coll_hiercoll_shm_min_calls 0 --mca coll_hiercoll_shm_oversubscribed 1)
+    for c in "bcast 4 1M 1048576 -" "bcast 2 1M 1048576 FAIL" "reduce 3 16K 16384 -" \
+             "reduce 3 64K 65536 FAIL"; do
+        set -- $c
+        if [ "$5" = FAIL ]; then
+            EXPECT=("counts $1: $2 ranks" "counts: FAIL cma calls a call")
+            not="!"
+        else
+            EXPECT=("counts $1: $2 ranks" "counts: ok cma calls a call 0.000 <= 0")
+            not=""
+        fi
+        run "shm-long-auto-$1-$3-np$2" 300 bash -c 'counts=$0; '"$not"' counted "$@"' "$counts" \
+            "$logdir/shm-long-auto-$1-$3-np$2.out" "$1" "$4" 2 "${MPI[@]}" -np "$2" "${AUTO_LINES[@]}" \
+            "$top_builddir/contrib/hc_bench" --coll "$1" --min "$3" --max "$3" --traffic 2 \
+            -- --calls-at-most 0
+    done
     # (and the counts can fail: the single copy before, at 16 ranks, 30
     # process_vm_readv calls a rank and 15 readers of one buffer)
     EXPECT=("counts allreduce: 16 ranks" "counts: FAIL cma calls a call 30.000 > 0"
             "counts: FAIL readers 15.000 > 8")
     run "shm-long-counts-flat-fails-np16" 600 bash -c 'counts=$0; ! counted "$@"' "$counts" \
-        "$logdir/shm-long-counts-flat-fails-np16.out" allreduce 2 "${MPI[@]}" -np 16 \
+        "$logdir/shm-long-counts-flat-fails-np16.out" allreduce 1048576 2 "${MPI[@]}" -np 16 \
         "${LONG_LINES[@]/on/off}" --mca coll_hiercoll_shm_topology "pack:2 numa:2 l3:2 core:2" \
         "$top_builddir/contrib/hc_bench" --coll allreduce --min 1M --max 1M --traffic 2 \
         -- --readers-at-most 8 --calls-at-most 0
