@@ -10,7 +10,8 @@
  *
  *   hc_cost shm [--node epyc|xeon|xeon16|all] [--n 32,64,128,256] [--csv]
  *               [--l3-ns NS] [--contention F] [--mlp M]
- *               [--long [--chunk BYTES] [--latency]] [--reproduce] [--counts]
+ *               [--long [--chunk BYTES] [--bytes B,B..] [--latency]] [--reproduce]
+ *               [--counts]
  *               [--sys-ns NS] [--page-ns NS] [--pin F] [--rndv-ns NS]
  *
  * --long: the bandwidth side, bcast, reduce, allreduce of 16 KiB to 8
@@ -158,6 +159,16 @@ int hc_cost_shm(int argc, char **argv)
             hcl_stagger = atof(v), ++i;
         } else if (0 == strcmp(a, "--chunk") && v) {
             chunk = (size_t) atol(v), ++i;
+        } else if (0 == strcmp(a, "--bytes") && v) {
+            size_t b[16];
+            int nb = 0;
+            char *cp = strdup(v), *sv = NULL;
+            for (char *t = strtok_r(cp, ",", &sv); t && nb < 16; t = strtok_r(NULL, ",", &sv)) {
+                b[nb++] = (size_t) atol(t);
+            }
+            free(cp);
+            hcl_set_sizes(b, nb);
+            ++i;
         } else if (0 == strcmp(a, "--sys-ns") && v) {
             sys = atof(v), ++i;
         } else if (0 == strcmp(a, "--page-ns") && v) {

@@ -107,6 +107,7 @@ int hc_cost_shm_long(const hcs_node_t *const *nodes, int nnode, const int *ns, i
                      size_t chunk);
 int hc_cost_shm_reproduce(const hcs_node_t *m, int csv);
 void hcl_counts_table(int csv);
+void hcl_set_sizes(const size_t *bytes, int nb); /* --long's sizes (default 16 KiB .. 8 MiB) */
 extern int hcl_loop; /* 1: the time per call of back-to-back calls; 0: one call's critical path */
 extern double hcl_stagger; /* readers of one result slice that pin a page at once (share) */
 

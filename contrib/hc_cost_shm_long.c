@@ -792,8 +792,17 @@ void hcl_counts(const hcs_node_t *m, int design, int coll, int n, size_t bytes, 
 /* Tables                                                               */
 /* ------------------------------------------------------------------ */
 
-static const size_t lsizes[] = {16384, 65536, 262144, 1048576, 4194304, 8388608};
-#define NLS (sizeof(lsizes) / sizeof(lsizes[0]))
+static size_t lsizes[16] = {16384, 65536, 262144, 1048576, 4194304, 8388608};
+static size_t NLS = 6;
+
+/* --bytes LIST instead of the sizes above */
+void hcl_set_sizes(const size_t *b, int nb)
+{
+    NLS = 0;
+    for (int i = 0; i < nb && i < 16; ++i) {
+        lsizes[NLS++] = b[i];
+    }
+}
 
 int hc_cost_shm_long(const hcs_node_t *const *nodes, int nnode, const int *ns, int nn, int csv,
                      size_t chunk)

@@ -1282,13 +1282,13 @@ if [ -x "$top_builddir/contrib/hc_bench" ] || [ "$list" = yes ]; then
         "$top_builddir/contrib/hc_bench" --coll allreduce --min 1M --max 1M --traffic 2 \
         -- --mean-at-most 4 --calls-at-most 0
     # auto (every process a core, as on a real node: coll_hiercoll_shm_oversubscribed):
-    # the long cells for a bcast of 1 MiB on 4 processes and a reduce of 16 KiB
-    # on 3 (no system call); single copy for a bcast on 2 and a reduce of 64
-    # KiB on 3 (the model's margin there depends on the machine)
+    # the long cells for a bcast of 1 MiB and a reduce of 16 KiB on 4
+    # processes (no system call); single copy for a bcast on 2 and a reduce
+    # of 64 KiB on 4 (the model's margin there depends on the machine)
     AUTO_LINES=(--mca coll hiercoll,basic,libnbc --mca coll_hiercoll_stats 1
                 --mca coll_hiercoll_shm_min_calls 0 --mca coll_hiercoll_shm_oversubscribed 1)
-    for c in "bcast 4 1M 1048576 -" "bcast 2 1M 1048576 FAIL" "reduce 3 16K 16384 -" \
-             "reduce 3 64K 65536 FAIL"; do
+    for c in "bcast 4 1M 1048576 -" "bcast 2 1M 1048576 FAIL" "reduce 4 16K 16384 -" \
+             "reduce 4 64K 65536 FAIL"; do
         set -- $c
         if [ "$5" = FAIL ]; then
             EXPECT=("counts $1: $2 ranks" "counts: FAIL cma calls a call")

@@ -164,10 +164,10 @@ static void register_shm_long(mca_coll_hiercoll_params_t *c)
                "back (no system call, at most a group's size of readers of one buffer; the "
                "reductions on regular hierarchies and datatypes of at most 64 bytes). \"on\": "
                "wherever the level runs such a call (forced with the algorithm \"shm\", or "
-               "by auto); \"off\": never; \"auto\": on 3 to 7 processes where the node "
+               "by auto); \"off\": never; \"auto\": on 4 to 7 processes where the node "
                "level's model has them faster than single copy at any machine's costs (a bcast "
-               "from coll_hiercoll_shm_cma_min on 4 or more processes; a bcast, reduce or "
-               "allreduce of less than twice it), not yet timed on more than 2 cores",
+               "from coll_hiercoll_shm_cma_min, a reduce or allreduce of less than twice it), "
+               "not yet timed on more than 2 cores",
                OPAL_INFO_LVL_5, &c->shm_long_param);
     if (0 == strcmp(c->shm_long_param, "on")) {
         c->shm_long = HC_SHM_LONG_ON;

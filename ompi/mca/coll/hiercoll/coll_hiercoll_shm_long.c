@@ -402,20 +402,20 @@ void hc_shm_long_leave(hc_shm_t *sh)
 /* Whether a call takes them                                            */
 /* ------------------------------------------------------------------ */
 
-/* Auto's share (docs/design/shm-long.md): on 3 to 7 processes (past
+/* Auto's share (docs/design/shm-long.md): on 4 to 7 processes (past
  * them auto leaves long data to the layer below, coll_hiercoll_shm_wide_ranks;
- * on 2, single copy was faster here), where the model has the long cells
- * faster than the single copy at every cost of a system call and a page
- * it was given (this machine's, the 16-core VM's, a bare metal's): a bcast
- * on 4 or more processes, and a bcast, reduce or allreduce of less than
- * twice coll_hiercoll_shm_cma_min (16 to 32 KiB: 1.07 to 9.6 times the
- * single copy; from 64 KiB a reduction's margin depends on the machine,
- * 0.73 to 1.9).  Timed on no machine with more than 2 cores. */
+ * on 2 and 3, single copy was faster here or may be), where the model has
+ * the long cells faster than the single copy at every cost of a system
+ * call and a page it was given (this machine's, the 16-core VM's, a bare
+ * metal's): a bcast from coll_hiercoll_shm_cma_min (1.9 to 9.6 times), a
+ * reduce or allreduce of less than twice it (16 to 32 KiB: 1.04 to 8.2
+ * times; from 32 KiB a reduction's margin depends on the machine, 0.73
+ * to 2.2).  Timed on no machine with more than 2 cores. */
 static bool auto_takes(const hc_shm_t *sh, const hc_shm_op_t *o)
 {
     size_t from = mca_coll_hiercoll_params.shm_cma_min;
-    return sh->cma && 0 != from && sh->n >= 3 && sh->n <= 7 && o->m >= from
-           && ((HC_BCAST == o->coll && sh->n >= 4) || o->m < 2 * from);
+    return sh->cma && 0 != from && sh->n >= 4 && sh->n <= 7 && o->m >= from
+           && (HC_BCAST == o->coll || o->m < 2 * from);
 }
 
 /* Does operation o (initialized by hc_shm_op_init from c, not yet begun)

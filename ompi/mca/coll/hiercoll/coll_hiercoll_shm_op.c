@@ -241,7 +241,7 @@ int hc_shm_op_init(hc_shm_op_t *o, hc_shm_chan_t *ch, const hc_call_t *c)
     if (OPAL_UNLIKELY(o->m > HC_SHM_INLINE && 0 != o->nchunks && PATH_INLINE != o->path)
         && (HC_BCAST == c->coll || HC_REDUCE == c->coll || HC_ALLREDUCE == c->coll)
         && (HC_SHM_LONG_ON == sh->module->shm_long
-            || (HC_SHM_LONG_AUTO == sh->module->shm_long && sh->n >= 3 && sh->n <= 7))
+            || (HC_SHM_LONG_AUTO == sh->module->shm_long && sh->n >= 4 && sh->n <= 7))
         && hc_shm_long_takes(o, c)) {
         o->path = PATH_LONG;
         o->chunk = o->m;
