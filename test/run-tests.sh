@@ -2114,6 +2114,15 @@ if [ -x "$hcf" ] || [ "$list" = yes ]; then
     # ... and single copy from 8 bytes (a bcast of any type through the levels)
     fuzz fuzz-seed9-levels-cma-np8 8 300 9 --mca coll_hiercoll_shm_group_size 2 \
         --mca coll_hiercoll_shm_topology "pack:2 numa:2 l3:2 core:1" --mca coll_hiercoll_shm_cma_min 8
+    # the long cells (every length from 113 bytes in 4 KiB chunks: the bcast
+    # down the levels, the reduce-scatter and allgather through them; any
+    # type, in place, roots, sub-communicators), and flat at their defaults
+    fuzz fuzz-seed40-long-levels-np8 8 300 40 --mca coll_hiercoll_shm_long on \
+        --mca coll_hiercoll_shm_long_min 113 --mca coll_hiercoll_shm_long_chunk 4K \
+        --mca coll_hiercoll_shm_group_size 2 --mca coll_hiercoll_shm_topology "pack:2 numa:2 l3:2 core:1" \
+        -- --coll bcast,reduce,allreduce --algo shm
+    fuzz fuzz-seed41-long-np5 5 300 41 --mca coll_hiercoll_shm_long on -- --coll bcast,reduce,allreduce \
+        --algo shm
     # one seed nobody chose: its number is in the log ("run seed N").  On
     # Open MPI 4.1 only for now: on 5.0.7 a random seed drew an alltoallv
     # of a resized vector of resized shorts (lb -15, extent 124) whose last

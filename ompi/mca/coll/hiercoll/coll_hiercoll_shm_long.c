@@ -409,8 +409,8 @@ void hc_shm_long_leave(hc_shm_t *sh)
  * call and a page it was given (this machine's, the 16-core VM's, a bare
  * metal's): a bcast from coll_hiercoll_shm_cma_min (1.9 to 9.6 times), a
  * reduce or allreduce of less than twice it (16 to 32 KiB: 1.04 to 8.2
- * times; from 32 KiB a reduction's margin depends on the machine, 0.73
- * to 2.2).  Timed on no machine with more than 2 cores. */
+ * times; from 32 KiB a reduction's margin depends on the machine, 0.79
+ * to 3.3).  Timed on no machine with more than 2 cores. */
 static bool auto_takes(const hc_shm_t *sh, const hc_shm_op_t *o)
 {
     size_t from = mca_coll_hiercoll_params.shm_cma_min;
