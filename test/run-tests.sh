@@ -51,6 +51,10 @@ if [ "$list" = no ]; then
     # build keeps the copy it mapped; cp over it truncated that copy under
     # its processes, which died of SIGBUS)
     cp -f "$so" "$stage/.new.$$" && mv -f "$stage/.new.$$" "$stage/$(basename "$so")"
+    # its help file beside it, where the component looks when Open MPI's own
+    # directory has none (opal_show_help_add_dir)
+    help=$(cd "$(dirname "$0")/.." && pwd)/ompi/mca/coll/hiercoll/help-coll-hiercoll.txt
+    cp -f "$help" "$stage/.help.$$" && mv -f "$stage/.help.$$" "$stage/$(basename "$help")"
     # the offload's transport plugins, where an installed component has them
     rm -rf "$stage/hiercoll.new.$$"
     for p in "$(dirname "$so")"/hiercoll_*.so; do
@@ -174,6 +178,9 @@ run() {
         why="exit code $rc"
     fi
     local re n
+    # a message of help-coll-hiercoll.txt that show_help could not find
+    grep -q "You were supposed to get help about" "$log" &&
+        why="${why:+$why; }a help message was not found (show_help's \"Sorry!\")"
     for re in "${EXPECT[@]+"${EXPECT[@]}"}"; do
         grep -qE -- "$re" "$log" || why="${why:+$why; }missing /$re/"
     done
@@ -861,17 +868,40 @@ run "slots-basic-inter-np3" 120 "${MPI[@]}" -np 3 --mca coll hiercoll,basic "$sl
 # ---------------------------------------------------------------------------
 # Parameters: bad values get one clear line and the default, nothing lost
 # ---------------------------------------------------------------------------
-EXPECT=("t_comms: np 3: [0-9]+ checks, 0 failed")
 EXPECT_ONCE=('hiercoll: ERROR: coll_hiercoll_bcast_algorithm="bogus" is not an algorithm of bcast'
              'hiercoll: ERROR: coll_hiercoll_verbose="7" is not an integer in \[0, 2\]; using 0'
              'hiercoll: ERROR: coll_hiercoll_priority="300" is not an integer in \[-1, 100\]; using 40'
              'hiercoll: ERROR: coll_hiercoll_gatherv_level="silly"'
              'hiercoll: ERROR: coll_hiercoll_gatherv_tree_min="0" is not an integer in \[1, '
-             'info key hiercoll_bcast_algorithm="no_such_algorithm"')
+             'hiercoll: ERROR: info key hiercoll_bcast_algorithm="no_such_algorithm"'
+             'hiercoll cannot use the values above')
+EXPECT=("t_comms: np 3: [0-9]+ checks, 0 failed" "A communicator's info key has a value hiercoll cannot use")
 run "params-bad-values" 120 "${MPI[@]}" -np 3 --mca coll hiercoll,basic,libnbc \
     --mca coll_hiercoll_bcast_algorithm bogus --mca coll_hiercoll_verbose 7 \
     --mca coll_hiercoll_priority 300 --mca coll_hiercoll_gatherv_level silly \
     --mca coll_hiercoll_gatherv_tree_min 0 "$comms" 20
+
+# The messages read the same where Open MPI's show_help cannot find this
+# build's help-coll-hiercoll.txt: the component alone in a directory (no
+# file beside it), or beside another version of the file (an older
+# hiercoll installed there): the copy built into the component, never
+# show_help's "Sorry!" (run() rejects that in every test)
+if [ "$list" = no ]; then
+    rm -rf "$testdir/help-alone" "$testdir/help-other"
+    mkdir -p "$testdir/help-alone" "$testdir/help-other"
+    cp "$stage/mca_coll_hiercoll.so" "$testdir/help-alone/"
+    cp "$stage/mca_coll_hiercoll.so" "$testdir/help-other/"
+    sed 's/hiercoll cannot use the values above/(another version)/' \
+        "$stage/help-coll-hiercoll.txt" >"$testdir/help-other/help-coll-hiercoll.txt"
+fi
+for where in alone other; do
+    EXPECT_ONCE=('hiercoll: ERROR: coll_hiercoll_verbose="7" is not an integer in \[0, 2\]; using 0'
+                 'hiercoll cannot use the values above')
+    EXPECT=("t_colls: np 2: [0-9]+ checks, 0 failed")
+    run "help-messages-$where" 120 "${MPI[@]}" -np 2 --mca coll hiercoll,basic,libnbc \
+        --mca mca_base_component_path "$testdir/help-$where:$syscomp" \
+        --mca coll_hiercoll_verbose 7 "$colls" --quick --only bcast
+done
 
 # Every numeric parameter with a negative, a garbage and an out-of-range
 # value (three runs): one error line each, the default kept (registered
@@ -921,7 +951,7 @@ run "shm-fold-ranks4-np3" 600 "${MPI[@]}" -np 3 --mca coll hiercoll,basic,libnbc
 # line demotion off (coll_hiercoll_shm_demote; an info key per
 # communicator, a bad one is one line and the MCA choice): the same results
 EXPECT=("$OK" "${SHM_RAN[@]}")
-EXPECT_ONCE=('hiercoll: info key hiercoll_shm_demote="maybe" on .* is neither true nor false; keeping the MCA choice')
+EXPECT_ONCE=('hiercoll: ERROR: info key hiercoll_shm_demote="maybe" on .* is neither true nor false; keeping the MCA choice')
 REJECT=("shm: 3 processes, .* bytes$")
 run "shm-demote-off-np3" 600 "${MPI[@]}" -np 3 --mca coll hiercoll,basic,libnbc \
     --mca coll_hiercoll_verbose 2 --mca coll_hiercoll_shm_demote 0 "${SHM[@]}" "$colls" \
@@ -1417,7 +1447,7 @@ for bad in garbage:"(not text|line 1: want the header)" truncated:"truncated: no
     name=${bad%%:*}
     EXPECT=("t_comms: np 3: [0-9]+ checks, 0 failed")
     EXPECT_ONCE=("hiercoll: ERROR: coll_hiercoll_rules_file=\"$rdir/$name\": ${bad#*:}.*; using the built-in rules\$"
-                 "hiercoll: ERROR")
+                 "hiercoll: ERROR: (coll_hiercoll_|/)" "hiercoll cannot read the selection rules named above")
     run "rules-file-$name" 120 "${MPI[@]}" -np 3 --mca coll hiercoll,basic,libnbc \
         --mca coll_hiercoll_rules_file "$rdir/$name" "$comms" 20
 done
@@ -1437,7 +1467,7 @@ fi
 EXPECT=("t_comms: np 3: [0-9]+ checks, 0 failed" "MPI_COMM_WORLD \(cid 0, np 3\).* allreduce=rhrd"
         "MPI_COMM_WORLD \(cid 0, np 3\).* bcast=linear")
 EXPECT_ONCE=("hiercoll: ERROR: $rdir/site.conf: line 5: coll_hiercoll_no_such_parameter is no parameter of hiercoll"
-             "hiercoll: ERROR")
+             "hiercoll: ERROR: (coll_hiercoll_|/)" "hiercoll ignores the lines above of its site file")
 run "site-file-np3" 120 "${MPI[@]}" -np 3 --mca coll hiercoll,basic,libnbc \
     --mca coll_hiercoll_site_file "$rdir/site.conf" --mca coll_hiercoll_bcast_algorithm linear "$comms" 20
 # the shared-memory level's parameters there too (they are registered
@@ -1449,7 +1479,7 @@ if [ "$list" = no ]; then
 fi
 EXPECT=("$OK" "MPI_COMM_WORLD: shm: 2 processes, .*\(8 slots, .*, lines not demoted")
 EXPECT_ONCE=("hiercoll: ERROR: $rdir/site-bool.conf: coll_hiercoll_shm_oversubscribed = \"maybe\" is not true or false; ignored"
-             "hiercoll: ERROR")
+             "hiercoll: ERROR: (coll_hiercoll_|/)")
 run "site-file-bool-np2" 120 "${MPI[@]}" -np 2 --mca coll hiercoll,basic,libnbc \
     --mca coll_hiercoll_site_file "$rdir/site-bool.conf" --mca coll_hiercoll_verbose 1 \
     --mca coll_hiercoll_allreduce_algorithm shm "$colls" --only allreduce --quick
@@ -1493,7 +1523,7 @@ EXPECT=("t_fast: np 3: [0-9]+ checks, 0 failed")
 run "fast-shm-lean-np3" 300 "${MPI[@]}" -np 3 --mca coll hiercoll,basic,libnbc "$fast" 300 \
     "${SHM_FAST[@]}"
 EXPECT=("t_fast: np 2: [0-9]+ checks, 0 failed")
-EXPECT_ONCE=('hiercoll: info key hiercoll_shm_lean="maybe" on .* is neither true nor false; keeping the MCA choice')
+EXPECT_ONCE=('hiercoll: ERROR: info key hiercoll_shm_lean="maybe" on .* is neither true nor false; keeping the MCA choice')
 run "fast-shm-lean-off-np2" 300 "${MPI[@]}" -np 2 --mca coll hiercoll,basic,libnbc \
     --mca coll_hiercoll_shm_lean 0 "$fast" 300 --no-inflight "${SHM_FAST[@]}" \
     --info hiercoll_shm_lean=maybe
@@ -1595,7 +1625,8 @@ run "verbose-2" 120 "${MPI[@]}" -np 3 --mca coll hiercoll,basic --mca coll_hierc
 # A libmpi whose internal structures differ: one warning, hiercoll
 # declines, the collectives still run (on the other components).
 EXPECT=("$OK")
-EXPECT_ONCE=("hiercoll: WARNING: the running Open MPI's ompi_communicator_t is")
+EXPECT_ONCE=("hiercoll: WARNING: the running Open MPI's ompi_communicator_t is"
+             "hiercoll was built against another Open MPI")
 REJECT=("hiercoll: stats")
 run "abi-mismatch-declines" 300 "${MPI[@]}" -np 3 -x HIERCOLL_TEST_ABI_MISMATCH=1 \
     --mca coll hiercoll,tuned,basic,libnbc,self --mca coll_hiercoll_stats 1 "$colls" --quick

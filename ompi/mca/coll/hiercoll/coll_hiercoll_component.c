@@ -659,8 +659,10 @@ static int hiercoll_close(void)
     hcp_criterion_fini(&c->decomp);
     mca_coll_hiercoll_rules_close();
     mca_coll_hiercoll_site_free();
-    free(c->param_errors);
-    c->param_errors = NULL;
+    for (int k = 0; k < HC_NERR; ++k) {
+        free(c->param_errors[k]);
+        c->param_errors[k] = NULL;
+    }
     return OMPI_SUCCESS;
 }
 
@@ -699,12 +701,8 @@ static bool abi_check(void)
         }
         if (running != checks[i].compiled) {
             if (0 == OMPI_PROC_MY_NAME->vpid) {
-                opal_output(0,
-                            "hiercoll: WARNING: the running Open MPI's %s is %zu bytes, hiercoll "
-                            "was compiled against %zu: rebuild hiercoll against this Open MPI. "
-                            "hiercoll declines every communicator; the other coll components "
-                            "run the collectives.",
-                            checks[i].name, running, checks[i].compiled);
+                mca_coll_hiercoll_show_help("abi-mismatch", checks[i].name, running,
+                                            checks[i].compiled);
             }
             return false;
         }

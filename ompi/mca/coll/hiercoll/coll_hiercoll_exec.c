@@ -981,8 +981,7 @@ void mca_coll_hiercoll_exec_fini(void)
 {
     mca_coll_hiercoll_params_t *c = &mca_coll_hiercoll_params;
     if (0 != c->nleftovers) { /* (the PML is gone: only the memory can go) */
-        opal_output(0, "hiercoll: %d early-exit calls still had requests in flight at finalize",
-                    (int) c->nleftovers);
+        mca_coll_hiercoll_show_help("early-exit-in-flight", (int) c->nleftovers);
         while (NULL != c->leftovers) {
             hc_leftover_t *lo = c->leftovers;
             c->leftovers = lo->next;

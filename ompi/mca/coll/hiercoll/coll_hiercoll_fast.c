@@ -71,12 +71,12 @@ void mca_coll_hiercoll_rules_open(void)
         if (0 == hcp_rules_load(c->rules_file, &n, &c->rules, why, sizeof(why))) {
             return;
         }
-        mca_coll_hiercoll_param_error("coll_hiercoll_rules_file=\"%s\": %s; using the built-in "
-                                      "rules",
-                                      c->rules_file, why);
+        mca_coll_hiercoll_error_in(HC_ERR_RULES,
+                                   "coll_hiercoll_rules_file=\"%s\": %s; using the built-in rules",
+                                   c->rules_file, why);
     }
     if (0 != hcp_rules_parse(hcp_rules_builtin, &n, "built-in", &c->rules, why, sizeof(why))) {
-        mca_coll_hiercoll_param_error("the built-in rules: %s; using none", why);
+        mca_coll_hiercoll_error_in(HC_ERR_RULES, "the built-in rules: %s; using none", why);
     }
 }
 

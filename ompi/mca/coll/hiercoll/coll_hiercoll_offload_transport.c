@@ -135,6 +135,7 @@ static void services_up(void)
         .credits = mc->offload_credits,
         .ofi_max_triggered = mc->offload_ofi_max_triggered,
         .log = mca_coll_hiercoll_log,
+        .show_help_text = mca_coll_hiercoll_show_help_text,
         .agree = mca_coll_hiercoll_offload_agree,
         .peers_find = peers_find,
         .peers_add = peers_add,

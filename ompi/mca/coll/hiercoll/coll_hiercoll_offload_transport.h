@@ -37,7 +37,7 @@
 BEGIN_C_DECLS
 
 /* Bump when either table or a type they carry changes. */
-#define HC_OL_TRANSPORT_ABI 1
+#define HC_OL_TRANSPORT_ABI 2
 #define HC_OL_TRANSPORT_SYMBOL "hiercoll_offload_transport"
 
 /* A transport's engine with the lock that serializes it. */
@@ -68,6 +68,9 @@ typedef struct hc_ol_services {
     int ofi_max_triggered; /* coll_hiercoll_offload_ofi_max_triggered */
     /* mca_coll_hiercoll_log */
     void (*log)(int level, const char *fmt, ...);
+    /* mca_coll_hiercoll_show_help_text: a message of help-coll-hiercoll.txt
+     * whose one argument is a string */
+    void (*show_help_text)(const char *topic, const char *text);
     /* The AND of every rank's `mine` over the module's communicator (0 when
      * the exchange failed; *rc its return code): mca_coll_hiercoll_offload_agree. */
     uint64_t (*agree)(mca_coll_hiercoll_module_t *m, uint64_t mine, int *rc);

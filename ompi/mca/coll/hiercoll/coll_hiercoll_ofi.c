@@ -165,7 +165,7 @@ static int ofi_finished(hcf_port_t *port)
     } else if (d < 0) {
         char buf[512];
         hcf_port_dump(port, buf, sizeof(buf));
-        S->log(0, "offload: ofi: a triggered operation failed (%s)", buf);
+        S->show_help_text("offload-failed", buf);
     }
     return d;
 }

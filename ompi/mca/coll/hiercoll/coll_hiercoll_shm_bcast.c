@@ -224,8 +224,8 @@ static bool run_bcast_cma(hc_shm_op_t *o)
     }
     o->error = OMPI_SUCCESS;
     if (0 != err) {
-        opal_output(0, "hiercoll: shm: %s rank %d: process_vm_readv of %zu bytes from rank %d: %s",
-                    sh->comm->c_name, sh->me, o->m, root, strerror(err));
+        mca_coll_hiercoll_show_help("single-copy-read-failed", sh->comm->c_name, sh->me, o->m,
+                                    root, strerror(err));
         o->error = OMPI_ERROR;
     }
     free(o->tmp);
@@ -319,8 +319,8 @@ static bool run_bcast_cma_tree(hc_shm_op_t *o)
                           ? ENOMEM
                           : hc_shm_cma_read(sh->pids[src], buf + o->mine0, l->aux + (uint64_t) o->mine0, len);
             if (0 != err && OMPI_SUCCESS == o->error) {
-                opal_output(0, "hiercoll: shm: %s rank %d: process_vm_readv of %zu bytes from "
-                            "rank %d: %s", sh->comm->c_name, sh->me, len, src, strerror(err));
+                mca_coll_hiercoll_show_help("single-copy-read-failed", sh->comm->c_name,
+                                            sh->me, len, src, strerror(err));
                 o->error = OMPI_ERROR;
             }
             o->mine0 += len;

@@ -508,8 +508,8 @@ bool hc_shm_run_red_cma(hc_shm_op_t *o)
         return false;
     }
     if (o->error != OMPI_SUCCESS) {
-        opal_output(0, "hiercoll: shm: %s rank %d: single-copy %s of %zu bytes failed",
-                    sh->comm->c_name, me, all ? "allreduce" : "reduce", o->m);
+        mca_coll_hiercoll_show_help("single-copy-reduction-failed", sh->comm->c_name, me,
+                                    all ? "allreduce" : "reduce", o->m);
     }
     free(o->tmp);
     free(o->scratch);
@@ -597,8 +597,8 @@ bool hc_shm_run_red_root_cma(hc_shm_op_t *o)
         o->tmp = NULL;
     }
     if (o->error != OMPI_SUCCESS) {
-        opal_output(0, "hiercoll: shm: %s rank %d: single-copy %s of %zu bytes failed",
-                    sh->comm->c_name, me, all ? "allreduce" : "reduce", o->m);
+        mca_coll_hiercoll_show_help("single-copy-reduction-failed", sh->comm->c_name, me,
+                                    all ? "allreduce" : "reduce", o->m);
     }
     return true;
 }
