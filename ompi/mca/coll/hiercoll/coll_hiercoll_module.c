@@ -267,10 +267,10 @@ static int module_disable(mca_coll_base_module_t *module, ompi_communicator_t *c
 
 mca_coll_base_module_t *mca_coll_hiercoll_comm_query(ompi_communicator_t *comm, int *priority)
 {
-    mca_coll_hiercoll_params_t *c = &mca_coll_hiercoll_params;
+    mca_coll_hiercoll_params_t *prm = &mca_coll_hiercoll_params;
 
     mca_coll_hiercoll_param_errors_report(comm);
-    if (!c->abi_ok || c->priority < 0) {
+    if (!prm->abi_ok || prm->priority < 0) {
         return NULL;
     }
     /* Intercommunicators get a module too: it passes calls to the layer
@@ -283,12 +283,12 @@ mca_coll_base_module_t *mca_coll_hiercoll_comm_query(ompi_communicator_t *comm, 
     if (NULL == m) {
         return NULL;
     }
-    *priority = c->priority;
-    if (OMPI_COMM_IS_INTER(comm) && c->priority < 100) {
+    *priority = prm->priority;
+    if (OMPI_COMM_IS_INTER(comm) && prm->priority < 100) {
         /* coll/inter asks for the same default priority (40): one more
          * keeps hiercoll above it, so that what runs where is hiercoll's
          * choice (coll_hiercoll_inter_own) and shows in its statistics */
-        *priority = c->priority + 1;
+        *priority = prm->priority + 1;
     }
     HC_MODULE_SET_HOOKS(&m->super, module_enable, module_disable);
     mca_coll_hiercoll_set_entry_points(&m->super);

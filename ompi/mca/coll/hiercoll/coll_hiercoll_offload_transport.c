@@ -127,13 +127,13 @@ static hc_ol_services_t services;
 
 static void services_up(void)
 {
-    mca_coll_hiercoll_params_t *mc = &mca_coll_hiercoll_params;
+    mca_coll_hiercoll_params_t *prm = &mca_coll_hiercoll_params;
     services = (hc_ol_services_t){
         .abi = HC_OL_TRANSPORT_ABI,
         .size = sizeof(hc_ol_services_t),
-        .mpq = mc->offload_mpq,
-        .credits = mc->offload_credits,
-        .ofi_max_triggered = mc->offload_ofi_max_triggered,
+        .mpq = prm->offload_mpq,
+        .credits = prm->offload_credits,
+        .ofi_max_triggered = prm->offload_ofi_max_triggered,
         .log = mca_coll_hiercoll_log,
         .show_help_text = mca_coll_hiercoll_show_help_text,
         .agree = mca_coll_hiercoll_offload_agree,

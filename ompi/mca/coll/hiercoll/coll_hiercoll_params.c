@@ -84,16 +84,16 @@ void mca_coll_hiercoll_log(int level, const char *fmt, ...)
 static void error_add(int kind, const char *fmt, va_list ap)
 {
     static const char head[] = "hiercoll: ERROR: ";
-    mca_coll_hiercoll_params_t *c = &mca_coll_hiercoll_params;
+    mca_coll_hiercoll_params_t *prm = &mca_coll_hiercoll_params;
     char line[1024];
     vsnprintf(line, sizeof(line), fmt, ap);
-    size_t old = NULL != c->param_errors[kind] ? strlen(c->param_errors[kind]) : 0;
-    char *all = realloc(c->param_errors[kind], old + strlen(head) + strlen(line) + 2);
+    size_t old = NULL != prm->param_errors[kind] ? strlen(prm->param_errors[kind]) : 0;
+    char *all = realloc(prm->param_errors[kind], old + strlen(head) + strlen(line) + 2);
     if (NULL == all) {
         return;
     }
     snprintf(all + old, strlen(head) + strlen(line) + 2, "%s%s\n", head, line);
-    c->param_errors[kind] = all;
+    prm->param_errors[kind] = all;
 }
 
 void mca_coll_hiercoll_param_error(const char *fmt, ...)
@@ -119,17 +119,17 @@ void mca_coll_hiercoll_param_errors_report(ompi_communicator_t *comm)
         [HC_ERR_SITE] = "bad-site-file",
         [HC_ERR_RULES] = "bad-rules-file",
     };
-    mca_coll_hiercoll_params_t *c = &mca_coll_hiercoll_params;
-    if (c->param_errors_reported) {
+    mca_coll_hiercoll_params_t *prm = &mca_coll_hiercoll_params;
+    if (prm->param_errors_reported) {
         return;
     }
-    c->param_errors_reported = true;
+    prm->param_errors_reported = true;
     if (comm != &ompi_mpi_comm_world.comm || 0 != ompi_comm_rank(comm)) {
         return;
     }
     for (int k = 0; k < HC_NERR; ++k) {
-        if (NULL != c->param_errors[k]) {
-            mca_coll_hiercoll_show_help(topic[k], c->param_errors[k]);
+        if (NULL != prm->param_errors[k]) {
+            mca_coll_hiercoll_show_help(topic[k], prm->param_errors[k]);
         }
     }
 }

@@ -47,11 +47,11 @@ static bool all_local(ompi_communicator_t *comm)
 
 void mca_coll_hiercoll_shm_enable(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm)
 {
-    mca_coll_hiercoll_params_t *c = &mca_coll_hiercoll_params;
+    mca_coll_hiercoll_params_t *prm = &mca_coll_hiercoll_params;
     m->shm = NULL;
     /* (MPI_THREAD_MULTIPLE: the per-process state, arena and progress
      * list, has no lock; MPICH's release_gather stays off there too) */
-    if (!c->shm_enable || ompi_mpi_thread_multiple || OMPI_COMM_IS_INTER(comm)
+    if (!prm->shm_enable || ompi_mpi_thread_multiple || OMPI_COMM_IS_INTER(comm)
         || ompi_comm_size(comm) < 2 || !all_local(comm)) {
         return;
     }
@@ -329,9 +329,9 @@ bool mca_coll_hiercoll_shm_defers(const hc_call_t *c)
 
 static bool wide_declines(const hc_shm_t *sh, hc_coll_t k, size_t bytes)
 {
-    const mca_coll_hiercoll_params_t *cc = &mca_coll_hiercoll_params;
-    if (0 == cc->shm_wide_ranks || sh->n < cc->shm_wide_ranks || 0 == cc->shm_cma_min
-        || bytes < cc->shm_cma_min) {
+    const mca_coll_hiercoll_params_t *prm = &mca_coll_hiercoll_params;
+    if (0 == prm->shm_wide_ranks || sh->n < prm->shm_wide_ranks || 0 == prm->shm_cma_min
+        || bytes < prm->shm_cma_min) {
         return false;
     }
     return HC_BCAST == k || HC_ALLREDUCE == k
@@ -340,7 +340,7 @@ static bool wide_declines(const hc_shm_t *sh, hc_coll_t k, size_t bytes)
 
 bool mca_coll_hiercoll_shm_wants(const hc_call_t *c)
 {
-    mca_coll_hiercoll_params_t *cc = &mca_coll_hiercoll_params;
+    mca_coll_hiercoll_params_t *prm = &mca_coll_hiercoll_params;
     hc_shm_t *sh = c->module->shm;
     if (!mca_coll_hiercoll_shm_claims(c->module, c->coll) || sh->state < HC_SHM_UNSET) {
         return false;
@@ -349,14 +349,14 @@ bool mca_coll_hiercoll_shm_wants(const hc_call_t *c)
     /* (a decomposition's part takes short reduces too: its non-leaders
      * stay off the PML; and so do blocking ones that fit the flag line
      * where the fast path may take them to a lean call) */
-    if (bytes > cc->shm_auto_max || wide_declines(sh, c->coll, bytes)
-        || (HC_REDUCE == c->coll && bytes < cc->shm_reduce_min && !sh->part
+    if (bytes > prm->shm_auto_max || wide_declines(sh, c->coll, bytes)
+        || (HC_REDUCE == c->coll && bytes < prm->shm_reduce_min && !sh->part
             && !(HC_BLOCKING == c->mode && c->module->fast_ok
                  && (bytes <= HC_SHM_INLINE || red_lines(sh, bytes, c->rsize))))
         || !mca_coll_hiercoll_shm_usable(c)) {
         return false;
     }
-    if (HC_SHM_UNSET == sh->state && sh->calls < cc->shm_min_calls) {
+    if (HC_SHM_UNSET == sh->state && sh->calls < prm->shm_min_calls) {
         sh->calls++; /* every rank counts the same calls */
         ((hc_call_t *) c)->no_fast = true; /* the next one must ask again */
         return false;

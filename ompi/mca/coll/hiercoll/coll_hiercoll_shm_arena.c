@@ -57,9 +57,9 @@ uint64_t hc_shm_random64(void)
 
 void hc_shm_arena_create(void)
 {
-    mca_coll_hiercoll_params_t *c = &mca_coll_hiercoll_params;
+    mca_coll_hiercoll_params_t *prm = &mca_coll_hiercoll_params;
     hc_shm_g.tried = true;
-    size_t size = c->shm_arena_size;
+    size_t size = prm->shm_arena_size;
     char path[4096];
     int fd = -1;
     int err = 0;
@@ -68,8 +68,8 @@ void hc_shm_arena_create(void)
         err = EACCES;
     } else {
         for (int tries = 0; tries < 8 && fd < 0; ++tries) {
-            snprintf(path, sizeof(path), "%s/hc.%u.%d.%016llx", c->shm_backing, (unsigned) getuid(),
-                     (int) getpid(), (unsigned long long) hc_shm_random64());
+            snprintf(path, sizeof(path), "%s/hc.%u.%d.%016llx", prm->shm_backing,
+                     (unsigned) getuid(), (int) getpid(), (unsigned long long) hc_shm_random64());
             fd = open(path, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
             err = fd < 0 ? errno : 0;
             if (fd < 0 && EEXIST != err) {
@@ -101,7 +101,7 @@ void hc_shm_arena_create(void)
     if (fd < 0) {
         mca_coll_hiercoll_log(1, "shm: no arena on world rank %d (%s %s/hc.*: %s); this process "
                               "owns no region (it may still use others')",
-                              hc_shm_world_rank(), step, c->shm_backing, strerror(err));
+                              hc_shm_world_rank(), step, prm->shm_backing, strerror(err));
         return;
     }
     hc_shm_g.fd = fd;
@@ -315,9 +315,9 @@ int hc_shm_flag_slots(int n, int k)
 
 size_t hc_shm_cell_for(int n, int k)
 {
-    mca_coll_hiercoll_params_t *c = &mca_coll_hiercoll_params;
-    size_t cell = c->shm_cell_size;
-    size_t cap = c->shm_chan_bytes / ((size_t) k * (size_t) (n + 1));
+    mca_coll_hiercoll_params_t *prm = &mca_coll_hiercoll_params;
+    size_t cell = prm->shm_cell_size;
+    size_t cap = prm->shm_chan_bytes / ((size_t) k * (size_t) (n + 1));
     if (cell > cap) {
         cell = cap;
     }

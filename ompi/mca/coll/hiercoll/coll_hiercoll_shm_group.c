@@ -39,21 +39,21 @@ int64_t hc_shm_my_key(ompi_communicator_t *comm, int by)
  * consecutive ranks).  Returns their number. */
 int hc_shm_levels_of(int *by)
 {
-    const mca_coll_hiercoll_params_t *c = &mca_coll_hiercoll_params;
-    if (HC_LEVELS_LIST == c->shm_levels_mode) {
-        memcpy(by, c->shm_lv_by, sizeof(int) * (size_t) c->shm_nlv);
-        return c->shm_nlv;
+    const mca_coll_hiercoll_params_t *prm = &mca_coll_hiercoll_params;
+    if (HC_LEVELS_LIST == prm->shm_levels_mode) {
+        memcpy(by, prm->shm_lv_by, sizeof(int) * (size_t) prm->shm_nlv);
+        return prm->shm_nlv;
     }
     int n = 0;
-    if (HC_LEVELS_AUTO != c->shm_levels_mode || c->shm_group_by < 0) {
+    if (HC_LEVELS_AUTO != prm->shm_levels_mode || prm->shm_group_by < 0) {
         return 0;
     }
-    by[n++] = c->shm_group_by;
+    by[n++] = prm->shm_group_by;
     /* (numa and socket where they are above the group level) */
     static const int above[] = {HCP_LEVEL_NUMA, HCP_LEVEL_SOCKET};
     for (int i = 0; i < 2; ++i) {
-        bool higher = c->shm_group_by > HCP_LEVEL_SOCKET
-                      || (HCP_LEVEL_NUMA == c->shm_group_by && HCP_LEVEL_SOCKET == above[i]);
+        bool higher = prm->shm_group_by > HCP_LEVEL_SOCKET
+                      || (HCP_LEVEL_NUMA == prm->shm_group_by && HCP_LEVEL_SOCKET == above[i]);
         if (higher) {
             by[n++] = above[i];
         }
@@ -66,9 +66,9 @@ int hc_shm_levels_of(int *by)
  * the ranks' places are known. */
 bool hc_shm_flat_for(int n)
 {
-    const mca_coll_hiercoll_params_t *c = &mca_coll_hiercoll_params;
-    return HC_LEVELS_FLAT == c->shm_levels_mode
-           || (HC_LEVELS_AUTO == c->shm_levels_mode && n <= c->shm_group_size);
+    const mca_coll_hiercoll_params_t *prm = &mca_coll_hiercoll_params;
+    return HC_LEVELS_FLAT == prm->shm_levels_mode
+           || (HC_LEVELS_AUTO == prm->shm_levels_mode && n <= prm->shm_group_size);
 }
 
 /* The hierarchy (not flat) from every rank's keys of the candidate levels

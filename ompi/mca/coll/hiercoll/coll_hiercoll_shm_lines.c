@@ -93,7 +93,7 @@ double hc_shm_now(void)
 
 void hc_shm_wait_slow(hc_shm_t *sh, hc_wait_t *w, const hc_shm_op_t *o)
 {
-    mca_coll_hiercoll_params_t *c = &mca_coll_hiercoll_params;
+    mca_coll_hiercoll_params_t *prm = &mca_coll_hiercoll_params;
     opal_progress();
     if (sh->yield) {
         sched_yield();
@@ -101,11 +101,11 @@ void hc_shm_wait_slow(hc_shm_t *sh, hc_wait_t *w, const hc_shm_op_t *o)
     /* the clock from the first slow poll, then every 1024th, or every
      * one when yielding: a yield on a loaded node can take milliseconds,
      * and 1024 of them outlast the wait (load 10-20: no line in 4 s) */
-    if (c->shm_watchdog > 0 && (0 == w->since || sh->yield || 0 == (w->polls & 1023))) {
+    if (prm->shm_watchdog > 0 && (0 == w->since || sh->yield || 0 == (w->polls & 1023))) {
         double t = hc_shm_now();
         if (0 == w->since) {
             w->since = t;
-        } else if (!w->warned && t - w->since > c->shm_watchdog && NULL != o) {
+        } else if (!w->warned && t - w->since > prm->shm_watchdog && NULL != o) {
             w->warned = true;
             const hc_shm_chan_t *ch = o->ch;
             /* the line from the region's first flag line; a flag line's

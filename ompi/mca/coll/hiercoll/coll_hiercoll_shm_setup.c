@@ -313,7 +313,7 @@ static void memo_store(const hc_shm_t *s, uint64_t key, const uint16_t *idx)
 
 static int set_up(mca_coll_hiercoll_module_t *m)
 {
-    mca_coll_hiercoll_params_t *c = &mca_coll_hiercoll_params;
+    mca_coll_hiercoll_params_t *prm = &mca_coll_hiercoll_params;
     hc_shm_t *s = m->shm;
     ompi_communicator_t *comm = s->comm;
     mca_coll_base_comm_coll_t *p = &m->prev;
@@ -322,16 +322,16 @@ static int set_up(mca_coll_hiercoll_module_t *m)
         return OMPI_SUCCESS;
     }
     s->yield = oversubscribed(s);
-    s->k = c->shm_slots;
+    s->k = prm->shm_slots;
     s->kf = hc_shm_flag_slots(s->n, s->k);
     s->cell = hc_shm_cell_for(s->n, s->k);
     s->demote = m->shm_demote;
     s->lean = m->shm_lean;
     s->flat = hc_shm_flat_for(s->n);
-    s->nch = 1 + c->shm_persistent;
+    s->nch = 1 + prm->shm_persistent;
     /* (measured on 2 processes only; a row of more is slower to time, and
      * place 8 at 8 processes would add 476 KiB to the region) */
-    s->place = s->flat && s->n <= 4 && !s->yield && !s->part ? c->shm_place : 1;
+    s->place = s->flat && s->n <= 4 && !s->yield && !s->part ? prm->shm_place : 1;
     s->pwant = UINT64_MAX;
     s->pnow = false;
     s->len = hc_shm_region_bytes(s);
@@ -431,7 +431,7 @@ static int set_up(mca_coll_hiercoll_module_t *m)
     int hit = 0 != key ? memo_find(key) : -1;
     int32_t sum = hit >= 0 ? memo[hit].sum : 0;
     /* ok, single copy, timing, remembered rows (see memo_key) */
-    int mine2[6] = {ok, c->shm_cma_min > 0 ? cma_probe(peers, s->n, s->me) : 0,
+    int mine2[6] = {ok, prm->shm_cma_min > 0 ? cma_probe(peers, s->n, s->me) : 0,
                     s->place > 1 && !hc_shm_fault("place"), hit >= 0, sum, ~sum};
     int both[6] = {0, 0, 0, 0, 0, 0};
     rc = p->coll_allreduce(mine2, both, 6, MPI_INT, MPI_MIN, comm, p->coll_allreduce_module);
@@ -470,7 +470,7 @@ static int set_up(mca_coll_hiercoll_module_t *m)
             }
             /* (later: hc_shm_place_later) */
             s->pkey = key;
-            s->pwant = 1 + (uint64_t) c->shm_place_after; /* (hot numbers from 1) */
+            s->pwant = 1 + (uint64_t) prm->shm_place_after; /* (hot numbers from 1) */
         } else if (s->place > 1 && 0 == s->me) {
             mca_coll_hiercoll_log(1, "%s: shm: a rank cannot time the rows of flag lines (see "
                                   "coll_hiercoll_shm_fault); channel 0 keeps them in address "
@@ -498,7 +498,7 @@ static int set_up(mca_coll_hiercoll_module_t *m)
     if (0 == s->me) {
         char cma[64] = "no single copy";
         if (s->cma) {
-            snprintf(cma, sizeof(cma), "single copy (CMA) from %zu bytes", c->shm_cma_min);
+            snprintf(cma, sizeof(cma), "single copy (CMA) from %zu bytes", prm->shm_cma_min);
         }
         char groups[300] = "";
         if (!s->flat) {
