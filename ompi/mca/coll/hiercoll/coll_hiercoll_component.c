@@ -2,8 +2,9 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
- * The component: its MCA parameters (all registered here), the check of
- * Open MPI's internal structures, and the nonblocking progress hook.
+ * The component: its MCA parameters (all registered here, one static
+ * function per capability), the check of Open MPI's internal structures,
+ * and the nonblocking progress hook.
  */
 #include "ompi_config.h"
 
@@ -130,9 +131,8 @@ static void reg_number(const char *name, const char *desc, int level, hc_num_kin
 }
 
 /* Parse the per-collective algorithm parameters. */
-static void parse_algorithms(void)
+static void parse_algorithms(mca_coll_hiercoll_params_t *prm)
 {
-    mca_coll_hiercoll_params_t *prm = &mca_coll_hiercoll_params;
     for (int k = 0; k < HC_NCOLL; ++k) {
         const char *s = prm->algorithm_param[k];
         int idx = mca_coll_hiercoll_algo_index((hc_coll_t) k, s ? s : "auto");
@@ -151,13 +151,9 @@ static void parse_algorithms(void)
     }
 }
 
-static int hiercoll_register(void)
+/* The component: its priority, what it prints. */
+static void register_component(mca_coll_hiercoll_params_t *prm)
 {
-    mca_coll_hiercoll_params_t *prm = &mca_coll_hiercoll_params;
-    static char descs[HC_NCOLL][4096];
-    static char names[HC_NCOLL][64];
-
-    mca_coll_hiercoll_site_load(self());
     reg_number("priority",
                "Priority of the hiercoll coll component (-1 disables it). With the "
                "default, hiercoll sits above tuned (30) and basic (10), so that "
@@ -187,6 +183,13 @@ static int hiercoll_register(void)
              "ran and passed on, the messages and bytes it sent, and the bytes it copied and "
              "reduced locally",
              OPAL_INFO_LVL_5, &prm->stats);
+}
+
+/* Each collective's algorithm (coll_hiercoll_<coll>_algorithm), parsed. */
+static void register_algorithms(mca_coll_hiercoll_params_t *prm)
+{
+    static char descs[HC_NCOLL][4096];
+    static char names[HC_NCOLL][64];
 
     for (int k = 0; k < HC_NCOLL; ++k) {
         const hc_coll_desc_t *d = &mca_coll_hiercoll_colls[k];
@@ -206,13 +209,22 @@ static int hiercoll_register(void)
         prm->algorithm_param[k] = "auto";
         reg_string(names[k], descs[k], OPAL_INFO_LVL_5, &prm->algorithm_param[k]);
     }
+    parse_algorithms(prm);
+}
 
+/* The foundation's algorithms (coll_hiercoll_plan_basic.c). */
+static void register_basic(mca_coll_hiercoll_params_t *prm)
+{
     reg_number("bcast_binomial_max",
                "auto bcast: the largest message (bytes) broadcast by hiercoll's binomial tree; "
                "larger ones go to the previous component (its pipelined algorithms), or stay "
                "binomial when there is none",
                OPAL_INFO_LVL_6, HC_NUM_SIZE, &prm->bcast_binomial_max, 512 * 1024, 0, HC_MAX_BYTES);
+}
 
+/* RHRD reductions (coll_hiercoll_plan_rhrd.c). */
+static void register_rhrd(mca_coll_hiercoll_params_t *prm)
+{
     /* Defaults: where RHRD overtook the small-message plans in hc_bench at
      * 4 to 8 processes on shared memory (32-128 KiB for allreduce, 256
      * KiB-1 MiB for reduce). */
@@ -225,9 +237,12 @@ static int hiercoll_register(void)
                "auto reduce: the smallest vector (bytes) reduced with the RHRD scheme when the "
                "op is commutative; below it, and for other ops, the binomial tree",
                OPAL_INFO_LVL_6, HC_NUM_SIZE, &prm->reduce_rhrd_min, 512 * 1024, 0, HC_MAX_BYTES);
+}
 
-    /* Short-circuit reductions: see coll_hiercoll_shortcut.c and the
-     * measurements in docs/short-circuit.md (contrib/hc_converge) for the defaults. */
+/* Short-circuit reductions (coll_hiercoll_shortcut.c; the measurements
+ * behind the defaults: docs/short-circuit.md). */
+static void register_shortcut(mca_coll_hiercoll_params_t *prm)
+{
     reg_number("shortcut_threshold",
                "auto allreduce/reduce with an op and datatype that have an absorbing value "
                "(LAND, LOR, BAND, BOR, MIN, MAX, PROD on integer and logical types): look for it "
@@ -240,7 +255,11 @@ static int hiercoll_register(void)
                "messages must go eagerly: a rank that returned early leaves receives posted); "
                "larger ones run the plain algorithm",
                OPAL_INFO_LVL_6, HC_NUM_SIZE, &prm->shortcut_max, 2048, 0, 64 * 1024);
+}
 
+/* Tree gatherv and scatterv (coll_hiercoll_gatherv.c), the level parsed. */
+static void register_gatherv(mca_coll_hiercoll_params_t *prm)
+{
     prm->gatherv_level_param = "conservative";
     reg_string("gatherv_level",
                "Tree gatherv/scatterv level: \"conservative\" (standard conforming: the root "
@@ -258,7 +277,18 @@ static int hiercoll_register(void)
                "the conservative level overtake linear for small blocks (about 80); the "
                "aggressive level overtakes it from about 32",
                OPAL_INFO_LVL_6, HC_NUM_INT, &prm->gatherv_tree_min, 128, 1, INT_MAX);
+    prm->gatherv_level = mca_coll_hiercoll_gatherv_level_of(prm->gatherv_level_param);
+    if (prm->gatherv_level < 0) {
+        mca_coll_hiercoll_param_error("coll_hiercoll_gatherv_level=\"%s\" is neither \"conservative\" "
+                                      "nor \"aggressive\"; using conservative",
+                                      prm->gatherv_level_param);
+        prm->gatherv_level = 0;
+    }
+}
 
+/* The selection rules and the hand-back (coll_hiercoll_fast.c). */
+static void register_selection(mca_coll_hiercoll_params_t *prm)
+{
     prm->rules_file = "";
     reg_string("rules_file",
                "A selection rules file (docs/tuning.md, \"Rules file format\"; contrib/hc_tune writes "
@@ -275,7 +305,11 @@ static int hiercoll_register(void)
                "communicator's slot then calls it directly, at no cost, for the communicator's "
                "life (not with verbose 2, stats, or a decomposed communicator). 0: never",
                OPAL_INFO_LVL_6, HC_NUM_INT, &prm->hand_back_after, 1000, 0, INT_MAX);
+}
 
+/* Intercommunicators (coll_hiercoll_inter.c). */
+static void register_inter(mca_coll_hiercoll_params_t *prm)
+{
     prm->inter_own = false;
     reg_bool("inter_own",
              "Intercommunicators: run hiercoll's own plans for every collective (true), or only "
@@ -283,7 +317,11 @@ static int hiercoll_register(void)
              "scatter, which crashes in Open MPI 4.1.4 (false, the default: the others go to the "
              "components below, e.g. coll/inter)",
              OPAL_INFO_LVL_6, &prm->inter_own);
+}
 
+/* Decomposition (coll_hiercoll_decomp.c). */
+static void register_decomp(mca_coll_hiercoll_params_t *prm)
+{
     prm->decomp_criterion = "node";
     reg_string("decomp_criterion",
                "How the decomposition algorithms (\"decomp\") split a communicator into parts "
@@ -295,7 +333,11 @@ static int hiercoll_register(void)
                "(no decomposition). A communicator info key \"hiercoll_decomp_criterion\" "
                "overrides it per communicator",
                OPAL_INFO_LVL_5, &prm->decomp_criterion);
+}
 
+/* The triggered offload and its transports (coll_hiercoll_offload*.c). */
+static void register_offload(mca_coll_hiercoll_params_t *prm)
+{
     prm->offload_backend_param = "auto";
     reg_string("offload_backend",
                "Transport of the triggered offload (algorithm \"offload\" of allreduce and "
@@ -361,8 +403,11 @@ static int hiercoll_register(void)
              "caller computes are the agent's either way",
              OPAL_INFO_LVL_6, &prm->offload_wait_progress);
     mca_coll_hiercoll_offload_params();
+}
 
-    /* the shared-memory node level (coll_hiercoll_shm.c) */
+/* The shared-memory node level (coll_hiercoll_shm*.c). */
+static void register_shm(mca_coll_hiercoll_params_t *prm)
+{
     prm->shm_enable = true;
     reg_bool("shm_enable",
              "Shared-memory node level: collectives of a communicator whose processes share a node "
@@ -534,18 +579,32 @@ static int hiercoll_register(void)
                "reductions whole at every length (one synchronization per chunk instead of two; "
                "each rank reads every rank's chunk)",
                OPAL_INFO_LVL_6, HC_NUM_INT, &prm->shm_fold_ranks, 2, 0, 1024);
+}
 
+/*
+ * Every MCA parameter, registered by capability: one static function per
+ * capability above, called here in the order ompi_info lists them (and
+ * docs/parameters.md).  A new capability adds its own function and one
+ * line below.
+ */
+static int hiercoll_register(void)
+{
+    mca_coll_hiercoll_params_t *prm = &mca_coll_hiercoll_params;
+
+    mca_coll_hiercoll_site_load(self()); /* (the defaults the site file sets) */
+    register_component(prm);
+    register_algorithms(prm);
+    register_basic(prm);
+    register_rhrd(prm);
+    register_shortcut(prm);
+    register_gatherv(prm);
+    register_selection(prm);
+    register_inter(prm);
+    register_decomp(prm);
+    register_offload(prm);
+    register_shm(prm);
     /* (after every parameter: a site file's line that none took is an error) */
     mca_coll_hiercoll_site_check();
-
-    parse_algorithms();
-    prm->gatherv_level = mca_coll_hiercoll_gatherv_level_of(prm->gatherv_level_param);
-    if (prm->gatherv_level < 0) {
-        mca_coll_hiercoll_param_error("coll_hiercoll_gatherv_level=\"%s\" is neither \"conservative\" "
-                                      "nor \"aggressive\"; using conservative",
-                                      prm->gatherv_level_param);
-        prm->gatherv_level = 0;
-    }
     return OMPI_SUCCESS;
 }
 
