@@ -1,4 +1,12 @@
 #!/bin/sh
+#
+# Copyright (c) 2026 The hiercoll authors.
+# $COPYRIGHT$
+#
+# Additional copyrights may follow
+#
+# $HEADER$
+#
 # The documentation against the build (make check, tests "docs-*"):
 #   check-docs.sh params SRCDIR [OMPI_INFO]   docs/parameters.md is what
 #       contrib/hc_params_doc.sh writes for the component built here

@@ -3,6 +3,10 @@
 # Copyright (c) 2026 The hiercoll authors.
 # $COPYRIGHT$
 #
+# Additional copyrights may follow
+#
+# $HEADER$
+#
 # check-layers.sh: the MPI side of hiercoll stays in layers (HACKING.md,
 # "Layers").  Fails when
 #   - two object files call each other in a circle (from the symbols each

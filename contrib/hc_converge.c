@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * hc_converge: the convergence test of an iterative solver, hiercoll
  * against another component side by side in ONE job (the short-circuit
  * reductions' benchmark, spec/short-circuit.md).

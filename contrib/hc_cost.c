@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * hc_cost: prints what hiercoll's plans cost, per process count: rounds,
  * messages, bytes sent, received, reduced and copied, receive partners and
  * a modelled time (LogGP-like, see sim/hiercoll_sim.h), computed by the

@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * hc_cost offload: the triggered offload's allreduce (seed 003) modelled by
  * the event simulation of all ranks' engines (sim/hiercoll_trig_sim.h):
  * every packet takes one hop of alpha and phi of its receiver's time (an

@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * hc_cost rhrd: large-vector allreduce (or reduce) by recursive halving and
  * doubling, the patented non-power-of-two scheme (hiercoll's "rhrd")
  * against the classic one ("rabenseifner", Open MPI tuned's algorithm 6),

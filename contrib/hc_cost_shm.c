@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * hc_cost shm: the node level's model (hc_cost_shm_model.c) as tables:
  * the critical path of barrier, bcast, reduce, allreduce (8 B, 4 KiB,
  * 1 MiB) for flat, today's two levels and an n-level hierarchy at 32, 64,

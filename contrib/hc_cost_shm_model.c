@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * The node level's cost model (hc_cost shm; issue 34).  MPI-free, no
  * planner: it counts who waits for whose cache line, at which distance,
  * and the bytes each link carries, for three designs:

@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * hc_fuzz: a differential fuzzer of hiercoll's collectives.
  *
  * Every case is drawn from a 64-bit case seed (run seed + case index):

@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * hc_fuzz's calls: each of the 17 collectives in its blocking,
  * nonblocking and persistent form, from one set of arguments.
  */

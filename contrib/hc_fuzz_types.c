@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * hc_fuzz's datatypes and values: the generator of datatype trees (every
  * node an MPI type and its flattened element map), packed twins of the
  * same signature, data fit for each op, and the user ops, which apply per

@@ -3,6 +3,10 @@
 # Copyright (c) 2026 The hiercoll authors.
 # $COPYRIGHT$
 #
+# Additional copyrights may follow
+#
+# $HEADER$
+#
 # MPI_Init + MPI_Finalize wall time under mpirun (issue 21): the stack
 # without hiercoll, with hiercoll (offload unused) and with the offload
 # forced (allreduce_algorithm=offload, backend auto: it loads the ofi and

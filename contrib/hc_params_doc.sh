@@ -1,4 +1,12 @@
 #!/bin/sh
+#
+# Copyright (c) 2026 The hiercoll authors.
+# $COPYRIGHT$
+#
+# Additional copyrights may follow
+#
+# $HEADER$
+#
 # Writes docs/parameters.md, the reference of hiercoll's MCA parameters, from
 # what the component registers: `ompi_info --param coll hiercoll --level 9
 # --parsable` (the component must be on ompi_info's path:

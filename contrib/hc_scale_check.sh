@@ -3,6 +3,10 @@
 # Copyright (c) 2026 The hiercoll authors.
 # $COPYRIGHT$
 #
+# Additional copyrights may follow
+#
+# $HEADER$
+#
 # hc_scale_check.sh: the many-core check of the shared-memory node level
 # (issue 34).  On a machine with 8 or more cores, in a few minutes:
 #   1. the machine's topology (lscpu, hwloc or /sys): cores, packages,

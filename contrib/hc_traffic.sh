@@ -3,6 +3,10 @@
 # Copyright (c) 2026 The hiercoll authors.
 # $COPYRIGHT$
 #
+# Additional copyrights may follow
+#
+# $HEADER$
+#
 # hc_traffic.sh: exactly what a collective sends, per call, for hiercoll and
 # the components it is compared with, from Open MPI's pml monitoring.
 #

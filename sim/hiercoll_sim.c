@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * Symbolic simulator for hiercoll plans: see hiercoll_sim.h.
  */
 #include "hiercoll_sim.h"

@@ -3,6 +3,10 @@
 # Copyright (c) 2026 The hiercoll authors.
 # $COPYRIGHT$
 #
+# Additional copyrights may follow
+#
+# $HEADER$
+#
 # hiercoll's test suite (run by "make check"): the planners' Check tests,
 # then MPI tests under mpirun against the component built in this tree.
 # Every test has a timeout; each test's output is kept in test/logs/.

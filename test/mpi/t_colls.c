@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * Every collective, blocking, nonblocking and persistent (twice, with new
  * data, to check that a restart re-executes), on MPI_COMM_WORLD, a dup, a
  * split with reordered ranks and MPI_COMM_SELF, with predefined and

@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * The nonblocking and persistent forms of the 17 collectives many at a
  * time (issue 19: decomposed over parts and leaders as one request whose
  * stages progress in Open MPI's progress).  Every call has its own

@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * The shared-memory node level beyond what t_colls checks:
  *   matrix    a non-commutative user op (2x2 integer matrix product) in
  *             allreduce and reduce at every root, every mode, against the

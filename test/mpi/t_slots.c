@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * The slot walker: for MPI_COMM_WORLD, a dup of it, MPI_COMM_SELF, a
  * Cartesian communicator and (with --inter) an intercommunicator made by
  * MPI_Intercomm_create from a split, walk EVERY function pointer of the

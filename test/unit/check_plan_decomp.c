@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * The MPI-free side of the decomposition: parsing criteria (and rejecting
  * bad ones with a reason), grouping ranks into parts with their leaders
  * for every process count to 2,000 and samples to 32,768 under block,

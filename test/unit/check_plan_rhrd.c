@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * The RHRD planners (the patented non-power-of-two scheme and the classic
  * one), run by the symbolic simulator: allreduce at every process count
  * from 1 to 2,048, reduce to 1,024 (every root to 40), samples up to

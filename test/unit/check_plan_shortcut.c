@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * Short-circuit reductions (spec/short-circuit.md).
  *
  * The absorbing-value table against Open MPI's op formulas, written out

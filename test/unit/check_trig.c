@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * The triggered-operation engine and its allreduce/reduce programs (seed
  * 003), run by the event-driven simulation of all ranks' engines
  * (sim/hiercoll_trig_sim.h): K in {2, 4, 8}, K-nomial and K-ary, every

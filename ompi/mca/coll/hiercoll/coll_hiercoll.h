@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * hiercoll: the shared types of the component (every layer of the MPI
  * side may include this header) and the leaf every layer may call
  * (coll_hiercoll_params.c: the parameters' storage and the process's

@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * The algorithms of every collective: what each one is called, which
  * planner serves it, when it applies, and what "auto" picks.
  *

@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * The layer below: where each (collective, mode) lives in Open MPI's
  * tables, the module's saved and retained copy of the layer below, the
  * calls passed on to it with unchanged arguments, and handing a slot

@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * The layer below (coll_hiercoll_below.c): Open MPI's collective tables,
  * the module's saved copy of the layer below, calls passed on to it.
  * Layer: services (calls nothing of hiercoll's but the leaf).

@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * hiercoll on Open MPI 4.1.x, 5.0.x and 6.0.x: the ONE place that knows
  * what differs between them.  Everything else in the project (component,
  * tests, contrib) is written once, against the names below; a difference

@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * The component: its MCA parameters (all registered here, one static
  * function per capability), the check of Open MPI's internal structures,
  * and the nonblocking progress hook.

@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * Decomposition (S. I. Sapronov's method): a communicator is split once
  * into disjoint PARTS (by node, a hardware level, blocks of ranks or an
  * explicit list: coll_hiercoll_decomp_criterion) plus a BRIDGE holding

@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * The executor: runs any plan over the PML.
  *
  * Blocking: round by round, post the round's sends and receives, wait for

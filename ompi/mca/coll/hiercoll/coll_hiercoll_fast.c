@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * Never slower than the stack below: selection rules and the fast path
  * (docs/tuning.md; why entries are forgotten: docs/design/fast-path.md).
  *

@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * The fast path's test, inlined into the blocking entry points of bcast,
  * reduce, allreduce and barrier (coll_hiercoll_fast.c explains it): a hit
  * calls the layer below directly (a tail call: no frame of hiercoll's

@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * The module: one per communicator hiercoll accepts.  It keeps the layer
  * below it (every collective slot as the lower-priority components left
  * it) and the per-communicator choices.

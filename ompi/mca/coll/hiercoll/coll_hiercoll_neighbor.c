@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * Neighborhood collectives on Cartesian, graph and distributed-graph
  * communicators: this rank's neighbor lists, read from the communicator's
  * topology at each call (Open MPI attaches the topology after the

@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * The triggered offload inside Open MPI (seed 003): the "offload"
  * algorithms of allreduce and reduce in every mode, and the host-progress
  * transport.  See coll_hiercoll_offload.h and coll_hiercoll_trig.h.

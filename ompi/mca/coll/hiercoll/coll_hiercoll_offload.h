@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * The triggered offload inside Open MPI (seed 003): what the glue
  * (coll_hiercoll_offload.c) and its transports share.
  *

@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * The component's side of the offload's transport plugins (issue 21; the
  * boundary is coll_hiercoll_offload_transport.h): finding and loading a
  * plugin on first use, the services it is given (the peer tables and the

@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * The boundary between the component and the offload's transport plugins
  * (issue 21).  The UCX agent (coll_hiercoll_offload_ucx.c) and the ofi
  * backend (coll_hiercoll_ofi.c, coll_hiercoll_ofi_trig.c) are each a small

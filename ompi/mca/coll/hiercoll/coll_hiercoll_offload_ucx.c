@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * The offload's UCX agent transport: a software NIC.
  *
  * The component's OWN UCP context and worker (never pml/ucx's), created at

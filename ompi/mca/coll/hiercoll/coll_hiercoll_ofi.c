@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * The triggered offload's ofi backend inside Open MPI (issue 10): the
  * process's own libfabric fabric, domain and endpoint (provider found by
  * capability, coll_hiercoll_ofi_trig.c), wired up lazily at a

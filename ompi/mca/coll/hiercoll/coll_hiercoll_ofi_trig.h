@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * The triggered engine's ofi backend (issue 10): a program of the engine
  * (coll_hiercoll_trig.h, plain data) becomes libfabric triggered work, so
  * that on a NIC with FI_TRIGGER nothing on the host runs between arming

@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * The leaf of the MPI side: the parameters' storage and the process's
  * shared state (mca_coll_hiercoll_params), the log, the number parser,
  * the parameter errors and the help messages (help-coll-hiercoll.txt),

@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * Short-circuit reductions (seed 004): the absorbing values of the
  * predefined (op, integer/logical type) pairs, and the plans that carry
  * the running result on every message, so that the executor can let a

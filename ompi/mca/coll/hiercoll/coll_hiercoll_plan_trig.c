@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * Triggered-operation programs (seed 003): allreduce and reduce on
  * K-nomial and K-ary trees, everything armed up front, the leaves start
  * the cascade.  MPI-free: see coll_hiercoll_trig.h.

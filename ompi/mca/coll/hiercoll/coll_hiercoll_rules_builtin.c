@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * The built-in selection rules: what contrib/hc_tune measured on the
  * project's machine (docs/tuning.md, "Rules file format"), as the rules text.  To
  * change them, replace the text with hc_tune's output, e.g.

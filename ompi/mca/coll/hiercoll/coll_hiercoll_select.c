@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * Selection: which algorithm serves a call (decomposition, the
  * short-circuit, the rules, each collective's auto), and dispatch: the
  * layer below (coll_hiercoll_below.c), a plan, stages, a direct or a

@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * The shared-memory node level: barrier, bcast, reduce, allreduce,
  * allgather(v), gather(v), scatter(v) and reduce_scatter(_block) of a
  * communicator whose processes share a node, through shared memory.  This

@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * The shared-memory node level: the hierarchy.  Each rank's keys of the
  * hardware levels (coll_hiercoll_shm_levels, _group_level), the levels and
  * groups of the hierarchy's algorithms (runs of consecutive ranks, led by

@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * The shared-memory node level's own types and hot helpers, shared by its
  * files (coll_hiercoll_shm*.c; the map is in coll_hiercoll_shm.c): the
  * region's lines, channels and operations, the flag loads and stores,

@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * The shared-memory node level: flag lines and waiting (the slow parts;
  * the hot ones, the slot test and the done lines' minimum among them, are
  * static inline in coll_hiercoll_shm_internal.h): the persistent channels

@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * The shared-memory node level: operations (built from a call, stepped),
  * the channels' queues, requests (nonblocking, persistent) and progress.
  *

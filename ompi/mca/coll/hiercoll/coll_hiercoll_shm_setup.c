@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * The shared-memory node level: set-up and agreement (the region's
  * set-up, the CMA probe, the flag-line placement, timed now or later, and
  * remembered).

@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * Short-circuit reductions, the MPI side (seed 004, spec/short-circuit.md):
  * which (op, datatype) pairs have an absorbing value (the table itself is
  * MPI-free, coll_hiercoll_plan_shortcut.c), the per-(communicator, op,

@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * The site file: hiercoll's own defaults for its MCA parameters, in
  * <sysconfdir>/hiercoll-mca-params.conf (Debian: /etc/openmpi, the
  * package's conffile), so that a site can turn hiercoll off, tune it or

@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * hiercoll's triggered-operation engine (seed 003): MPI-free
  * (docs/design/offload-engine.md; measured: docs/offload.md).
  *

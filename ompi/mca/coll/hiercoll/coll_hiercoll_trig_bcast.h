@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * Triggered-operation programs of bcast and barrier (issue 10), for every
  * backend of the engine (coll_hiercoll_trig.h).  MPI-free.
  */

@@ -3,6 +3,10 @@
 # Copyright (c) 2026 The hiercoll authors.
 # $COPYRIGHT$
 #
+# Additional copyrights may follow
+#
+# $HEADER$
+#
 # Inside an Open MPI source tree: always buildable (it needs nothing but
 # Open MPI itself).  Out of tree the project's configure.ac does this job.
 #
