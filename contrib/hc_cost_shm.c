@@ -91,7 +91,8 @@ static void memory(const hcs_node_t *const *nodes, int nnode, int csv)
         for (int i = 0; i < 3; ++i) {
             printf("memory,hiercoll,%d,%zu\n", mn[i], hcs_mem_hiercoll(mn[i]));
             for (int k = 0; k < nnode; ++k) {
-                printf("memory,xhc-%s,%d,%zu\n", nodes[k]->name, mn[i], hcs_mem_xhc(nodes[k], mn[i]));
+                printf("memory,xhc-%s,%d,%zu\n", nodes[k]->name, mn[i],
+                       hcs_mem_xhc(nodes[k], mn[i]));
                 printf("memory,acoll-%s,%d,%zu\n", nodes[k]->name, mn[i],
                        hcs_mem_acoll(nodes[k], mn[i]));
             }

@@ -158,8 +158,9 @@ static void map_check(hf_tree_t *tr, int k)
         long z = hf_basics[m->basic[i]].size;
         sum += z;
         if (m->disp[i] < tlb || m->disp[i] + z > tlb + text) {
-            fprintf(stderr, "hc_fuzz: generator: scalar %ld at %ld outside the true extent %ld+%ld\n",
-                    i, m->disp[i], (long) tlb, (long) text);
+            fprintf(stderr,
+                    "hc_fuzz: generator: scalar %ld at %ld outside the true extent %ld+%ld\n", i,
+                    m->disp[i], (long) tlb, (long) text);
             MPI_Abort(MPI_COMM_WORLD, 2);
         }
     }
@@ -484,8 +485,16 @@ static int describe(const hf_tree_t *tr, int k, char *buf, size_t len)
     switch (nd->kind) {
     case TN_PRED: OUT("%s", hf_basics[nd->basic].name); break;
     case TN_CONTIG: OUT("contig(%d,", nd->count); KID(0); OUT(")"); break;
-    case TN_VECTOR: OUT("vector(%d,%d,%ld,", nd->count, nd->blocklen, nd->stride); KID(0); OUT(")"); break;
-    case TN_HVECTOR: OUT("hvector(%d,%d,%ldB,", nd->count, nd->blocklen, nd->stride); KID(0); OUT(")"); break;
+    case TN_VECTOR:
+        OUT("vector(%d,%d,%ld,", nd->count, nd->blocklen, nd->stride);
+        KID(0);
+        OUT(")");
+        break;
+    case TN_HVECTOR:
+        OUT("hvector(%d,%d,%ldB,", nd->count, nd->blocklen, nd->stride);
+        KID(0);
+        OUT(")");
+        break;
     case TN_INDEXED:
         OUT("indexed(");
         for (int i = 0; i < nd->count; ++i) {

@@ -497,7 +497,8 @@ static void persist(MPI_Comm comm, int coll, int nreq, int rounds, const char *w
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &n);
     dcall_t *d = calloc((size_t) nreq, sizeof(*d));
-    MPI_Request *rq = calloc((size_t) nreq, sizeof(*rq)), *perm = calloc((size_t) nreq, sizeof(*rq));
+    MPI_Request *rq = calloc((size_t) nreq, sizeof(*rq)),
+                *perm = calloc((size_t) nreq, sizeof(*rq));
     int *order = calloc((size_t) nreq, sizeof(int));
     for (int i = 0, c0 = 0; i < nreq; ++i) {
         int c = coll;

@@ -33,7 +33,7 @@
 #define DECOMP(text)                                                                               \
     {                                                                                              \
         .name = "decomp", .summary = "decomposition by coll_hiercoll_decomp_criterion: " text,     \
-        .start = mca_coll_hiercoll_decomp_start, .usable = mca_coll_hiercoll_decomp_usable             \
+        .start = mca_coll_hiercoll_decomp_start, .usable = mca_coll_hiercoll_decomp_usable         \
     }
 
 /* The shared-memory node level (coll_hiercoll_shm.c): every mode, on a
@@ -805,8 +805,8 @@ const hc_coll_desc_t mca_coll_hiercoll_colls[HC_NCOLL] = {
 
 bool mca_coll_hiercoll_shortcut_watch(const hc_call_t *c)
 {
-    return HC_ALLREDUCE == c->coll && HC_BLOCKING == c->mode && HC_ALGO_AUTO == c->module->choice[c->coll]
-           && shortcut_wanted(c);
+    return HC_ALLREDUCE == c->coll && HC_BLOCKING == c->mode
+           && HC_ALGO_AUTO == c->module->choice[c->coll] && shortcut_wanted(c);
 }
 
 const hc_algo_t *mca_coll_hiercoll_shortcut_upgrade(const hc_call_t *c, const hc_algo_t *a)

@@ -146,9 +146,10 @@ static void parse_algorithms(mca_coll_hiercoll_params_t *prm)
                 strncat(names, ", ", sizeof(names) - strlen(names) - 1);
                 strncat(names, a->name, sizeof(names) - strlen(names) - 1);
             }
-            mca_coll_hiercoll_param_error(
-                "coll_hiercoll_%s_algorithm=\"%s\" is not an algorithm of %s (one of: %s); using auto",
-                mca_coll_hiercoll_coll_names[k], s, mca_coll_hiercoll_coll_names[k], names);
+            mca_coll_hiercoll_param_error("coll_hiercoll_%s_algorithm=\"%s\" is not an algorithm "
+                                          "of %s (one of: %s); using auto",
+                                          mca_coll_hiercoll_coll_names[k], s,
+                                          mca_coll_hiercoll_coll_names[k], names);
             idx = HC_ALGO_AUTO;
         }
         prm->algorithm[k] = idx;
@@ -283,8 +284,8 @@ static void register_gatherv(mca_coll_hiercoll_params_t *prm)
                OPAL_INFO_LVL_6, HC_NUM_INT, &prm->gatherv_tree_min, 128, 1, INT_MAX);
     prm->gatherv_level = mca_coll_hiercoll_gatherv_level_of(prm->gatherv_level_param);
     if (prm->gatherv_level < 0) {
-        mca_coll_hiercoll_param_error("coll_hiercoll_gatherv_level=\"%s\" is neither \"conservative\" "
-                                      "nor \"aggressive\"; using conservative",
+        mca_coll_hiercoll_param_error("coll_hiercoll_gatherv_level=\"%s\" is neither "
+                                      "\"conservative\" nor \"aggressive\"; using conservative",
                                       prm->gatherv_level_param);
         prm->gatherv_level = 0;
     }
@@ -295,11 +296,11 @@ static void register_selection(mca_coll_hiercoll_params_t *prm)
 {
     prm->rules_file = "";
     reg_string("rules_file",
-               "A selection rules file (docs/tuning.md, \"Rules file format\"; contrib/hc_tune writes "
-               "one): per collective, communicator size and message size, which of hiercoll's "
-               "algorithms runs a blocking call under auto, or \"fallback\" for the previous "
-               "component. Empty: the built-in rules, measured on the project's machine. A bad "
-               "file gives one error line and the built-in rules",
+               "A selection rules file (docs/tuning.md, \"Rules file format\"; contrib/hc_tune "
+               "writes one): per collective, communicator size and message size, which of "
+               "hiercoll's algorithms runs a blocking call under auto, or \"fallback\" for the "
+               "previous component. Empty: the built-in rules, measured on the project's "
+               "machine. A bad file gives one error line and the built-in rules",
                OPAL_INFO_LVL_5, &prm->rules_file);
 
     reg_number("hand_back_after",
@@ -574,9 +575,9 @@ static void register_shm(mca_coll_hiercoll_params_t *prm)
                "Shared-memory node level, testing and what-if runs: a synthetic topology in "
                "hwloc's syntax, levels from the top with their arity (\"pack:2 numa:2 l3:4 "
                "core:4\"; pack/package/socket, numa/node, l3, l2, core, pu), world rank r on its "
-               "r-th PU (modulo their number): the hierarchy's levels (coll_hiercoll_shm_levels) and the "
-               "distances of the line counts (coll_hiercoll_stats) come from it instead of each "
-               "process's binding.  Empty: the real locality",
+               "r-th PU (modulo their number): the hierarchy's levels (coll_hiercoll_shm_levels) "
+               "and the distances of the line counts (coll_hiercoll_stats) come from it instead "
+               "of each process's binding.  Empty: the real locality",
                OPAL_INFO_LVL_9, &prm->shm_topology);
     reg_number("shm_fold_ranks",
                "Shared-memory node level: communicators of up to this many processes fold "
@@ -759,7 +760,8 @@ static bool abi_check(void)
     const char *fake = getenv("HIERCOLL_TEST_ABI_MISMATCH");
     for (size_t i = 0; i < sizeof(checks) / sizeof(checks[0]); ++i) {
         size_t running = checks[i].cls->cls_sizeof;
-        if (NULL != fake && ((0 == i && 0 == strcmp(fake, "1")) || 0 == strcmp(fake, checks[i].name))) {
+        if (NULL != fake
+            && ((0 == i && 0 == strcmp(fake, "1")) || 0 == strcmp(fake, checks[i].name))) {
             running += 8;
         }
         if (running != checks[i].compiled) {

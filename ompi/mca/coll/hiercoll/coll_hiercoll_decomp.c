@@ -202,9 +202,9 @@ static void release(ompi_communicator_t **c)
 
 /* Open MPI makes a communicator only where its components fill every
  * collective slot, and the bridge (the parts too, with the shared-memory
- * level off) leaves hiercoll out: the components below it must fill them (under "hiercoll,basic" the
- * nonblocking and persistent ones are hiercoll's alone).  The same answer
- * on every rank: the components are. */
+ * level off) leaves hiercoll out: the components below it must fill them (under "hiercoll,basic"
+ * the nonblocking and persistent ones are hiercoll's alone).  The same answer on every rank: the
+ * components are. */
 static bool below_fills_every_slot(const mca_coll_hiercoll_module_t *m)
 {
     for (int k = 0; k <= HC_SCATTERV; ++k) {
@@ -549,9 +549,9 @@ typedef struct hc_dreq {
                                                    (comm)->c_coll->coll_i##coll##_module);         \
             (x)->nsub += OMPI_SUCCESS == (x)->rc;                                                  \
         } else if (DX_INIT == (x)->kind && dx_room(x)) {                                           \
-            (x)->rc = (comm)->c_coll->coll_##coll##_init(__VA_ARGS__, (comm), DX_INFO,             \
-                                                         &(x)->ps[(x)->nps],                       \
-                                                         (comm)->c_coll->coll_##coll##_init_module); \
+            (x)->rc = (comm)->c_coll->coll_##coll##_init(                                          \
+                __VA_ARGS__, (comm), DX_INFO, &(x)->ps[(x)->nps],                                  \
+                (comm)->c_coll->coll_##coll##_init_module);                                        \
             (x)->nps += OMPI_SUCCESS == (x)->rc;                                                   \
         } else if (DX_START == (x)->kind) {                                                        \
             dx_start(x);                                                                           \
@@ -819,8 +819,9 @@ static int pack_blocks(const hc_decomp_t *d, const blocks_t *b, int skip, int ex
         int64_t bytes = block_bytes(b, r);
         block_of(b, r, &buf, &count, &type);
         if (r != except && bytes > 0) {
-            rc = unpack ? ompi_datatype_sndrcv(packed + at, (int32_t) bytes, PACKED, buf, count, type)
-                        : ompi_datatype_sndrcv(buf, count, type, packed + at, (int32_t) bytes, PACKED);
+            rc = unpack
+                     ? ompi_datatype_sndrcv(packed + at, (int32_t) bytes, PACKED, buf, count, type)
+                     : ompi_datatype_sndrcv(buf, count, type, packed + at, (int32_t) bytes, PACKED);
         }
         if (OMPI_SUCCESS != rc) {
             return rc;

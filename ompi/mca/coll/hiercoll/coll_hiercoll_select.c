@@ -323,7 +323,8 @@ int mca_coll_hiercoll_dispatch(hc_call_t *c, ompi_request_t **request, struct om
             m->stats.calls[c->coll]--;
             return mca_coll_hiercoll_dispatch(c, request, info);
         }
-        if (OMPI_SUCCESS == rc && HC_BLOCKING == c->mode && mca_coll_hiercoll_shm_start == a->start) {
+        if (OMPI_SUCCESS == rc && HC_BLOCKING == c->mode
+            && mca_coll_hiercoll_shm_start == a->start) {
             mca_coll_hiercoll_fast_fill(c, &mca_coll_hiercoll_shm_mark, NULL);
         }
         return rc;
@@ -397,7 +398,8 @@ void mca_coll_hiercoll_describe(mca_coll_hiercoll_module_t *m)
                     if (HC_BARRIER != k) {
                         snprintf(lim, sizeof(lim), "<=%zuB", mca_coll_hiercoll_params.shm_auto_max);
                     }
-                    pre += (size_t) snprintf(what[md] + pre, sizeof(what[md]) - pre, "=shm%s,", lim);
+                    pre +=
+                        (size_t) snprintf(what[md] + pre, sizeof(what[md]) - pre, "=shm%s,", lim);
                     after_shm = pre;
                 }
                 bool whole;

@@ -136,17 +136,21 @@ void hc_shm_arena_put(size_t off, size_t len)
         hc_shm_g.free = f;
         hc_shm_g.capfree *= 2;
     }
-    memmove(&hc_shm_g.free[i + 1], &hc_shm_g.free[i], sizeof(*hc_shm_g.free) * (size_t) (hc_shm_g.nfree - i));
+    memmove(&hc_shm_g.free[i + 1], &hc_shm_g.free[i],
+            sizeof(*hc_shm_g.free) * (size_t) (hc_shm_g.nfree - i));
     hc_shm_g.free[i] = (hc_ext_t){off, len};
     hc_shm_g.nfree++;
-    if (i + 1 < hc_shm_g.nfree && hc_shm_g.free[i].off + hc_shm_g.free[i].len == hc_shm_g.free[i + 1].off) {
+    if (i + 1 < hc_shm_g.nfree
+        && hc_shm_g.free[i].off + hc_shm_g.free[i].len == hc_shm_g.free[i + 1].off) {
         hc_shm_g.free[i].len += hc_shm_g.free[i + 1].len;
-        memmove(&hc_shm_g.free[i + 1], &hc_shm_g.free[i + 2], sizeof(*hc_shm_g.free) * (size_t) (hc_shm_g.nfree - i - 2));
+        memmove(&hc_shm_g.free[i + 1], &hc_shm_g.free[i + 2],
+                sizeof(*hc_shm_g.free) * (size_t) (hc_shm_g.nfree - i - 2));
         hc_shm_g.nfree--;
     }
     if (i > 0 && hc_shm_g.free[i - 1].off + hc_shm_g.free[i - 1].len == hc_shm_g.free[i].off) {
         hc_shm_g.free[i - 1].len += hc_shm_g.free[i].len;
-        memmove(&hc_shm_g.free[i], &hc_shm_g.free[i + 1], sizeof(*hc_shm_g.free) * (size_t) (hc_shm_g.nfree - i - 1));
+        memmove(&hc_shm_g.free[i], &hc_shm_g.free[i + 1],
+                sizeof(*hc_shm_g.free) * (size_t) (hc_shm_g.nfree - i - 1));
         hc_shm_g.nfree--;
     }
 }
@@ -188,7 +192,8 @@ size_t hc_shm_arena_get(size_t len)
             hc_shm_g.free[i].off += len;
             hc_shm_g.free[i].len -= len;
             if (0 == hc_shm_g.free[i].len) {
-                memmove(&hc_shm_g.free[i], &hc_shm_g.free[i + 1], sizeof(*hc_shm_g.free) * (size_t) (hc_shm_g.nfree - i - 1));
+                memmove(&hc_shm_g.free[i], &hc_shm_g.free[i + 1],
+                        sizeof(*hc_shm_g.free) * (size_t) (hc_shm_g.nfree - i - 1));
                 hc_shm_g.nfree--;
             }
             return off;
@@ -279,7 +284,8 @@ void hc_shm_unmap_peer(char *base, bool drop)
         idle += 0 == hc_shm_g.maps[i].refs;
     }
     for (int i = 0; i < hc_shm_g.nmaps; ++i) {
-        if (hc_shm_g.maps[i].base == base && 0 == --hc_shm_g.maps[i].refs && (drop || idle >= HC_IDLE_MAPS)) {
+        if (hc_shm_g.maps[i].base == base && 0 == --hc_shm_g.maps[i].refs
+            && (drop || idle >= HC_IDLE_MAPS)) {
             munmap(base, hc_shm_g.maps[i].size);
             hc_shm_g.maps[i] = hc_shm_g.maps[--hc_shm_g.nmaps];
             return;

@@ -167,8 +167,8 @@ static bool run_bcast_cma(hc_shm_op_t *o)
                 const char *from = (const char *) (uintptr_t) l->aux;
                 if (0 != r->aux && NULL != from && lo < hi) {
                     int err = hc_shm_fault("push") ? EPERM
-                                            : hc_shm_cma_write(sh->pids[o->i], r->aux + lo, from + lo,
-                                                        hi - lo);
+                                                   : hc_shm_cma_write(sh->pids[o->i], r->aux + lo,
+                                                                      from + lo, hi - lo);
                     if (0 != err) {
                         l->data[0] = 1; /* the readers read their parts themselves */
                         push_failed(sh, o->i, err);
@@ -321,7 +321,8 @@ static bool run_bcast_cma_tree(hc_shm_op_t *o)
             len = len < HC_SHM_TREE_PIECE ? len : HC_SHM_TREE_PIECE;
             int err = NULL == buf || 0 == l->aux
                           ? ENOMEM
-                          : hc_shm_cma_read(sh->pids[src], buf + o->mine0, l->aux + (uint64_t) o->mine0, len);
+                          : hc_shm_cma_read(sh->pids[src], buf + o->mine0,
+                                            l->aux + (uint64_t) o->mine0, len);
             if (0 != err && OMPI_SUCCESS == o->error) {
                 mca_coll_hiercoll_show_help("single-copy-read-failed", sh->comm->c_name,
                                             sh->me, len, src, strerror(err));

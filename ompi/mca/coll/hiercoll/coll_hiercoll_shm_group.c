@@ -143,8 +143,9 @@ bool hc_shm_group_ranks(hc_shm_t *s, const hc_shm_peer_t *peers, char *how, size
             lo = sz < lo ? sz : lo;
             hiz = sz > hiz ? sz : hiz;
         }
-        hat += snprintf(how + hat, howlen - (size_t) hat, "%s %s %d groups of %d", 0 == k ? ":" : ",",
-                        used[k] < 0 ? "ranks" : hcp_level_names[by[used[k]]], groups, lo);
+        hat +=
+            snprintf(how + hat, howlen - (size_t) hat, "%s %s %d groups of %d", 0 == k ? ":" : ",",
+                     used[k] < 0 ? "ranks" : hcp_level_names[by[used[k]]], groups, lo);
         if (hiz != lo && hat < (int) howlen) {
             hat += snprintf(how + hat, howlen - (size_t) hat, "-%d", hiz);
         }
@@ -416,10 +417,10 @@ bool hc_shm_stats_init(hc_shm_t *s, const hc_shm_peer_t *peers)
         int d = HC_DIST_FAR;
         if (0 != hc_shm_topo.total) {
             int w = (int) peers[r].wrank, me = (int) peers[s->me].wrank;
-            d = hc_shm_topo_id(HC_TOPO_L3, w) == hc_shm_topo_id(HC_TOPO_L3, me)         ? HC_DIST_L3
+            d = hc_shm_topo_id(HC_TOPO_L3, w) == hc_shm_topo_id(HC_TOPO_L3, me)       ? HC_DIST_L3
                 : hc_shm_topo_id(HC_TOPO_NUMA, w) == hc_shm_topo_id(HC_TOPO_NUMA, me) ? HC_DIST_NUMA
                 : hc_shm_topo_id(HC_TOPO_PACK, w) == hc_shm_topo_id(HC_TOPO_PACK, me) ? HC_DIST_PACK
-                                                                                       : HC_DIST_FAR;
+                                                                                      : HC_DIST_FAR;
         } else if (r != s->me) {
             ompi_proc_t *p = ompi_comm_peer_lookup(s->comm, r);
             uint16_t f = NULL != p ? p->super.proc_flags : 0;

@@ -47,7 +47,8 @@ static bool op_step(hc_shm_op_t *o)
         case PATH_TREE:
             return hc_shm_run_tree(o);
         default:
-            return PATH_INLINE == o->path && !o->ch->s->flat ? hc_shm_run_fold_grouped(o) : hc_shm_run_fold(o);
+            return PATH_INLINE == o->path && !o->ch->s->flat ? hc_shm_run_fold_grouped(o)
+                                                             : hc_shm_run_fold(o);
         }
     }
 }

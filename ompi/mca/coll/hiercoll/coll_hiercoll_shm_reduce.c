@@ -574,7 +574,8 @@ bool hc_shm_run_red_root_cma(hc_shm_op_t *o)
              * x0 op x1, or x1 op x0 under a predefined commutative op (the
              * same bits); in place once the other has read mine (below) */
             char *to = in_place ? (o->tmp = malloc(o->m)) : o->dst;
-            if (NULL == to || 0 != hc_shm_cma_read(sh->pids[1 - me], to, input_of(o, s, 1 - me), o->m)) {
+            if (NULL == to
+                || 0 != hc_shm_cma_read(sh->pids[1 - me], to, input_of(o, s, 1 - me), o->m)) {
                 o->error = OMPI_ERROR;
             }
             finish_reading(ch, s);

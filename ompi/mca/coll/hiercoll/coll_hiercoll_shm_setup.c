@@ -99,7 +99,8 @@ static uint32_t place_time(hc_shm_t *s, int j, int reps, int *e, uint64_t *g, do
             st_rel(&s->hdr->stop, *g + 1);
         }
         for (int x = 0; x < HC_PLACE_EXCH; ++x, ++*e) {
-            uint64_t v = (uint64_t) (*e % 3) + 1, prev = 0 == *e ? 0 : (uint64_t) ((*e - 1) % 3) + 1;
+            uint64_t v = (uint64_t) (*e % 3) + 1,
+                     prev = 0 == *e ? 0 : (uint64_t) ((*e - 1) % 3) + 1;
             st_rel(&row[s->me].seq, v);
             if (s->demote) {
                 demote(&row[s->me], HC_SHM_LINE);
@@ -196,7 +197,7 @@ static int place_rows(hc_shm_t *s, mca_coll_base_comm_coll_t *p, uint32_t *cost,
     for (int j = 0; j < m; ++j) {
         int e = HC_PLACE_EXCH; /* (the row's first round) */
         cost[j] = stop || OMPI_SUCCESS != rc ? UINT32_MAX
-                                              : place_time(s, pl[j].row, 3, &e, &g, deadline, &stop);
+                                             : place_time(s, pl[j].row, 3, &e, &g, deadline, &stop);
     }
     rc = OMPI_SUCCESS == rc ? place_rank(s, p, cost, pl, m) : rc;
     if (OMPI_SUCCESS != rc) {
@@ -357,8 +358,9 @@ static int set_up(mca_coll_hiercoll_module_t *m)
 #endif
         cma_cookie = HC_SHM_MAGIC ^ (uint64_t) getpid();
     }
-    hc_shm_peer_t mine = {getpid(), hc_shm_g.fd, (int64_t) hc_shm_arena_largest(), (uintptr_t) &cma_cookie,
-                          {0}, hc_shm_world_rank()};
+    hc_shm_peer_t mine = {
+        getpid(), hc_shm_g.fd,        (int64_t) hc_shm_arena_largest(), (uintptr_t) &cma_cookie,
+        {0},      hc_shm_world_rank()};
     int by[HC_SHM_MAXLV], nc = s->flat ? 0 : hc_shm_levels_of(by);
     for (int i = 0; i < nc; ++i) {
         mine.key[i] = hc_shm_my_key(comm, by[i]);
