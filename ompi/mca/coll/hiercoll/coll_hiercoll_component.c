@@ -231,8 +231,7 @@ static void register_basic(mca_coll_hiercoll_params_t *prm)
 static void register_rhrd(mca_coll_hiercoll_params_t *prm)
 {
     /* Defaults: where RHRD overtook the small-message plans in hc_bench at
-     * 4 to 8 processes on shared memory (32-128 KiB for allreduce, 256
-     * KiB-1 MiB for reduce). */
+     * 4 to 8 processes on shared memory (docs/rhrd.md). */
     reg_number("allreduce_rhrd_min",
                "auto allreduce: the smallest vector (bytes) reduced with the RHRD scheme "
                "(recursive halving and doubling, non-power-of-two S0/S1 split) when the op is "
@@ -486,9 +485,9 @@ static void register_shm(mca_coll_hiercoll_params_t *prm)
                "Shared-memory node level: barriers and allreduces of up to 112 bytes (blocking "
                "or not) a communicator runs on it before it times its rows of flag lines "
                "(coll_hiercoll_shm_place), right after the next blocking one, where no rank has "
-               "a call in flight on it: the timing costs about 1.2 ms at 2 processes and gains "
-               "0.01 to 0.02 us a call, so only communicators that live long pay it (0: after "
-               "the first blocking one)",
+               "a call in flight on it: the timing costs far more than a call and gains little "
+               "on each, so only communicators that live long pay it (0: after the first "
+               "blocking one)",
                OPAL_INFO_LVL_6, HC_NUM_INT, &prm->shm_place_after, 10000, 0, 1 << 30);
     reg_number("shm_persistent",
                "Shared-memory node level: persistent requests per communicator that run on it "
@@ -499,7 +498,7 @@ static void register_shm(mca_coll_hiercoll_params_t *prm)
     reg_number("shm_min_calls",
                "Shared-memory node level: calls of a communicator that auto runs elsewhere "
                "before it sets up shared memory (short-lived communicators never allocate: a "
-               "set-up costs about 5 us at 2 processes, 25 to 50 calls' gain)",
+               "set-up costs what tens of calls gain)",
                OPAL_INFO_LVL_6, HC_NUM_INT, &prm->shm_min_calls, 16, 0, 1000000);
     reg_number("shm_spin",
                "Shared-memory node level: polls of a waiting process before it calls Open MPI's "
@@ -515,12 +514,10 @@ static void register_shm(mca_coll_hiercoll_params_t *prm)
                OPAL_INFO_LVL_5, HC_NUM_SIZE, &prm->shm_auto_max, 16 << 20, 0, 1LL << 40);
     reg_number("shm_reduce_min",
                "Shared-memory node level: the shortest reduce (bytes) auto runs on it; shorter "
-               "ones go to the layer below, whose one eager message per process was as fast at "
-               "2 processes here (0.8 to 1.0 times from 8 to 256 bytes; 2.3 to 4 times faster "
-               "on it from 512 bytes), except blocking ones of up to 112 bytes where the fast "
-               "path is on (its lean reduce: 2.3 to 3.8 times), and of up to 448 bytes on at "
-               "most coll_hiercoll_shm_group_size processes (the lean reduce in up to 4 flag "
-               "lines: 2.1 to 2.8 times at 128 and 256 bytes)",
+               "ones go to the layer below, whose one eager message per process was as fast "
+               "there, except blocking ones of up to 112 bytes where the fast path is on (the "
+               "lean reduce), and of up to 448 bytes on at most coll_hiercoll_shm_group_size "
+               "processes (the lean reduce in up to 4 flag lines)",
                OPAL_INFO_LVL_5, HC_NUM_SIZE, &prm->shm_reduce_min, 512, 0, 1LL << 40);
     reg_number("shm_fold_max",
                "Shared-memory node level: reductions whose vector times the ranks that fold it "
@@ -554,9 +551,9 @@ static void register_shm(mca_coll_hiercoll_params_t *prm)
     reg_number("shm_wide_ranks",
                "Shared-memory node level: on communicators of at least this many processes, "
                "auto leaves to the layer below the bcasts and allreduces from "
-               "coll_hiercoll_shm_cma_min bytes, and the reduces from it to 128 KiB (measured "
-               "on 16 cores: single copy's readers of one buffer and slice-parallel folds ran "
-               "0.3 to 0.9 times the layer below there at 16 processes); 0: never",
+               "coll_hiercoll_shm_cma_min bytes, and the reduces from it to 128 KiB (on 16 "
+               "cores, single copy's readers of one buffer and slice-parallel folds were slower "
+               "than the layer below there); 0: never",
                OPAL_INFO_LVL_5, HC_NUM_INT, &prm->shm_wide_ranks, 8, 0, 1 << 20);
     prm->shm_levels = "auto";
     reg_string("shm_levels",

@@ -271,8 +271,8 @@ char *hc_shm_map_peer(pid_t pid, int fd, size_t *size)
 
 /* A peer's arena no region of ours uses any more stays mapped for the
  * next (a communicator made and freed again and again: mapping, first
- * touches and unmapping with its TLB flush took about 10 of the 17 us of
- * a set-up at np 2), at most HC_IDLE_MAPS of them (the number of
+ * touches and unmapping with its TLB flush were most of a set-up's time;
+ * docs/design/shm-placement-remembered.md), at most HC_IDLE_MAPS of them (the number of
  * processes on the node bounds them anyway, unless processes come and
  * go); drop: unmap it now (its header did not check out). */
 #define HC_IDLE_MAPS 16
@@ -360,8 +360,8 @@ void hc_shm_lay_out(hc_shm_t *s, char *region)
 
 /* A new region's header, flag and done lines zeroed, "nothing yet", as
  * hc_shm_lay_out finds them (the cells are written before they are read;
- * zeroing the whole region, 460 KiB at np 2, took 5-7 us of each set-up;
- * the arena's pages were allocated by posix_fallocate). */
+ * zeroing the whole region took a good part of each set-up; the arena's
+ * pages were allocated by posix_fallocate). */
 void hc_shm_zero_control(hc_shm_t *s, char *region)
 {
     memset(region, 0, sizeof(hc_shm_hdr_t));

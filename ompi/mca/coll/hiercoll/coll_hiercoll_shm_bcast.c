@@ -113,9 +113,9 @@ static void push_part(size_t m, int n, int q, size_t *lo, size_t *hi)
     *hi = *lo + part;
 }
 
-/* From this size on the root writes parts of a CMA bcast (measured at
- * np 2: 1.4 to 3 times faster from 32 KiB to 8 MiB; at 16 KiB waiting
- * for the readers' addresses cost more than the copy saved). */
+/* From this size on the root writes parts of a CMA bcast (faster from 32
+ * KiB; at 16 KiB waiting for the readers' addresses cost more than the
+ * copy saved; the figures: docs/design/shm-cma.md). */
 #define HC_SHM_PUSH_MIN (32 * 1024)
 
 /* A long bcast by CMA.  The root publishes where its bytes are (its

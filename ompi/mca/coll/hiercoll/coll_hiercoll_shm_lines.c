@@ -104,7 +104,7 @@ void hc_shm_wait_slow(hc_shm_t *sh, hc_wait_t *w, const hc_shm_op_t *o)
     }
     /* the clock from the first slow poll, then every 1024th, or every
      * one when yielding: a yield on a loaded node can take milliseconds,
-     * and 1024 of them outlast the wait (load 10-20: no line in 4 s) */
+     * and 1024 of them outlast the wait (the watchdog then said nothing) */
     if (prm->shm_watchdog > 0 && (0 == w->since || sh->yield || 0 == (w->polls & 1023))) {
         double t = hc_shm_now();
         if (0 == w->since) {

@@ -529,9 +529,8 @@ bool hc_shm_run_red_cma(hc_shm_op_t *o)
  * may still read its input.  Per call a folding rank copies each other
  * input once, a reduce's non-roots nothing: the pattern of the layer
  * below's linear reduce with single copy, without its messages.  At np 2
- * an allreduce so took 1.4-1.6 us at 8 KiB (cells: 1.9-2.1), 8 us at
- * 128 KiB (slice-parallel: 17.5-18.3) and 32-35 at 512 KiB (47-49); from
- * HC_SHM_ROOT_MAX the slices win (2 MiB: 236 against 320). */
+ * it beats the cells and the slice-parallel folds up to HC_SHM_ROOT_MAX,
+ * where the slices win (docs/design/shm-cma.md). */
 static void red_root_pieces(hc_shm_op_t *o);
 
 bool hc_shm_run_red_root_cma(hc_shm_op_t *o)

@@ -45,9 +45,8 @@ static int cma_probe(const hc_shm_peer_t *peers, int n, int me)
 
 /* Flag-line placement.  The time a line takes to cross between two cores
  * depends on its address (on a mesh, on the last-level cache slice that
- * homes it): on this project's VM, two processes exchanging a pair of
- * lines took 0.105 to 0.152 us by the lines' address, the same within a
- * process run after run.  Channel 0 (the blocking and nonblocking calls)
+ * homes it), and stays the same within a process, run after run
+ * (docs/design/shm-flag-line-placement.md).  Channel 0 (the blocking and nonblocking calls)
  * has `place` candidate rows of flag lines for each of its kf slots.  Every
  * rank times a short exchange on each row (a barrier's pattern: write my
  * line, wait for the others'), the slowest rank's time per row is agreed
@@ -56,8 +55,9 @@ static int cma_probe(const hc_shm_peer_t *peers, int n, int me)
  * waits until the others' lines no longer hold the value before (none
  * runs more than one exchange ahead), so the lines end below FV(1, 0),
  * which the engine reads as "nothing yet" whatever its numbers.
- * The timing (1.2 ms at np 2) waits until a communicator has shown it
- * lives long (hc_shm_place_later): it gains 0.01-0.02 us a call. */
+ * The timing costs far more than a call and gains a little on each, so
+ * it waits until a communicator has shown it lives long
+ * (hc_shm_place_later; docs/design/shm-placement-deferred.md). */
 #define HC_PLACE_EXCH 8       /* exchanges per timing of a row */
 #define HC_PLACE_BUDGET 0.025 /* s: a peer without a core to itself (rank 0 stops the timing) */
 
@@ -241,8 +241,8 @@ static int place_rows(hc_shm_t *s, mca_coll_base_comm_coll_t *p, uint32_t *cost,
 /* PLACEMENT REMEMBERED.  A communicator whose region is where an earlier
  * one's was (the same owner and offset, the same processes in the same
  * rank order, the same layout) would time the same lines between the same
- * processes: it takes the rows that timing kept (1.2 ms saved at np 2 on
- * each dup of a program that makes many), where every rank remembers
+ * processes: it takes the rows that timing kept (a timing saved on each
+ * dup of a program that makes many), where every rank remembers
  * them, alike: the set-up's allreduce agrees that every rank has an
  * entry and that the entries' hashes are equal (the MIN of h and of ~h,
  * ~h's MIN being ~(the MAX of h)), so rows of different timings are never
@@ -538,8 +538,8 @@ int hc_shm_setup(mca_coll_hiercoll_module_t *m)
  * every rank sees so at the same call (hc_shm_agree_freed: pnow) and times right
  * after it, before it returns (lean; the engine's hc_shm_run_alone and
  * hc_shm_run_blocking_op).  Nothing is on the path of a short bcast or reduce (a
- * test at the entry of every blocking call made the 8-byte reduce 0.026
- * -> 0.028 us a call).  The fast path's entries, forgotten, are learnt
+ * test at the entry of every blocking call made the 8-byte reduce slower;
+ * docs/design/shm-placement-deferred.md).  The fast path's entries, forgotten, are learnt
  * again (the layer below's allreduce may call the communicator's reduce
  * and bcast, never its barrier or allreduce: the calling entry's fields
  * stay).  A decomposition's parts, whose calls may come from inside
