@@ -6,7 +6,7 @@
  *
  * $HEADER$
  *
- * hc_cost shm: the node level's cost model (issue 34), MPI-free and
+ * hc_cost shm: the node level's cost model, MPI-free and
  * self-contained (no planner, no simulator): the critical path of barrier,
  * bcast, reduce and allreduce in cache-line transfers and bytes per link,
  * for the flat design, today's two levels and an n-level hierarchy, on

@@ -6,7 +6,7 @@
  *
  * $HEADER$
  *
- * The node level's cost model (hc_cost shm; issue 34).  MPI-free, no
+ * The node level's cost model (hc_cost shm).  MPI-free, no
  * planner: it counts who waits for whose cache line, at which distance,
  * and the bytes each link carries, for three designs:
  *

@@ -35,7 +35,7 @@
 # "monitoring" in any --mca coll list (Open MPI 4.1.4 crashes at finalize
 # otherwise).  Prints one table row per contender; -c FILE appends CSV.
 #
-# Parts and forms (issue 19: does a nonblocking call cross between parts
+# Parts and forms (does a nonblocking call cross between parts
 # more often than the blocking one?):
 #   -P CRIT   the crossing columns count messages between the parts of
 #             CRIT: block:K (ranks K at a time), list:A+B,C+D... (unlisted

@@ -359,7 +359,7 @@ forced_reductions() {
 forced_reductions rhrd 1 2 3 4 5 6 7 8 12
 forced_reductions rabenseifner 3 6   # the classic scheme, for comparison
 # ---------------------------------------------------------------------------
-# Triggered offload (seed 003): allreduce and reduce forced to "offload" on
+# Triggered offload: allreduce and reduce forced to "offload" on
 # each transport.  t_colls checks every mode, count, root, in place, type
 # and op (what the ALU cannot do goes to the next algorithm); t_offload
 # several communicators in flight (one freed), runs of reduces at every
@@ -442,7 +442,7 @@ run "offload-bad-params-np3" 300 "${MPI[@]}" -np 3 "${OL[@]}" --mca coll_hiercol
     --mca coll_hiercoll_offload_tree ring --mca coll_hiercoll_offload_backend ib "$offload"
 
 
-# Short-circuit reductions (seed 004): t_colls' reductions through the
+# Short-circuit reductions: t_colls' reductions through the
 # shortcut algorithms (its sums, user ops and non-commutative ops run them
 # plain), then t_shortcut: every (op, datatype) with an absorbing value
 # against Open MPI's op functions, forced and under auto, ranks differing
@@ -639,7 +639,7 @@ every_algorithm every-algorithm-libnbc-block3-np7 7 hiercoll,basic,libnbc block:
 every_algorithm every-algorithm-tuned-list-np5 5 hiercoll,tuned,basic,libnbc list:0+1,2,3+4 -
 every_algorithm every-algorithm-tuned-block3-np4 4 hiercoll,tuned,basic,libnbc block:3 -
 
-# The nonblocking and persistent forms decomposed (issue 19): t_dnb, every
+# The nonblocking and persistent forms decomposed: t_dnb, every
 # collective forced to decomp, 50 calls in flight completed in reverse, on
 # two communicators, persistent requests started in different orders and
 # restarted, against serial references, on the default stack and the short
@@ -911,7 +911,7 @@ done
 # value (three runs): one error line each, the default kept (registered
 # through reg_number(); a new numeric parameter belongs in this list)
 # ---------------------------------------------------------------------------
-# Shared-memory node level (issue 17): the collectives of SHM_COLLS
+# Shared-memory node level: the collectives of SHM_COLLS
 # forced to "shm"; t_colls checks every mode, count, root, in place,
 # datatype and op against serial references (what shm declines, e.g. a
 # reduction on a non-contiguous type, goes to the next algorithm), on the
@@ -1759,7 +1759,7 @@ if [ -x "$hcc" ] || [ "$list" = yes ]; then
     EXPECT=("unknown option --bogus")
     run "hc-cost-shm-bad-option" 60 bash -c '! "$1" shm --bogus' _ "$hcc"
 fi
-# contrib/hc_scale_check.sh, the many-core check (issue 34), here at np 2:
+# contrib/hc_scale_check.sh, the many-core check, here at np 2:
 # its steps listed (--dry-run), a short run (t_shm and hc_bench --report
 # up to 4 KiB; the CSV written), a budget too short for any step (each
 # skipped, said, none run) and a build without the component (refused)
@@ -1817,8 +1817,8 @@ EXPECT=("parameter \"coll_hiercoll_offload_ofi_max_triggered\""
 run "ompi-info-ofi-built" 60 "$ompi_info" --param coll hiercoll --level 9
 
 # ---------------------------------------------------------------------------
-# The offload's UCX and ofi transports are plugins loaded on first use
-# (issue 21).  t_maps reads /proc/self/maps after MPI_Init and after an
+# The offload's UCX and ofi transports are plugins loaded on first use.
+# t_maps reads /proc/self/maps after MPI_Init and after an
 # allreduce: with hiercoll loaded and the offload unused (also with an
 # offload backend set but no offloaded algorithm) no process maps
 # libfabric, UCX or PSM beyond what the stack without hiercoll maps (the
@@ -1915,7 +1915,7 @@ EXPECT=('parameter "coll_hiercoll_priority"' 'parameter "coll_hiercoll_verbose"'
 run "ompi-info-parameters" 60 "$ompi_info" --param coll hiercoll --level 9
 
 # ---------------------------------------------------------------------------
-# The differential fuzzer (contrib/hc_fuzz, issue 33): cases drawn from
+# The differential fuzzer (contrib/hc_fuzz): cases drawn from
 # FIXED run seeds (and one random seed, printed), each call run by hiercoll
 # (auto or an algorithm forced by the communicator's info key) and by the
 # layer below on a twin communicator, every byte compared.  Each run is

@@ -7,7 +7,7 @@
  * $HEADER$
  *
  * The nonblocking and persistent forms of the 17 collectives many at a
- * time (issue 19: decomposed over parts and leaders as one request whose
+ * time (decomposed over parts and leaders as one request whose
  * stages progress in Open MPI's progress).  Every call has its own
  * buffers and data; every result is compared byte for byte with a serial
  * reference computed here.
@@ -41,7 +41,7 @@
  * ints or the 2x2 matrix product, a non-commutative user op (a
  * decomposition over interleaved parts declines it: results stay exact).
  *
- * --expect-decomp: hiercoll decomposes these calls (issue 19), its
+ * --expect-decomp: hiercoll decomposes these calls, its
  * requests retain their communicator: the freed cases run.  (Whether they
  * were decomposed, run-tests.sh reads from verbose 2; how often they cross
  * between parts, contrib/hc_traffic.sh -F counts from the pml monitoring's

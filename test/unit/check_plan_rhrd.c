@@ -13,7 +13,7 @@
  * element carries each rank's contribution exactly once, no rank without
  * a result touches the receive buffer, and where the vector splits into
  * equal blocks the per-rank bytes, messages and rounds and the critical
- * path equal the cost model of the spec (spec/rhrd.md), written out here
+ * path equal the patent's cost model (docs/rhrd.md), written out here
  * independently of the planner.
  */
 #include <string.h>

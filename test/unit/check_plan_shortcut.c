@@ -6,7 +6,7 @@
  *
  * $HEADER$
  *
- * Short-circuit reductions (spec/short-circuit.md).
+ * Short-circuit reductions (docs/short-circuit.md).
  *
  * The absorbing-value table against Open MPI's op formulas, written out
  * here (a && b, a || b, a & b, a | b, a > b ? a : b, a < b ? a : b, a * b

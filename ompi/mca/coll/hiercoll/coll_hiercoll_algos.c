@@ -226,7 +226,7 @@ static const hc_algo_t bcast_algos[] = {
     {.name = "binomial", .summary = "binomial tree, largest subtree first", .plan = bcast_binomial},
     DECOMP("root to the leaders over the bridge, then every part from its leader"),
     {.name = "offload",
-     .summary = "triggered offload (issue 10): the root's bytes down a K-nomial or K-ary tree "
+     .summary = "triggered offload: the root's bytes down a K-nomial or K-ary tree "
                 "armed up front, in 120-byte segments pipelined independently; predefined types",
      .usable = mca_coll_hiercoll_offload_usable,
      .start = mca_coll_hiercoll_offload_start},
@@ -375,7 +375,7 @@ static const hc_algo_t reduce_algos[] = {
                 "PROD on integer and logical types, up to coll_hiercoll_shortcut_max bytes; "
                 "beyond, the plain tree)",
      .plan = reduce_shortcut},
-    OFFLOAD("triggered offload (seed 003): chains armed up front on a K-nomial or K-ary tree, "
+    OFFLOAD("triggered offload: chains armed up front on a K-nomial or K-ary tree, "
             "fired by the transport's agent or progress; the ALU's predefined ops and types"),
     SHM("contributions inline or in cells, folded in rank order by the root (small) or "
         "slice-parallel by every rank (longer, pipelined); contiguous datatypes, any op"),
@@ -448,7 +448,7 @@ static const hc_algo_t allreduce_algos[] = {
                 "MAX/PROD on integer and logical types, up to coll_hiercoll_shortcut_max bytes; "
                 "beyond, plain recursive doubling)",
      .plan = allreduce_shortcut},
-    OFFLOAD("triggered offload (seed 003): reduce up and result down a K-nomial or K-ary tree "
+    OFFLOAD("triggered offload: reduce up and result down a K-nomial or K-ary tree "
             "armed up front, fired by the transport's agent or progress; the ALU's predefined "
             "ops and types"),
     SHM("contributions inline or in cells, folded in rank order by every rank (small) or "
@@ -488,7 +488,7 @@ static const hc_algo_t barrier_algos[] = {
      .summary = "ceil(log2 n) rounds of one zero-byte exchange",
      .plan = barrier_dissemination},
     DECOMP("part barrier, bridge barrier, part bcast of a token"),
-    OFFLOAD("triggered offload (issue 10): a zero-byte allreduce armed up front, arrivals up "
+    OFFLOAD("triggered offload: a zero-byte allreduce armed up front, arrivals up "
             "a K-nomial or K-ary tree and the release down"),
     SHM("every rank writes its flag line and reads everyone's"),
     {.name = NULL},

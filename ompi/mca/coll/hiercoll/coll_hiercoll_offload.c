@@ -6,7 +6,7 @@
  *
  * $HEADER$
  *
- * The triggered offload inside Open MPI (seed 003): the "offload"
+ * The triggered offload inside Open MPI: the "offload"
  * algorithms of allreduce and reduce in every mode, and the host-progress
  * transport.  See coll_hiercoll_offload.h and coll_hiercoll_trig.h.
  *

@@ -6,7 +6,7 @@
  *
  * $HEADER$
  *
- * The triggered offload inside Open MPI (seed 003): what the glue
+ * The triggered offload inside Open MPI: what the glue
  * (coll_hiercoll_offload.c) and its transports share.
  *
  * One triggered engine (coll_hiercoll_trig.h) per transport and process:

@@ -6,7 +6,7 @@
  *
  * $HEADER$
  *
- * The component's side of the offload's transport plugins (issue 21; the
+ * The component's side of the offload's transport plugins (the
  * boundary is coll_hiercoll_offload_transport.h): finding and loading a
  * plugin on first use, the services it is given (the peer tables and the
  * offload's agreement live here), and what ompi_info says about them.

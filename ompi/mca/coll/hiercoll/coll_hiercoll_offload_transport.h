@@ -6,8 +6,8 @@
  *
  * $HEADER$
  *
- * The boundary between the component and the offload's transport plugins
- * (issue 21).  The UCX agent (coll_hiercoll_offload_ucx.c) and the ofi
+ * The boundary between the component and the offload's transport plugins.
+ * The UCX agent (coll_hiercoll_offload_ucx.c) and the ofi
  * backend (coll_hiercoll_ofi.c, coll_hiercoll_ofi_trig.c) are each a small
  * shared object linked against its library (hiercoll_ucx.so: libucp;
  * hiercoll_ofi.so: libfabric), installed in <component dir>/hiercoll/ (a

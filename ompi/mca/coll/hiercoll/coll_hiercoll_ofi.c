@@ -6,7 +6,7 @@
  *
  * $HEADER$
  *
- * The triggered offload's ofi backend inside Open MPI (issue 10): the
+ * The triggered offload's ofi backend inside Open MPI: the
  * process's own libfabric fabric, domain and endpoint (provider found by
  * capability, coll_hiercoll_ofi_trig.c), wired up lazily at a
  * communicator's first offloaded call through the saved previous module's

@@ -6,7 +6,7 @@
  *
  * $HEADER$
  *
- * The triggered engine's ofi backend (issue 10): a program of the engine
+ * The triggered engine's ofi backend: a program of the engine
  * (coll_hiercoll_trig.h, plain data) becomes libfabric triggered work, so
  * that on a NIC with FI_TRIGGER nothing on the host runs between arming
  * and completion.  MPI-free (libfabric only): unit-tested in one process

@@ -11,7 +11,7 @@
  * communicator whose processes share a node, through shared memory.  This
  * file holds its public entry points (enable, free, usable, start,
  * prepare, auto's questions, the lean calls and the fast path's replay);
- * the engine is in rooms beside it:
+ * the engine is in the files beside it:
  *
  *   coll_hiercoll_shm_internal.h  types, hot helpers, SYNCHRONIZATION
  *   coll_hiercoll_shm_arena.c     MEMORY: the arena, mappings, layout, CMA

@@ -6,7 +6,7 @@
  *
  * $HEADER$
  *
- * The shared-memory node level (seed 002, ../shared/spec/shared-memory.md):
+ * The shared-memory node level (docs/node-level.md):
  * collectives of a communicator whose processes share a node exchange
  * data through a region of shared memory instead of the PML.
  *

@@ -6,7 +6,7 @@
  *
  * $HEADER$
  *
- * Short-circuit reductions, the MPI side (seed 004, spec/short-circuit.md):
+ * Short-circuit reductions, the MPI side (docs/short-circuit.md):
  * which (op, datatype) pairs have an absorbing value (the table itself is
  * MPI-free, coll_hiercoll_plan_shortcut.c), the per-(communicator, op,
  * datatype) history that decides whether a call engages early exit.  The

@@ -6,7 +6,7 @@
  *
  * $HEADER$
  *
- * hiercoll's triggered-operation engine (seed 003): MPI-free
+ * hiercoll's triggered-operation engine: MPI-free
  * (docs/design/offload-engine.md; measured: docs/offload.md).
  *
  * The engine plays a NIC with triggered operations, in software.  Its

@@ -6,7 +6,7 @@
  *
  * $HEADER$
  *
- * Triggered-operation programs of bcast and barrier (issue 10), for every
+ * Triggered-operation programs of bcast and barrier, for every
  * backend of the engine (coll_hiercoll_trig.h).  MPI-free.
  */
 #ifndef MCA_COLL_HIERCOLL_TRIG_BCAST_H
