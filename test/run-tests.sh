@@ -1543,7 +1543,7 @@ run "fast-shm-lean-groups2-np5" 120 "${MPI[@]}" -np 5 --mca coll hiercoll,basic,
     --mca coll_hiercoll_shm_group_size 2 "$fast" 200 --no-inflight "${SHM_FAST[@]}"
 
 # Hand-back: a blocking collective passed on N times in a row goes back to
-# the component below (its slot then calls it directly); results stay
+# the layer below (its slot then calls it directly); results stay
 # exact through the change, on many communicators, freed in flight too.
 EXPECT=("t_fast: np 4: [0-9]+ checks, 0 failed"
         "hiercoll: .*: (reduce|allreduce) goes back to tuned after 3 blocking calls")

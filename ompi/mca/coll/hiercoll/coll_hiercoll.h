@@ -190,7 +190,7 @@ typedef struct hc_coll_desc {
 
 typedef struct hc_stats {
     uint64_t calls[HC_NCOLL];     /* run by hiercoll */
-    uint64_t fallbacks[HC_NCOLL]; /* passed to the previous component */
+    uint64_t fallbacks[HC_NCOLL]; /* passed to the layer below */
     uint64_t msgs, bytes_sent, bytes_copied, bytes_reduced;
     /* short-circuit: calls run with early exit engaged, calls that
      * returned early, requests completed after their call returned */

@@ -172,7 +172,7 @@ size_t mca_coll_hiercoll_decomp_describe(const mca_coll_hiercoll_module_t *m, hc
 }
 
 /* Verbose descriptions of auto: "=alg" runs hiercoll's algorithm, "->comp"
- * passes the call to the previous component. */
+ * passes the call to the layer below. */
 static void describe_fallback(const mca_coll_hiercoll_module_t *m, hc_coll_t k, hc_mode_t md,
                               char *buf, size_t len)
 {
@@ -601,7 +601,7 @@ static void describe_vtree(const mca_coll_hiercoll_module_t *m, hc_coll_t k, hc_
 
 #define VTREE_RULE                                                                                 \
     "tree from coll_hiercoll_gatherv_tree_min processes, at the communicator's "                   \
-    "coll_hiercoll_gatherv_level; below, the previous component"
+    "coll_hiercoll_gatherv_level; on fewer, the layer below"
 
 /* ------------------------------------------------------------------ */
 /* allgather(v), alltoall(v,w)                                          */
@@ -753,7 +753,7 @@ static const hc_algo_t *prefer_fallback(const hc_call_t *c)
     return NULL;
 }
 
-#define FALLBACK_RULE "the previous component; hiercoll's plan only when there is none"
+#define FALLBACK_RULE "the layer below; hiercoll's plan only when there is none"
 
 /* The neighborhood collectives (coll_hiercoll_neighbor.c): one table of
  * algorithms; coll/basic has only their blocking forms. */
@@ -762,9 +762,9 @@ static const hc_algo_t *prefer_fallback(const hc_call_t *c)
         mca_coll_hiercoll_neighbor_describe
 #define NEIGHBOR_GATHER_RULE FALLBACK_RULE
 #define NEIGHBOR_EXCHANGE_RULE                                                                     \
-    "the previous component, except the nonblocking and persistent forms on Cartesian "          \
+    "the layer below, except the nonblocking and persistent forms on Cartesian "          \
     "communicators with a periodic dimension of size 1 or 2 (Open MPI 4.1's libnbc puts their "  \
-    "blocks in the wrong direction); hiercoll's plan when there is no previous component"
+    "blocks in the wrong direction); hiercoll's plan when there is no layer below"
 
 const hc_coll_desc_t mca_coll_hiercoll_colls[HC_NCOLL] = {
     [HC_ALLGATHER] = {allgather_algos, prefer_fallback, FALLBACK_RULE, describe_fallback},

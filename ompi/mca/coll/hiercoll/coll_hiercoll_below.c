@@ -199,7 +199,7 @@ void mca_coll_hiercoll_release_prev(mca_coll_hiercoll_module_t *m)
 }
 
 /* ------------------------------------------------------------------ */
-/* Fallback: the previous layer's function, unchanged arguments         */
+/* Fallback: the layer below's function, unchanged arguments         */
 /* ------------------------------------------------------------------ */
 
 int mca_coll_hiercoll_fallback(hc_call_t *c, ompi_request_t **req, struct ompi_info_t *info)

@@ -26,7 +26,7 @@
  *        module type is mca_coll_base_module_t in all three (2.3.0 /
  *        2.4.0 / 3.0.0: 5.0 adds agree/iagree and moves reduce_local and
  *        disable, 6.0 adds revoke_local);
- *      - how the selection treats a module that keeps the previous layer
+ *      - how the selection treats a module that keeps the layer below
  *        (HC_COLL_* below): in 4.1 and 5.0.x coll_base_comm_select()
  *        calls a module's enable before it copies that module's functions
  *        into comm->c_coll (so enable sees the layer below and saves it,

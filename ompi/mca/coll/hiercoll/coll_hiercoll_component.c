@@ -207,7 +207,7 @@ static void register_algorithms(mca_coll_hiercoll_params_t *prm)
         snprintf(names[k], sizeof(names[k]), "%s_algorithm", mca_coll_hiercoll_coll_names[k]);
         snprintf(descs[k], sizeof(descs[k]),
                  "Algorithm of %s and its nonblocking and persistent forms: \"auto\" (%s), "
-                 "\"fallback\" (always the previously selected component), or one of: %s. "
+                 "\"fallback\" (always the layer below), or one of: %s. "
                  "A communicator info key \"%s\" overrides it per communicator",
                  mca_coll_hiercoll_coll_names[k], d->auto_rule, list,
                  mca_coll_hiercoll_info_key((hc_coll_t) k, key, sizeof(key)));
@@ -222,7 +222,7 @@ static void register_basic(mca_coll_hiercoll_params_t *prm)
 {
     reg_number("bcast_binomial_max",
                "auto bcast: the largest message (bytes) broadcast by hiercoll's binomial tree; "
-               "larger ones go to the previous component (its pipelined algorithms), or stay "
+               "larger ones go to the layer below (its pipelined algorithms), or stay "
                "binomial when there is none",
                OPAL_INFO_LVL_6, HC_NUM_SIZE, &prm->bcast_binomial_max, 512 * 1024, 0, HC_MAX_BYTES);
 }
@@ -303,8 +303,8 @@ static void register_selection(mca_coll_hiercoll_params_t *prm)
                OPAL_INFO_LVL_5, &prm->rules_file);
 
     reg_number("hand_back_after",
-               "A blocking collective that hiercoll passed on to the component below this many "
-               "times in a row on a communicator (its rules or auto chose the component below, "
+               "A blocking collective that hiercoll passed on to the layer below this many "
+               "times in a row on a communicator (its rules or auto chose the layer below, "
                "the call fed no short-circuit history) goes back to that component: the "
                "communicator's slot then calls it directly, at no cost, for the communicator's "
                "life (not with verbose 2, stats, or a decomposed communicator). 0: never",
@@ -317,9 +317,9 @@ static void register_inter(mca_coll_hiercoll_params_t *prm)
     prm->inter_own = false;
     reg_bool("inter_own",
              "Intercommunicators: run hiercoll's own plans for every collective (true), or only "
-             "for the slots that the components below leave empty, and for coll/basic's blocking "
+             "for the slots that the layer below leaves empty, and for coll/basic's blocking "
              "scatter, which crashes in Open MPI 4.1.4 (false, the default: the others go to the "
-             "components below, e.g. coll/inter)",
+             "layer below, e.g. coll/inter)",
              OPAL_INFO_LVL_6, &prm->inter_own);
 }
 

@@ -6,7 +6,7 @@
  *
  * $HEADER$
  *
- * Never slower than the stack below: selection rules and the fast path
+ * Where measured slower, the layer below: selection rules and the fast path
  * (docs/tuning.md; why entries are forgotten: docs/design/fast-path.md).
  *
  * Rules (coll_hiercoll_rules.c parses them) say, per collective,
@@ -295,7 +295,7 @@ void mca_coll_hiercoll_hand_back(mca_coll_hiercoll_module_t *m, hc_coll_t k)
                                   "passed on to it",
                                   m->comm->c_name, mca_coll_hiercoll_coll_names[k],
                                   m->prev_name[k][HC_BLOCKING] ? m->prev_name[k][HC_BLOCKING]
-                                                               : "the component below",
+                                                               : "the layer below",
                                   mca_coll_hiercoll_params.hand_back_after);
         }
     }

@@ -6,10 +6,12 @@
  *
  * $HEADER$
  *
- * Selection: which algorithm serves a call (decomposition, the
- * short-circuit, the rules, each collective's auto), and dispatch: the
- * layer below (coll_hiercoll_below.c), a plan, stages, a direct or a
- * request algorithm.
+ * Selection: which algorithm serves a call, and dispatch: the layer below
+ * (coll_hiercoll_below.c), a plan, stages, a direct or a request
+ * algorithm.  Under auto, mca_coll_hiercoll_select asks in this order:
+ * decomposition, the shared-memory node level, the short-circuit, the
+ * selection rules, the collective's auto_pick.  docs/using.md lists the
+ * same order; test docs-selection checks it against this file's calls.
  */
 #include "ompi_config.h"
 
@@ -191,12 +193,12 @@ const hc_algo_t *mca_coll_hiercoll_select(const hc_call_t *c)
                 return NULL;
             }
         }
-        /* the selection rules (coll_hiercoll_fast.c); the call records the
-         * rule that decided, for verbose output */
         if (NULL == a) { /* short-circuit reductions before the rules (measured
                           * on ops without absorbing values) */
             a = mca_coll_hiercoll_shortcut_auto(c);
         }
+        /* the selection rules (coll_hiercoll_fast.c); the call records the
+         * rule that decided, for verbose output */
         const hcp_rule_t *rule = NULL == a ? mca_coll_hiercoll_rule_of(c) : NULL;
         if (NULL != rule && HCP_RULE_FALLBACK == rule->algo && can_fall_back) {
             ((hc_call_t *) c)->rule = rule;
