@@ -40,13 +40,12 @@ done
 
 testdir=$top_builddir/test
 logdir=$testdir/logs
-mkdir -p "$logdir"
 
 # The component as built here, ahead of Open MPI's own directory.
 so=$top_builddir/ompi/mca/coll/hiercoll/.libs/mca_coll_hiercoll.so
 stage=$testdir/_components
-mkdir -p "$stage"
 if [ "$list" = no ]; then
+    mkdir -p "$logdir" "$stage"
     if [ ! -f "$so" ]; then
         echo "run-tests.sh: $so is missing: build first (make)" >&2
         exit 2
@@ -1618,6 +1617,22 @@ EXPECT=("check-docs: the README's two commands and .ci/run are in step")
 run "docs-ci-in-step" 60 "$srcdir/contrib/check-docs.sh" ci "$srcdir"
 EXPECT=("check-docs: [1-9][0-9]* commands, 0 failed")
 run "docs-commands" 600 "$srcdir/contrib/check-docs.sh" commands "$srcdir" "$top_builddir"
+# ... the table of what runs (contrib/hc_whatruns.sh; written with 4.1's
+# stack below, so checked there), the selection order that docs/using.md
+# lists against mca_coll_hiercoll_select's calls, and every topic of
+# help-coll-hiercoll.txt used and explained in docs/troubleshooting.md
+case $ompi_series in
+5.* | 6.*) selected docs-what-runs && [ "$list" = no ] &&
+         echo "SKIP: docs-what-runs (docs/what-runs.md is written with Open MPI 4.1's stack)" ;;
+*)
+    EXPECT=("check-docs: docs/what-runs.md is in step with the component")
+    run "docs-what-runs" 120 "$srcdir/contrib/check-docs.sh" what-runs "$srcdir" "$top_builddir"
+    ;;
+esac
+EXPECT=("check-docs: docs/using.md gives the selection order of coll_hiercoll_select.c")
+run "docs-selection" 60 "$srcdir/contrib/check-docs.sh" selection "$srcdir"
+EXPECT=("check-docs: [1-9][0-9]* topics of help-coll-hiercoll.txt, each used and explained")
+run "docs-help" 60 "$srcdir/contrib/check-docs.sh" help "$srcdir"
 # verbose 2: one line per call
 EXPECT=("t_comms: np 3: [0-9]+ checks, 0 failed"
         "hiercoll: .*: allreduce = recursive_doubling \(blocking, np 3\) by auto"
