@@ -584,7 +584,7 @@ run "decomp-info-key-np3" 300 "${MPI[@]}" -np 3 --mca coll hiercoll,tuned,basic,
 # hiercoll, and Open MPI makes no sub-communicator without it: one line,
 # no decomposition (no Open MPI error for every communicator), results exact.
 EXPECT=("t_comms: np 4: [0-9]+ checks, 0 failed"
-        "MPI_COMM_WORLD: decomposition by block:3: not decomposed: the components below hiercoll leave collective slots empty")
+        "MPI_COMM_WORLD: decomposition by block:3: not decomposed: the layer below leaves collective slots empty")
 REJECT=("none of them said" "decomp comm MPI_COMM_WORLD")
 run "decomp-basic-declines-np4" 120 "${MPI[@]}" -np 4 --mca coll hiercoll,basic \
     --mca coll_hiercoll_decomp_criterion block:3 --mca coll_hiercoll_allreduce_algorithm decomp \

@@ -779,8 +779,7 @@ const hc_coll_desc_t mca_coll_hiercoll_colls[HC_NCOLL] = {
     [HC_ALLTOALLW] = {alltoallw_algos, prefer_fallback, FALLBACK_RULE, describe_fallback},
     [HC_BARRIER] = {barrier_algos, barrier_auto, "dissemination", describe_barrier},
     [HC_BCAST] = {bcast_algos, bcast_auto,
-                  "binomial up to coll_hiercoll_bcast_binomial_max bytes, then the previous "
-                  "component",
+                  "binomial up to coll_hiercoll_bcast_binomial_max bytes, then the layer below",
                   describe_bcast},
     [HC_EXSCAN] = {exscan_algos, prefer_fallback, FALLBACK_RULE, describe_fallback},
     [HC_GATHER] = {gather_algos, prefer_fallback, FALLBACK_RULE, describe_fallback},

@@ -168,8 +168,8 @@ static void register_component(mca_coll_hiercoll_params_t *prm)
                "collectives in the three modes) and runs its own plans where no "
                "lower-priority component has the slot (under \"hiercoll,basic\": every "
                "nonblocking and persistent collective). On intercommunicators it asks for "
-               "this priority plus one (above coll/inter), passes the slots the components "
-               "below fill and runs its own plans for the others (under \"hiercoll,basic\": "
+               "this priority plus one (above coll/inter), passes the slots the layer below "
+               "fills and runs its own plans for the others (under \"hiercoll,basic\": "
                "every nonblocking and persistent one, and the blocking scatter, allreduce, "
                "reduce and reduce_scatter(_block), which basic gets wrong there)",
                OPAL_INFO_LVL_6, HC_NUM_INT, &prm->priority, 40, -1, 100);
@@ -275,8 +275,8 @@ static void register_gatherv(mca_coll_hiercoll_params_t *prm)
 
     reg_number("gatherv_tree_min",
                "auto gatherv/scatterv: the smallest communicator (processes) on which hiercoll "
-               "runs its binomial tree with message chains; smaller ones go to the previous "
-               "component (its linear algorithm), or to hiercoll's linear one when there is "
+               "runs its binomial tree with message chains; smaller ones go to the layer below "
+               "(its linear algorithm), or to hiercoll's linear one when there is "
                "none. The default is a little past where the cost model (hc_cost gatherv) has "
                "the conservative level overtake linear for small blocks (about 80); the "
                "aggressive level overtakes it from about 32",
@@ -298,7 +298,7 @@ static void register_selection(mca_coll_hiercoll_params_t *prm)
                "A selection rules file (docs/tuning.md, \"Rules file format\"; contrib/hc_tune "
                "writes one): per collective, communicator size and message size, which of "
                "hiercoll's algorithms runs a blocking call under auto, or \"fallback\" for the "
-               "previous component. Empty: the built-in rules, measured on the project's "
+               "layer below. Empty: the built-in rules, measured on the project's "
                "machine. A bad file gives one error line and the built-in rules",
                OPAL_INFO_LVL_5, &prm->rules_file);
 

@@ -10,7 +10,7 @@
  * into disjoint PARTS (by node, a hardware level, blocks of ranks or an
  * explicit list: coll_hiercoll_decomp_criterion) plus a BRIDGE holding
  * one LEADER of each part, and every blocking collective runs in pieces
- * on them with the collectives of the components below hiercoll, the
+ * on them with the collectives of the layer below, the
  * parts in parallel.  Only the bridge crosses parts (nodes), so far fewer
  * slow transfers happen; inside a part the fast ones (shared memory) do.
  *
@@ -236,9 +236,9 @@ static void create(mca_coll_hiercoll_module_t *m)
     if (!below_fills_every_slot(m)) {
         if (0 == rank) {
             char name[64];
-            mca_coll_hiercoll_log(1, "%s: decomposition by %s: not decomposed: the components "
-                                  "below hiercoll leave collective slots empty (no libnbc?), and "
-                                  "Open MPI makes no sub-communicator without hiercoll then",
+            mca_coll_hiercoll_log(1, "%s: decomposition by %s: not decomposed: the layer below "
+                                  "leaves collective slots empty (no libnbc?), and Open MPI "
+                                  "makes no sub-communicator without hiercoll then",
                                   comm->c_name, crit_name(crit, name, sizeof(name)));
         }
         goto done;
@@ -451,7 +451,7 @@ const hcp_decomp_t *mca_coll_hiercoll_decomp_layout(const hc_call_t *c)
  * nonblocking start of a sub-communicator collective.
  */
 
-/* A collective of the components below hiercoll, on a sub-communicator. */
+/* A collective of the layer below, on a sub-communicator. */
 #define SUB(comm, coll, ...)                                                                       \
     ((comm)->c_coll->coll_##coll(__VA_ARGS__, (comm), (comm)->c_coll->coll_##coll##_module))
 
