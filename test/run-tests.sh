@@ -1633,6 +1633,11 @@ EXPECT=("check-docs: docs/using.md gives the selection order of coll_hiercoll_se
 run "docs-selection" 60 "$srcdir/contrib/check-docs.sh" selection "$srcdir"
 EXPECT=("check-docs: [1-9][0-9]* topics of help-coll-hiercoll.txt, each used and explained")
 run "docs-help" 60 "$srcdir/contrib/check-docs.sh" help "$srcdir"
+# ... and sentences a reader follows in one breath: none over 60 words,
+# no paragraph or list item over 12 lines (tables and code aside), in the
+# README, HACKING (at most 600 lines: a map), docs/ and design/
+EXPECT=("check-docs: every sentence at most 60 words, every paragraph at most 12 lines")
+run "docs-style" 60 "$srcdir/contrib/check-docs.sh" style "$srcdir"
 # verbose 2: one line per call
 EXPECT=("t_comms: np 3: [0-9]+ checks, 0 failed"
         "hiercoll: .*: allreduce = recursive_doubling \(blocking, np 3\) by auto"
