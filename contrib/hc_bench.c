@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * hc_bench: OSU-style latency of one collective, hiercoll against other
  * coll components, side by side in ONE job.
  *

@@ -3,8 +3,12 @@
 # Copyright (c) 2026 The hiercoll authors.
 # $COPYRIGHT$
 #
+# Additional copyrights may follow
+#
+# $HEADER$
+#
 # hc_scale_check.sh: the many-core check of the shared-memory node level
-# (issue 34).  On a machine with 8 or more cores, in a few minutes:
+# (docs/design/node-hierarchy-model.md).  On a machine with 8 or more cores, in a few minutes:
 #   1. the machine's topology (lscpu, hwloc or /sys): cores, packages,
 #      NUMA domains, L3 domains;
 #   2. the shm correctness subset of test/run-tests.sh at np = cores,
@@ -41,7 +45,7 @@
 #   --list-files        print the build's files this script uses, and exit
 #   --help
 #
-# Example (as the coordinator runs it, in a root with Open MPI's runtime):
+# Example (in a root with Open MPI's runtime):
 #   contrib/hc_scale_check.sh --build /opt/hiercoll-build --out /tmp/scale-out
 
 set -u

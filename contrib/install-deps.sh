@@ -1,4 +1,12 @@
 #!/bin/sh
+#
+# Copyright (c) 2026 The hiercoll authors.
+# $COPYRIGHT$
+#
+# Additional copyrights may follow
+#
+# $HEADER$
+#
 # Install what hiercoll needs on Debian 12 (bookworm), from Debian's archive.
 # (mmdebstrap: the Debian 13 root of "make check-ompi5", Open MPI 5.0;
 # debhelper and lintian: the Debian package, "make check-deb".)

@@ -1,4 +1,12 @@
 #!/bin/sh
+#
+# Copyright (c) 2026 The hiercoll authors.
+# $COPYRIGHT$
+#
+# Additional copyrights may follow
+#
+# $HEADER$
+#
 # Build, test and inspect hiercoll against Open MPI 5.0 (Debian 13, trixie)
 # inside a Debian 13 root made with mmdebstrap from Debian's archive.
 #

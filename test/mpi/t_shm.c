@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * The shared-memory node level beyond what t_colls checks:
  *   matrix    a non-commutative user op (2x2 integer matrix product) in
  *             allreduce and reduce at every root, every mode, against the
@@ -570,7 +574,8 @@ static MPI_Datatype holes_type(int which)
     case 1: {
         struct cdi { char c; double d; int i; };
         int bl[3] = {1, 1, 1};
-        MPI_Aint disp[3] = {offsetof(struct cdi, c), offsetof(struct cdi, d), offsetof(struct cdi, i)};
+        MPI_Aint disp[3] = {offsetof(struct cdi, c), offsetof(struct cdi, d),
+                            offsetof(struct cdi, i)};
         MPI_Datatype ty[3] = {MPI_CHAR, MPI_DOUBLE, MPI_INT};
         MPI_Type_create_struct(3, bl, disp, ty, &v);
         MPI_Type_create_resized(v, 0, sizeof(struct cdi), &t);
@@ -660,7 +665,8 @@ static void test_holes(MPI_Comm comm)
         MPI_Datatype t = holes_type(which);
         for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); ++i) {
             for (int coll = 0; coll < 6; ++coll) {
-                holes_one(comm, twin, t, coll, counts[i], (int) ((i + (size_t) coll) % (size_t) np));
+                holes_one(comm, twin, t, coll, counts[i],
+                          (int) ((i + (size_t) coll) % (size_t) np));
             }
         }
         if (0 != which) {
@@ -731,7 +737,8 @@ static void affine(void *in, void *inout, int *len, MPI_Datatype *dt)
     const unsigned short *x = (const unsigned short *) ((const char *) in + lb);
     unsigned short *y = (unsigned short *) ((char *) inout + lb);
     for (int i = 0; i < *len; ++i, x += 2, y += 2) {
-        unsigned short a = (unsigned short) (x[0] * y[0]), b = (unsigned short) (x[0] * y[1] + x[1]);
+        unsigned short a = (unsigned short) (x[0] * y[0]),
+                       b = (unsigned short) (x[0] * y[1] + x[1]);
         y[0] = a;
         y[1] = b;
     }
@@ -743,7 +750,8 @@ static void test_lbred(MPI_Comm comm)
     MPI_Info_create(&info);
     MPI_Info_set(info, "hiercoll_allreduce_algorithm", "fallback");
     MPI_Info_set(info, "hiercoll_reduce_algorithm", "fallback");
-    MPI_Info_set(info, "hiercoll_reduce_scatter_block", "fallback"); /* (the key past 36 characters) */
+    MPI_Info_set(info, "hiercoll_reduce_scatter_block",
+                 "fallback"); /* (the key past 36 characters) */
     MPI_Info_set(info, "hiercoll_reduce_scatter_algorithm", "fallback");
     MPI_Comm twin;
     MPI_Comm_dup_with_info(comm, info, &twin);

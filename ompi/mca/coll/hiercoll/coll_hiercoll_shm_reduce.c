@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * The shared-memory node level: the reductions' state machines (reduce,
  * allreduce; the folds of reduce_scatter's blocks).
  *
@@ -561,8 +565,8 @@ bool hc_shm_run_red_cma(hc_shm_op_t *o)
         return false;
     }
     if (o->error != OMPI_SUCCESS) {
-        opal_output(0, "hiercoll: shm: %s rank %d: single-copy %s of %zu bytes failed",
-                    sh->comm->c_name, me, all ? "allreduce" : "reduce", o->m);
+        mca_coll_hiercoll_show_help("single-copy-reduction-failed", sh->comm->c_name, me,
+                                    all ? "allreduce" : "reduce", o->m);
     }
     free(o->tmp);
     free(o->scratch);
@@ -578,9 +582,8 @@ bool hc_shm_run_red_cma(hc_shm_op_t *o)
  * may still read its input.  Per call a folding rank copies each other
  * input once, a reduce's non-roots nothing: the pattern of the layer
  * below's linear reduce with single copy, without its messages.  At np 2
- * an allreduce so took 1.4-1.6 us at 8 KiB (cells: 1.9-2.1), 8 us at
- * 128 KiB (slice-parallel: 17.5-18.3) and 32-35 at 512 KiB (47-49); from
- * HC_SHM_ROOT_MAX the slices win (2 MiB: 236 against 320). */
+ * it beats the cells and the slice-parallel folds up to HC_SHM_ROOT_MAX,
+ * where the slices win (docs/design/shm-cma.md). */
 static void red_root_pieces(hc_shm_op_t *o);
 
 bool hc_shm_run_red_root_cma(hc_shm_op_t *o)
@@ -623,7 +626,8 @@ bool hc_shm_run_red_root_cma(hc_shm_op_t *o)
              * x0 op x1, or x1 op x0 under a predefined commutative op (the
              * same bits); in place once the other has read mine (below) */
             char *to = in_place ? (o->tmp = malloc(o->m)) : o->dst;
-            if (NULL == to || 0 != hc_shm_cma_read(sh->pids[1 - me], to, input_of(o, s, 1 - me), o->m)) {
+            if (NULL == to
+                || 0 != hc_shm_cma_read(sh->pids[1 - me], to, input_of(o, s, 1 - me), o->m)) {
                 o->error = OMPI_ERROR;
             }
             finish_reading(ch, s);
@@ -650,8 +654,8 @@ bool hc_shm_run_red_root_cma(hc_shm_op_t *o)
         o->tmp = NULL;
     }
     if (o->error != OMPI_SUCCESS) {
-        opal_output(0, "hiercoll: shm: %s rank %d: single-copy %s of %zu bytes failed",
-                    sh->comm->c_name, me, all ? "allreduce" : "reduce", o->m);
+        mca_coll_hiercoll_show_help("single-copy-reduction-failed", sh->comm->c_name, me,
+                                    all ? "allreduce" : "reduce", o->m);
     }
     return true;
 }
