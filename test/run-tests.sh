@@ -1090,6 +1090,17 @@ done
 run "shm-levels-fault-treefold-4-np9" 300 "${MPI[@]}" -np 9 "${LV_FAULT[@]}" \
     --mca coll_hiercoll_shm_cma_min 0 --mca coll_hiercoll_shm_fault treefold:4 "${SHM[@]}" \
     "$shm" --errors
+# ... and flat, a single-copy reduction's slice folded by one rank whose
+# reads fail (fault cmaslice): whoever reads that slice (every rank of an
+# allreduce, a reduce's root) returns an error, none a wrong slice
+EXPECT=("t_shm: np 3: 27 checks, 0 failed" "single copy \(CMA\) from 8 bytes")
+for it in 0 1 2; do
+    EXPECT+=("t_shm: errors: allreduce $it: error on ranks 0,1,2; wrong data on ranks none"
+             "t_shm: errors: reduce $it: error on ranks 0,1; wrong data on ranks none")
+done
+run "shm-fault-cmaslice-1-np3" 300 "${MPI[@]}" -np 3 --mca coll hiercoll,basic,libnbc \
+    --mca coll_hiercoll_verbose 1 --mca coll_hiercoll_shm_cma_min 8 \
+    --mca coll_hiercoll_shm_fault cmaslice:1 "${SHM[@]}" "$shm" --errors
 # one hierarchy for all: ranks 0-3 build theirs by l3, 4-7 by socket (per
 # rank environments; the region's layout is the same): the set-up agrees
 # a digest of every rank's hierarchy and paths, finds them different, and
