@@ -50,11 +50,14 @@ while [ $# -gt 0 ]; do
 done
 
 # Tests left out of every run, with why (runtests.py's --exclude, by module).
-#   test_spawn, test_dynproc: process management (ORTE's spawn, connect and
-#   accept), not collectives; test_spawn alone takes about 640 s at np 1
-#   here, and in a whole run ORTE itself runs out of resources ("ORTE_ERROR_LOG:
-#   Out of resource in file orte/util/show_help.c", then MPI_ERR_UNKNOWN
-#   from Spawn_multiple), with and without hiercoll.
+#   test_spawn, test_dynproc: process management (ORTE's spawn, PMIx's
+#   publish and lookup, connect and accept), not collectives, and too slow:
+#   test_spawn alone took 640 to 940 s at np 1 here, its spawns hanging now
+#   and then until PMIx's lookup timed out (MPI_ERR_UNKNOWN from Spawn).
+#   Not yet traced to one side: TestSpawnSelf at np 1 (150-200 s limits,
+#   load average 30-110) hung in 4 of 5 tries under the default stack, with
+#   hiercoll as of these checks (3 of 4) and as it was before them (1 of 1),
+#   and in 2 of 5 without hiercoll; each of its tests passes alone under both.
 EXCLUDE=(test_spawn test_dynproc)
 
 py=/usr/bin/python3
