@@ -15,7 +15,10 @@
 #      bound to cores: t_colls with the shm level forced (serial
 #      references), t_shm (non-commutative op exact, bitwise determinism,
 #      dup/free cycles), two levels (groups of 4, and the default groups by
-#      L3), persistent requests, single copy (CMA), auto;
+#      L3), persistent requests, single copy (CMA), auto; the stress
+#      program (t_stress: mixed collectives with random sleeps, buffers
+#      overwritten after each return, 2 slots, every slot reuse checked)
+#      for --stress-seconds through the hierarchy of groups of 4;
 #   3. hc_bench --report bcast,reduce,allreduce,barrier at np 4, 8 and 16
 #      (at most the cores), bound to cores: hiercoll against the same stack
 #      without hiercoll in one job; CSV (and PNG: gnuplot, else python3 with
@@ -32,8 +35,9 @@
 #   --mpirun PATH       mpirun (default: mpirun in PATH)
 #   --out DIR           where logs, CSV and PNG go (default $OUT, else
 #                       ./scale-out)
-#   --time-budget S     seconds in all (default 450); no step starts that
+#   --time-budget S     seconds in all (default 540); no step starts that
 #                       the budget cannot hold (skipped, counted, said)
+#   --stress-seconds S  how long t_stress runs (default 60)
 #   --np N              the correctness subset's np (default: the cores)
 #   --bench-nps LIST    the benchmark's nps (default 4,8,16, capped at the
 #                       cores)
@@ -54,7 +58,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 build=""
 mpirun=mpirun
 out=${OUT:-./scale-out}
-budget=450
+budget=540
+stress_seconds=60
 np=""
 bench_nps="4,8,16"
 bench_max=1M
@@ -72,6 +77,7 @@ while [ $# -gt 0 ]; do
     --mpirun) mpirun=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --time-budget) budget=$2; shift 2 ;;
+    --stress-seconds) stress_seconds=$2; shift 2 ;;
     --np) np=$2; shift 2 ;;
     --bench-nps) bench_nps=$2; shift 2 ;;
     --max) bench_max=$2; shift 2 ;;
@@ -95,7 +101,7 @@ build=$(cd "$build" 2>/dev/null && pwd) || { echo "hc_scale_check: no directory 
 # .libs/, where the real binary is; a plain binary as it is.
 # ---------------------------------------------------------------------------
 COMPONENT=ompi/mca/coll/hiercoll/.libs/mca_coll_hiercoll.so
-PROGRAMS="test/mpi/t_colls test/mpi/t_shm test/mpi/t_persist contrib/hc_bench"
+PROGRAMS="test/mpi/t_colls test/mpi/t_shm test/mpi/t_persist test/mpi/t_stress contrib/hc_bench"
 
 is_elf() {
     [ -f "$1" ] && [ "$(head -c 4 "$1" 2>/dev/null | od -An -c | tr -d ' ')" = '177ELF' ]
@@ -322,6 +328,7 @@ step() {
 
 echo "## correctness: the shm level at np $np (bound to cores$([ "$np" -gt "$cores" ] && echo ', oversubscribed'))"
 colls=${PROG[t_colls]} shm=${PROG[t_shm]} persist=${PROG[t_persist]} hcb=${PROG[hc_bench]}
+stress=${PROG[t_stress]}
 OK='t_colls: np [0-9]+: [0-9]+ checks, 0 failed'
 SHM_OK='t_shm: np [0-9]+: [0-9]+ checks, 0 failed'
 SHM_COLLS="allreduce reduce bcast barrier allgather allgatherv gather gatherv scatter scatterv
@@ -394,6 +401,17 @@ fi
 EXPECT=("$OK" ": bcast = shm \(blocking" ": allreduce = shm \(blocking" "single copy \(CMA\) from 8 bytes")
 step "shm-cma-np$np" 180 "${MPI[@]}" "${SHORT[@]}" --mca coll_hiercoll_verbose 2 \
     --mca coll_hiercoll_shm_cma_min 8 "${SHM[@]}" "$colls" --only bcast,allreduce,reduce
+# the stress program for --stress-seconds through the hierarchy (groups of
+# 4 by the real L3, NUMA and packages; runs of leaders above): mixed
+# collectives checked against serial references, random sleeps, buffers
+# overwritten after each return, 2 slots, every slot reuse checked against
+# the done lines (an abort if the cached minimum ran ahead)
+EXPECT=("t_stress: np $np: [0-9]+ iterations, [0-9]+ checks, 0 failed")
+REJECT=("shm debug reuse")
+step "shm-stress-np$np" $((stress_seconds + 60)) "${MPI[@]}" "${SHORT[@]}" \
+    --mca coll_hiercoll_verbose 1 --mca coll_hiercoll_shm_group_size 4 \
+    --mca coll_hiercoll_shm_slots 2 --mca coll_hiercoll_shm_debug_reuse 1 "${SHM[@]}" "$stress" \
+    --seconds "$stress_seconds" --iters 0 --seed "$RANDOM$RANDOM"
 # auto, the default stack: shm where every process has a core of its own
 if [ "$np" -le "$cores" ]; then
     EXPECT=("$OK" ": allreduce = shm \(blocking, np $np\) by auto" ": barrier = shm \(blocking, np $np\) by auto")

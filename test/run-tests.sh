@@ -1123,6 +1123,17 @@ done
 run "shm-levels-fault-treefold-4-np9" 300 "${MPI[@]}" -np 9 "${LV_FAULT[@]}" \
     --mca coll_hiercoll_shm_cma_min 0 --mca coll_hiercoll_shm_fault treefold:4 "${SHM[@]}" \
     "$shm" --errors
+# ... and flat, a single-copy reduction's slice folded by one rank whose
+# reads fail (fault cmaslice): whoever reads that slice (every rank of an
+# allreduce, a reduce's root) returns an error, none a wrong slice
+EXPECT=("t_shm: np 3: 27 checks, 0 failed" "single copy \(CMA\) from 8 bytes")
+for it in 0 1 2; do
+    EXPECT+=("t_shm: errors: allreduce $it: error on ranks 0,1,2; wrong data on ranks none"
+             "t_shm: errors: reduce $it: error on ranks 0,1; wrong data on ranks none")
+done
+run "shm-fault-cmaslice-1-np3" 300 "${MPI[@]}" -np 3 --mca coll hiercoll,basic,libnbc \
+    --mca coll_hiercoll_verbose 1 --mca coll_hiercoll_shm_cma_min 8 \
+    --mca coll_hiercoll_shm_fault cmaslice:1 "${SHM[@]}" "$shm" --errors
 # one hierarchy for all: ranks 0-3 build theirs by l3, 4-7 by socket (per
 # rank environments; the region's layout is the same): the set-up agrees
 # a digest of every rank's hierarchy and paths, finds them different, and
@@ -1160,6 +1171,35 @@ REJECT=("shm: [0-9]+ processes, region of")
 run "shm-atomics-off-np3" 300 "${MPI[@]}" -np 3 -x HIERCOLL_TEST_ATOMIC64=0 \
     --mca coll hiercoll,basic,libnbc --mca coll_hiercoll_verbose 1 "${SHM[@]}" "$shm" --cycles 5 \
     --any-order
+# the stress program (t_stress): mixed bcasts (a rotating root; line, cells
+# in chunks, single copy), allreduces and reduces (a non-commutative
+# matrix product over many chunks and by single copy, int64 sums in the
+# line; in place or not), barriers and three nonblocking calls in flight,
+# every payload encoding (iteration, rank); random sleeps on random ranks
+# and leaders; buffers and inputs overwritten right after each return; 2
+# slots; every slot reuse checked against the done lines.  Flat at np 4
+# (the lean calls, the hot rows), then 2, 3 and 4 levels below the top at
+# np 8, 16, 32 (a level at least halves the leaders and the top holds at
+# most the group size, 2: np 8 has at most 2)
+STRESS=(--mca coll hiercoll,basic,libnbc --mca coll_hiercoll_verbose 1 --mca coll_hiercoll_shm_slots 2
+        "${DEBUG_REUSE[@]}" "${SHM[@]}")
+STRESS_LV=(--mca coll_hiercoll_shm_group_size 2
+           --mca coll_hiercoll_shm_topology "pack:2 numa:2 l3:2 core:4")
+stress=$testdir/mpi/t_stress
+EXPECT=("t_stress: np 4: 1000 iterations, [0-9]+ checks, 0 failed" "shm: 4 processes, region of .*\(2 slots")
+run "stress-flat-np4" 300 "${MPI[@]}" -np 4 "${STRESS[@]}" "$stress" --iters 1000 --seed 1
+EXPECT=("t_stress: np 8: 1000 iterations, [0-9]+ checks, 0 failed" "shm: 8 processes, .*\(2 slots.*hierarchy 2 levels: l3 4 groups of 2, numa 2 groups of 2; top 2")
+run "stress-levels2-np8" 300 "${MPI[@]}" -np 8 "${STRESS[@]}" "${STRESS_LV[@]}" "$stress" \
+    --iters 1000 --seed 2
+EXPECT=("t_stress: np 16: 300 iterations, [0-9]+ checks, 0 failed" "shm: 16 processes, .*hierarchy 3 levels: l3 8 groups of 2, numa 4 groups of 2, socket 2 groups of 2; top 2")
+run "stress-levels3-np16" 300 "${MPI[@]}" -np 16 "${STRESS[@]}" "${STRESS_LV[@]}" "$stress" \
+    --iters 300 --seed 3
+EXPECT=("t_stress: np 16: 200 iterations, [0-9]+ checks, 0 failed" "shm: 16 processes, .*no single copy, hierarchy 3 levels")
+run "stress-levels3-nocma-np16" 300 "${MPI[@]}" -np 16 "${STRESS[@]}" "${STRESS_LV[@]}" \
+    --mca coll_hiercoll_shm_cma_min 0 "$stress" --iters 200 --seed 4
+EXPECT=("t_stress: np 32: 100 iterations, [0-9]+ checks, 0 failed" "shm: 32 processes, .*hierarchy 4 levels: l3 16 groups of 2, numa 8 groups of 2, socket 4 groups of 2, ranks 2 groups of 2; top 2")
+run "stress-levels4-np32" 300 "${MPI[@]}" -np 32 "${STRESS[@]}" "${STRESS_LV[@]}" "$stress" \
+    --iters 100 --seed 5
 # line traffic counted (coll_hiercoll_stats; flag and done lines, and the
 # lines of cells): 100 8-byte allreduces at np 8
 # on 2 packages x 2 NUMA nodes x 2 L3 of one core.  Flat, every rank reads
@@ -1281,6 +1321,12 @@ EXPECT=("$OK" ": gatherv = shm \(blocking" ": iscatterv = shm \(nonblocking")
 run "shm-v-root-only-args-np3" 300 "${MPI[@]}" -np 3 --mca coll hiercoll,basic,libnbc \
     --mca coll_hiercoll_verbose 2 "${SHM[@]}" "$colls" --only gather,gatherv,scatter,scatterv \
     --root-only-args
+# nonblocking gatherv, scatterv, allgatherv and reduce_scatter whose count
+# and displacement arrays the caller overwrites once the call returns (as
+# mpi4py 3.1.4's Iallgatherv frees them): the level runs from its own copy
+EXPECT=("t_shm: np 3: 720 checks, 0 failed" ": iallgatherv = shm \(nonblocking" ": iscatterv = shm \(nonblocking")
+run "shm-nb-arrays-clobbered-np3" 120 "${MPI[@]}" -np 3 --mca coll hiercoll,basic,libnbc \
+    --mca coll_hiercoll_verbose 2 "${SHM[@]}" "$shm" --clobber-arrays
 # a failure on one rank: every rank falls back (no region is ever set up:
 # rank 0's line after the agreement never appears), no hang
 SHM_SET_UP='shm: [0-9]+ processes, region of'
@@ -1863,13 +1909,14 @@ if [ -x "$hcb" ] || [ "$list" = yes ]; then
     REJECT=("STEP: shm-groups")
     run "scale-check-dry-run" 60 "$scale" --build "$top_builddir" --mpirun "$mpirun" --np 2 \
         --bench-nps 2 --allow-oversubscribe --out "$logdir/scale-dry" --dry-run
-    EXPECT=("PASS: shm-t_shm-np2 " "PASS: bench-np2 " "^2 passed, 0 failed$"
-            "CSV: .*/hc_scale_bench.csv" "(PNG: |no PNG: )")
+    EXPECT=("PASS: shm-t_shm-np2 " "PASS: shm-stress-np2 " "PASS: bench-np2 "
+            "^3 passed, 0 failed$" "CSV: .*/hc_scale_bench.csv" "(PNG: |no PNG: )")
     rm -rf "$logdir/scale-np2"
     run "scale-check-np2" 300 env OUT="$logdir/scale-np2" \
         bash -c '"$@" && grep -q "^allreduce,2,4096,auto," "$OUT/hc_scale_bench.csv"' \
         _ "$scale" --build "$top_builddir" --mpirun "$mpirun" --np 2 --bench-nps 2 \
-        --allow-oversubscribe --max 4K --only "shm-t_shm|bench" --time-budget 280
+        --allow-oversubscribe --max 4K --only "shm-t_shm|shm-stress|bench" --time-budget 280 \
+        --stress-seconds 5
     EXPECT=("SKIP: shm-colls-np2 +\(" "SKIP: bench-np2 " "^0 passed, 0 failed, [0-9]+ skipped$")
     REJECT=("PASS: |FAIL: ")
     run "scale-check-budget-skips" 60 "$scale" --build "$top_builddir" --mpirun "$mpirun" --np 2 \

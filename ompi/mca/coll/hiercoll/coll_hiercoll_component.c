@@ -485,7 +485,9 @@ static void register_shm(mca_coll_hiercoll_params_t *prm)
                "through the levels fail (every rank below it returns an error); "
                "\"treefold:RANK\": it finds no scratch for a reduction in cells through the "
                "levels (every rank of an allreduce, a reduce's root, returns an error); "
-               "\"ahead:RANK\": its cached word that every rank has finished an operation "
+               "\"cmaslice:RANK\": its reads of the inputs in a single-copy reduction fail (every "
+               "rank that reads its slice, each of an allreduce, a reduce's root, returns an "
+               "error); \"ahead:RANK\": its cached word that every rank has finished an operation "
                "starts far ahead of the done lines (coll_hiercoll_shm_debug_reuse aborts)",
                OPAL_INFO_LVL_9, &prm->shm_fault);
     reg_number("shm_arena_size",

@@ -204,6 +204,41 @@ bool mca_coll_hiercoll_shm_usable(const hc_call_t *c)
     return true;
 }
 
+/* A nonblocking v-collective's counts and displacements, copied into its
+ * request: the level reads them while the operation runs, after the call
+ * has returned, where Open MPI's libnbc read them at the call.  MPI says
+ * they belong to the operation until it completes; mpi4py 3.1.4's
+ * Iallgatherv (unlike its other nonblocking collectives) releases them
+ * when the call returns, and the level then read freed memory (its
+ * test_cco_nb_vec crashed).  Persistent requests keep the caller's: they
+ * must stay valid for the request's life.  False: no memory. */
+static bool keep_arrays(hc_shm_req_t *r)
+{
+    hc_call_t *c = &r->call;
+    const int **a[4] = {&c->scounts, &c->sdispls, &c->rcounts, &c->rdispls};
+    bool root = c->rank == c->root, want[4] = {false, false, false, false};
+    switch (c->coll) {
+    case HC_ALLGATHERV: want[2] = want[3] = true; break;
+    case HC_GATHERV: want[2] = want[3] = root; break;
+    case HC_SCATTERV: want[0] = want[1] = root; break;
+    case HC_REDUCE_SCATTER: want[2] = true; break;
+    default: return true;
+    }
+    size_t n = (size_t) c->size, k = 0;
+    r->arrays = malloc(sizeof(int) * 4 * (n > 0 ? n : 1));
+    if (NULL == r->arrays) {
+        return false;
+    }
+    for (int i = 0; i < 4; ++i) {
+        if (want[i] && NULL != *a[i]) {
+            memcpy(r->arrays + k, *a[i], sizeof(int) * n);
+            *a[i] = r->arrays + k;
+            k += n;
+        }
+    }
+    return true;
+}
+
 int mca_coll_hiercoll_shm_start(hc_call_t *c, ompi_request_t **request, struct ompi_info_t *info)
 {
     (void) info;
@@ -232,12 +267,16 @@ int mca_coll_hiercoll_shm_start(hc_call_t *c, ompi_request_t **request, struct o
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
     bool persistent = HC_PERSISTENT == c->mode;
+    r->call = *c;
+    if (!persistent && !keep_arrays(r)) {
+        free(r);
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
     mca_coll_hiercoll_req_make(&r->super, c->comm, persistent, hc_shm_req_free, hc_shm_req_start);
     r->m = m;
     r->comm = c->comm;
     OBJ_RETAIN(m);
     OBJ_RETAIN(c->comm);
-    r->call = *c;
     r->persistent = persistent;
     *request = &r->super.super;
     if (persistent) {

@@ -357,6 +357,7 @@ typedef struct hc_shm_req {
     mca_coll_hiercoll_module_t *m;
     ompi_communicator_t *comm;
     hc_call_t call; /* persistent: restarted from it */
+    int *arrays;    /* nonblocking: the call's counts and displacements, copied */
     int chan;
     bool persistent, active;
 } hc_shm_req_t;

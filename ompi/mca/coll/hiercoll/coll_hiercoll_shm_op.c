@@ -425,6 +425,7 @@ int hc_shm_req_free(ompi_request_t **rp)
     OBJ_RELEASE(r->m);
     OBJ_RELEASE(r->comm);
     mca_coll_hiercoll_req_unmake(&r->super);
+    free(r->arrays);
     free(r);
     *rp = MPI_REQUEST_NULL;
     return OMPI_SUCCESS;
