@@ -3,6 +3,10 @@
 # Copyright (c) 2026 The hiercoll authors.
 # $COPYRIGHT$
 #
+# Additional copyrights may follow
+#
+# $HEADER$
+#
 # check-layers.sh: the MPI side of hiercoll stays in layers (HACKING.md,
 # "Layers").  Fails when
 #   - two object files call each other in a circle (from the symbols each
@@ -42,7 +46,7 @@ layer_of() {
     coll_hiercoll_caps | coll_hiercoll_decomp | coll_hiercoll_gatherv | coll_hiercoll_inter | \
         coll_hiercoll_neighbor | coll_hiercoll_offload | coll_hiercoll_offload_transport | \
         coll_hiercoll_offload_ucx | coll_hiercoll_ofi) echo 4 ;;
-    # 4 the shared-memory level, in rooms (coll_hiercoll_shm.c's map; no
+    # 4 the shared-memory level, in files (coll_hiercoll_shm.c's map; no
     # circle among them): entry points; operations, channels, requests; the
     # families' state machines; set-up and placement; the hierarchy; flag
     # lines and waiting; memory; the shared types and hot helpers

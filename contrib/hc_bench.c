@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * hc_bench: OSU-style latency of one collective, hiercoll against other
  * coll components, side by side in ONE job.
  *
@@ -710,7 +714,8 @@ static void usage(void)
     printf("usage: mpirun -np N hc_bench [--coll NAME] [--against LIST] [--min B] [--max B]\n"
            "         [--iters N] [--trials N] [--root R] [--layout contiguous|reversed]\n"
            "         [--nonblocking] [--info K=V]... [--csv FILE] [--png FILE] [--traffic K]\n"
-           "         [--sizes B,B...] [--variant LABEL:K=V,K=V]... [--overlap] [--stat min|median]\n"
+           "         [--sizes B,B...] [--variant LABEL:K=V,K=V]... [--overlap]\n"
+           "         [--stat min|median]\n"
            "       mpirun -np N hc_bench --report bcast,reduce,allreduce,barrier [--min B]\n"
            "         [--max B] [--sizes B,B...] [--trials N] [--trial-ms T] [--algos A,B]\n"
            "         [--control]\n"

@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * hc_cma_probe: what single copy (process_vm_readv, CMA) costs on this
  * machine, for the node level's model (hc_cost shm --long; the inputs
  * --sys-ns, --page-ns, --pin-ns).  A target process (fork) holds a buffer

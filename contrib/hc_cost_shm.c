@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * hc_cost shm: the node level's model (hc_cost_shm_model.c) as tables:
  * the critical path of barrier, bcast, reduce, allreduce (8 B, 4 KiB,
  * 1 MiB) for flat, today's two levels and an n-level hierarchy at 32, 64,
@@ -100,7 +104,8 @@ static void memory(const hcs_node_t *const *nodes, int nnode, int csv)
         for (int i = 0; i < 3; ++i) {
             printf("memory,hiercoll,%d,%zu\n", mn[i], hcs_mem_hiercoll(mn[i]));
             for (int k = 0; k < nnode; ++k) {
-                printf("memory,xhc-%s,%d,%zu\n", nodes[k]->name, mn[i], hcs_mem_xhc(nodes[k], mn[i]));
+                printf("memory,xhc-%s,%d,%zu\n", nodes[k]->name, mn[i],
+                       hcs_mem_xhc(nodes[k], mn[i]));
                 printf("memory,acoll-%s,%d,%zu\n", nodes[k]->name, mn[i],
                        hcs_mem_acoll(nodes[k], mn[i]));
             }

@@ -2,7 +2,11 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
- * hc_cost shm: the node level's cost model (issue 34), MPI-free and
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
+ * hc_cost shm: the node level's cost model, MPI-free and
  * self-contained (no planner, no simulator): the critical path of barrier,
  * bcast, reduce and allreduce in cache-line transfers and bytes per link,
  * for the flat design, today's two levels and an n-level hierarchy, on

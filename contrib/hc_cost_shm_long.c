@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * hc_cost shm --long: the bandwidth side of the node level's model.  The
  * critical path of a bcast, reduce or allreduce of 16 KiB to 8 MiB, and
  * what each rank copies, calls and serves, for five designs:
@@ -362,7 +366,8 @@ static double long_reduce(const hcs_node_t *m, const hcs_tree_t *t, int n, doubl
         }
     }
     /* (a reduce: only the root's path gathers; its work is the same) */
-    int inl3 = n < m->cores_per_l3 ? n : m->cores_per_l3, inpk = n < hcs_cores(m) / m->pkgs ? n : hcs_cores(m) / m->pkgs;
+    int inl3 = n < m->cores_per_l3 ? n : m->cores_per_l3;
+    int inpk = n < hcs_cores(m) / m->pkgs ? n : hcs_cores(m) / m->pkgs;
     double lk = l3in * inl3 / m->link_l3;
     double lp = cross * inpk / 2 / m->link_pkg;
     lk = lp > lk ? lp : lk;
@@ -392,7 +397,8 @@ static double long_time(const hcs_node_t *m, int k, int n, double S, double c)
 static int tuned_bcast_alg(int n, double S)
 {
     if (n < 4) {
-        return S < 32768 ? 1 : S < 131072 ? 5 : S < 262144 ? 2 : S < 524288 ? 1 : S < 1048576 ? 6 : 5;
+        return S < 32768 ? 1 : S < 131072 ? 5 : S < 262144 ? 2
+             : S < 524288 ? 1 : S < 1048576 ? 6 : 5;
     }
     if (n < 8) {
         return S < 8192 ? 6 : S < 1048576 ? 1 : 2;
@@ -570,11 +576,13 @@ static void xtree(const hcs_node_t *m, int n, int with_l3, hcs_tree_t *t)
         int ng = 0;
         for (int i = 0; i < ns;) {
             int j = i;
-            int key = 0 == what ? hcs_l3_of(m, set[i]) : 1 == what ? hcs_l3_of(m, set[i]) / m->l3_per_numa
-                      : 2 == what ? hcs_pkg_of(m, set[i]) : 0;
+            int key = 0 == what ? hcs_l3_of(m, set[i])
+                    : 1 == what ? hcs_l3_of(m, set[i]) / m->l3_per_numa
+                    : 2 == what ? hcs_pkg_of(m, set[i]) : 0;
             while (j < ns) {
-                int kj = 0 == what ? hcs_l3_of(m, set[j]) : 1 == what ? hcs_l3_of(m, set[j]) / m->l3_per_numa
-                         : 2 == what ? hcs_pkg_of(m, set[j]) : 0;
+                int kj = 0 == what ? hcs_l3_of(m, set[j])
+                       : 1 == what ? hcs_l3_of(m, set[j]) / m->l3_per_numa
+                       : 2 == what ? hcs_pkg_of(m, set[j]) : 0;
                 if (kj != key) {
                     break;
                 }

@@ -2,7 +2,11 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
- * The node level's cost model (hc_cost shm; issue 34).  MPI-free, no
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
+ * The node level's cost model (hc_cost shm).  MPI-free, no
  * planner: it counts who waits for whose cache line, at which distance,
  * and the bytes each link carries, for three designs:
  *
@@ -78,12 +82,11 @@ const char *const hcs_coll_names[HCS_NCOLL] = {"barrier", "bcast", "reduce", "al
 /* The modelled nodes.  Sources (docs/design/node-hierarchy-model.md has
  * the full list and how each figure was read):
  *  [C2C]  Chips and Cheese, "Core to Core Latency Data on Large Systems",
- *         2023-11-07, https://chipsandcheese.com/2023/11/07/core-to-core-latency-data-on-large-systems/
- *  [ATM]  AnandTech, "AMD 3rd Gen EPYC Milan Review", 2021-03-15, page
- *         "Topology, Memory Subsystem & Latency",
- *         https://www.anandtech.com/show/16529/amd-epyc-milan-review/4
- *  [ATR]  AnandTech, "AMD Rome Second Generation EPYC Review", 2019,
- *         "Memory Subsystem: Latency",
+ *         2023-11-07,
+ * https://chipsandcheese.com/2023/11/07/core-to-core-latency-data-on-large-systems/ [ATM]
+ * AnandTech, "AMD 3rd Gen EPYC Milan Review", 2021-03-15, page "Topology, Memory Subsystem &
+ * Latency", https://www.anandtech.com/show/16529/amd-epyc-milan-review/4 [ATR]  AnandTech, "AMD
+ * Rome Second Generation EPYC Review", 2019, "Memory Subsystem: Latency",
  *         https://www.anandtech.com/show/14694/amd-rome-epyc-2nd-gen/7
  *  [JPS]  J. Prahman, "Sapphire Rapids core-to-core latency" (m7i.48xlarge),
  *         https://jprahman.substack.com/p/sapphire-rapids-core-to-core-latency
@@ -113,12 +116,21 @@ const hcs_node_t hcs_epyc = {
 };
 const hcs_node_t hcs_xeon = {
     .name = "xeon-2x56",
-    .pkgs = 2, .numa_per_pkg = 2, .l3_per_numa = 1, .cores_per_l3 = 28, /* SNC2: an LLC share per NUMA */
+    .pkgs = 2,
+    .numa_per_pkg = 2,
+    .l3_per_numa = 1,
+    .cores_per_l3 = 28, /* SNC2: an LLC share per NUMA */
     .lat = {55.0, 55.0, 80.0, 150.0},
     .bw = {20.0, 20.0, 16.0, 10.0},
-    .link_l3 = 200.0, .link_pkg = 80.0,
-    .contention = 0.25, .mlp = 8.0, .fold_gbs = 20.0,
-    .bw_own = 40.0, .sys_ns = HCS_SYS_NS, .page_ns = HCS_PAGE_NS, .pin = HCS_PIN,
+    .link_l3 = 200.0,
+    .link_pkg = 80.0,
+    .contention = 0.25,
+    .mlp = 8.0,
+    .fold_gbs = 20.0,
+    .bw_own = 40.0,
+    .sys_ns = HCS_SYS_NS,
+    .page_ns = HCS_PAGE_NS,
+    .pin = HCS_PIN,
     .rndv_ns = HCS_RNDV_NS,
 };
 /* The 16-core Xeon VM of the one many-core run (docs/design/node-hierarchy-model.md:
@@ -128,12 +140,21 @@ const hcs_node_t hcs_xeon = {
  * run (docs/design/shm-long.md), 3.7 and 2.8 times this project's VM's. */
 const hcs_node_t hcs_xeon16 = {
     .name = "xeon16-vm",
-    .pkgs = 1, .numa_per_pkg = 1, .l3_per_numa = 1, .cores_per_l3 = 16,
+    .pkgs = 1,
+    .numa_per_pkg = 1,
+    .l3_per_numa = 1,
+    .cores_per_l3 = 16,
     .lat = {75.0, 75.0, 75.0, 75.0},
     .bw = {20.0, 20.0, 20.0, 20.0},
-    .link_l3 = 200.0, .link_pkg = 80.0,
-    .contention = 0.25, .mlp = 8.0, .fold_gbs = 20.0,
-    .bw_own = 40.0, .sys_ns = 1500.0, .page_ns = 250.0, .pin = HCS_PIN,
+    .link_l3 = 200.0,
+    .link_pkg = 80.0,
+    .contention = 0.25,
+    .mlp = 8.0,
+    .fold_gbs = 20.0,
+    .bw_own = 40.0,
+    .sys_ns = 1500.0,
+    .page_ns = 250.0,
+    .pin = HCS_PIN,
     .rndv_ns = HCS_RNDV_NS,
 };
 
@@ -606,8 +627,9 @@ static double flat_long(const hcs_node_t *m, int coll, int n, size_t S)
             }
         }
         double s2 = stage(m, n, rd, sr, by, nc);
-        sync = all_read_all(m, all, n)
-               + (HCS_ALLREDUCE == coll ? all_read_all(m, all, n) : lines_from(m, 0, all, n, NULL, 0));
+        sync =
+            all_read_all(m, all, n)
+            + (HCS_ALLREDUCE == coll ? all_read_all(m, all, n) : lines_from(m, 0, all, n, NULL, 0));
         t = s1 + s2 + k * sync + (cma ? 2.0 * (n - 1) * HCS_SYSCALL_NS : 0);
     }
     free(rd), free(sr), free(by), free(all);

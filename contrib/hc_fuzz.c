@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * hc_fuzz: a differential fuzzer of hiercoll's collectives.
  *
  * Every case is drawn from a 64-bit case seed (run seed + case index):
@@ -212,7 +216,11 @@ static void draw_case(hf_case_t *cs, uint64_t seed)
     int w = (int) hf_below(&r, 100);
     cs->mode = w < 50 ? MD_BLOCKING : w < 78 ? MD_NONBLOCKING : MD_PERSISTENT;
     w = (int) hf_below(&r, 100);
-    cs->comm = w < 45 ? CM_WORLD : w < 62 ? CM_REVERSED : w < 77 ? CM_SUBSET : w < 90 ? CM_PARITY : CM_ONE;
+    cs->comm = w < 45   ? CM_WORLD
+               : w < 62 ? CM_REVERSED
+               : w < 77 ? CM_SUBSET
+               : w < 90 ? CM_PARITY
+                        : CM_ONE;
     cs->mask = hf_next(&r);
     cs->key_rev = hf_chance(&r, 50);
     cs->root_raw = hf_next(&r);
@@ -516,7 +524,8 @@ static int vcount(const hf_case_t *cs, int j, int n, long c, uint64_t salt)
     case 1: return (int) (c * (j + 1) / n);
     case 2: return (int) hf_below(&r, (uint64_t) c + 1);
     case 3: return (j % 2) ? (int) c : 0;
-    default: return j == (int) (cs->root_raw % (uint64_t) n) ? (int) c : (hf_chance(&r, 30) ? 1 : 0);
+    default:
+        return j == (int) (cs->root_raw % (uint64_t) n) ? (int) c : (hf_chance(&r, 30) ? 1 : 0);
     }
 }
 
@@ -565,7 +574,8 @@ static void types_make(const hf_case_t *cs, types_t *ty)
     ty->P = ty->W = MPI_DATATYPE_NULL;
     memset(&ty->pmap, 0, sizeof(ty->pmap));
     memset(&ty->wmap, 0, sizeof(ty->wmap));
-    if (is_reduction(cs->coll) && MD_BLOCKING != cs->mode && (0 != ty->mt->tlb || 0 != ty->mt->lb)) {
+    if (is_reduction(cs->coll) && MD_BLOCKING != cs->mode
+        && (0 != ty->mt->tlb || 0 != ty->mt->lb)) {
         /* Open MPI 4.1.4's libnbc (the twin's nonblocking reductions)
          * corrupts the heap for a datatype whose (true) lower bound is not
          * 0 (hc_fuzz --case 0x54d81856817919ef at np 3 crashed in the twin, with
@@ -809,7 +819,8 @@ static int run_case(const hf_case_t *cs0, const hf_ovr_t *o, long index, bool qu
          * would be the next repetition's input */
         cs.reps = 1;
     }
-    snprintf(desc, sizeof(desc), "%s %s algo=%s comm=%s%s np=%d count=%ld root=%d%s%s%s reps=%d%s type=%s",
+    snprintf(desc, sizeof(desc),
+             "%s %s algo=%s comm=%s%s np=%d count=%ld root=%d%s%s%s reps=%d%s type=%s",
              coll_names[cs.coll], mode_names[cs.mode], cs.algo, comm_names[cs.comm],
              CM_PREFIX == cs.comm ? ":k" : "", n, c, root, in_place ? " in_place" : "",
              cs.op >= 0 ? " op=" : "", cs.op >= 0 ? hf_op_names[cs.op] : "", cs.reps,
@@ -978,7 +989,8 @@ static int run_case(const hf_case_t *cs0, const hf_ovr_t *o, long index, bool qu
                 if (!w && in_place) {
                     for (int j = 0; j < n; ++j) maps[j] = mr;
                 }
-                place(n, cnt, maps, w ? 1 : maps[0]->ext, cs.vorder ^ s, cs.vseed + (uint64_t) s, dsp);
+                place(n, cnt, maps, w ? 1 : maps[0]->ext, cs.vorder ^ s, cs.vseed + (uint64_t) s,
+                      dsp);
                 if (w && 1 == n) {
                     /* Open MPI 4.1's coll/self (the layer below on one
                      * process) takes alltoallw's byte displacements for
@@ -1038,7 +1050,8 @@ static int run_case(const hf_case_t *cs0, const hf_ovr_t *o, long index, bool qu
     MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, G.ctl);
     wd_deadline = 0;
     if (v.bad && !quiet) {
-        fprintf(stderr, "hc_fuzz: MISMATCH rank %d (rank %d of %d in the case's communicator): %s\n",
+        fprintf(stderr,
+                "hc_fuzz: MISMATCH rank %d (rank %d of %d in the case's communicator): %s\n",
                 G.rank, me, n, v.what);
         fflush(stderr);
     }
@@ -1105,7 +1118,8 @@ static void shrink(const hf_case_t *cs, const hf_ovr_t *start)
             /* fewer elements */
             long c0 = eff.count;
             if (c0 < 0) {
-                c0 = draw_count(&eff, ty.mt->size, case_blocks(eff.coll), ty.mt->ext > ty.mp->ext ? ty.mt->ext : ty.mp->ext);
+                c0 = draw_count(&eff, ty.mt->size, case_blocks(eff.coll),
+                                ty.mt->ext > ty.mp->ext ? ty.mt->ext : ty.mp->ext);
             }
             types_free(&ty);
             /* 1, then bisection between a passing count and a failing one */
@@ -1179,8 +1193,8 @@ static void mca_from_env(void)
             continue;
         }
         const char *kv = *e + 9;
-        if (strncmp(kv, "coll", 4) && strncmp(kv, "btl", 3) && strncmp(kv, "pml", 3) && strncmp(kv, "op=", 3)
-            && strncmp(kv, "mpi_yield", 9)) {
+        if (strncmp(kv, "coll", 4) && strncmp(kv, "btl", 3) && strncmp(kv, "pml", 3)
+            && strncmp(kv, "op=", 3) && strncmp(kv, "mpi_yield", 9)) {
             continue;
         }
         const char *eq = strchr(kv, '=');
@@ -1364,7 +1378,8 @@ int main(int argc, char **argv)
         MPI_Bcast(&stop, 1, MPI_INT, 0, G.ctl);
         if (stop) {
             if (0 == G.rank) {
-                fprintf(stderr, "hc_fuzz: --time %.0f s reached after %ld cases\n", G.time_limit, i);
+                fprintf(stderr, "hc_fuzz: --time %.0f s reached after %ld cases\n", G.time_limit,
+                        i);
             }
             break;
         }
@@ -1405,9 +1420,10 @@ int main(int argc, char **argv)
             fprintf(stderr, " %s:%ld", mode_names[k], S.per_mode[k]);
         }
         fprintf(stderr, "\n");
-        fprintf(stderr, "hc_fuzz: np %d seed %llu: %ld cases, %ld mismatches, %.1f s, %.0f cases/minute\n",
-               G.np, (unsigned long long) G.run_seed, S.cases, S.mismatches, dt,
-               dt > 0 ? 60.0 * (double) S.cases / dt : 0.0);
+        fprintf(stderr,
+                "hc_fuzz: np %d seed %llu: %ld cases, %ld mismatches, %.1f s, %.0f cases/minute\n",
+                G.np, (unsigned long long) G.run_seed, S.cases, S.mismatches, dt,
+                dt > 0 ? 60.0 * (double) S.cases / dt : 0.0);
         fflush(stderr);
     }
     MPI_Comm_free(&G.ctl);

@@ -3,15 +3,22 @@
 # Copyright (c) 2026 The hiercoll authors.
 # $COPYRIGHT$
 #
+# Additional copyrights may follow
+#
+# $HEADER$
+#
 # hc_scale_check.sh: the many-core check of the shared-memory node level
-# (issue 34).  On a machine with 8 or more cores, in a few minutes:
+# (docs/design/node-hierarchy-model.md).  On a machine with 8 or more cores, in a few minutes:
 #   1. the machine's topology (lscpu, hwloc or /sys): cores, packages,
 #      NUMA domains, L3 domains;
 #   2. the shm correctness subset of test/run-tests.sh at np = cores,
 #      bound to cores: t_colls with the shm level forced (serial
 #      references), t_shm (non-commutative op exact, bitwise determinism,
 #      dup/free cycles), two levels (groups of 4, and the default groups by
-#      L3), persistent requests, single copy (CMA), auto;
+#      L3), persistent requests, single copy (CMA), auto; the stress
+#      program (t_stress: mixed collectives with random sleeps, buffers
+#      overwritten after each return, 2 slots, every slot reuse checked)
+#      for --stress-seconds through the hierarchy of groups of 4;
 #   3. hc_bench --report bcast,reduce,allreduce,barrier at np 4, 8 and 16
 #      (at most the cores), bound to cores, every size from 8 B to 8 MiB:
 #      hiercoll against the same stack without hiercoll in one job, with
@@ -40,8 +47,9 @@
 #   --mpirun PATH       mpirun (default: mpirun in PATH)
 #   --out DIR           where logs, CSV and PNG go (default $OUT, else
 #                       ./scale-out)
-#   --time-budget S     seconds in all (default 900); no step starts that
+#   --time-budget S     seconds in all (default 540); no step starts that
 #                       the budget cannot hold (skipped, counted, said)
+#   --stress-seconds S  how long t_stress runs (default 60)
 #   --np N              the correctness subset's np (default: the cores)
 #   --bench-nps LIST    the benchmark's nps (default 4,8,16, capped at the
 #                       cores)
@@ -57,8 +65,12 @@
 #   --list-files        print the build's files this script uses, and exit
 #   --help
 #
-# Example (as the coordinator runs it, in a root with Open MPI's runtime):
+# Example (in a root with Open MPI's runtime):
 #   contrib/hc_scale_check.sh --build /opt/hiercoll-build --out /tmp/scale-out
+# The long cells' timing alone (steps 3's bench-long, 4 and 5), in a
+# second call when the first one's budget did not reach them:
+#   contrib/hc_scale_check.sh --build B --ompi6 /opt/ompi6 --time-budget 540 \
+#       --only 'bench-long|against|cma-probe|pingpong'
 
 set -u
 
@@ -66,7 +78,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 build=""
 mpirun=mpirun
 out=${OUT:-./scale-out}
-budget=900
+budget=540
+stress_seconds=60
 np=""
 bench_nps="4,8,16"
 bench_max=8M
@@ -86,6 +99,7 @@ while [ $# -gt 0 ]; do
     --mpirun) mpirun=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --time-budget) budget=$2; shift 2 ;;
+    --stress-seconds) stress_seconds=$2; shift 2 ;;
     --np) np=$2; shift 2 ;;
     --bench-nps) bench_nps=$2; shift 2 ;;
     --max) bench_max=$2; shift 2 ;;
@@ -111,8 +125,8 @@ build=$(cd "$build" 2>/dev/null && pwd) || { echo "hc_scale_check: no directory 
 # .libs/, where the real binary is; a plain binary as it is.
 # ---------------------------------------------------------------------------
 COMPONENT=ompi/mca/coll/hiercoll/.libs/mca_coll_hiercoll.so
-PROGRAMS="test/mpi/t_colls test/mpi/t_shm test/mpi/t_persist contrib/hc_bench contrib/hc_cma_probe
-          contrib/hc_pingpong"
+PROGRAMS="test/mpi/t_colls test/mpi/t_shm test/mpi/t_persist test/mpi/t_stress contrib/hc_bench
+          contrib/hc_cma_probe contrib/hc_pingpong"
 
 is_elf() {
     [ -f "$1" ] && [ "$(head -c 4 "$1" 2>/dev/null | od -An -c | tr -d ' ')" = '177ELF' ]
@@ -339,6 +353,7 @@ step() {
 
 echo "## correctness: the shm level at np $np (bound to cores$([ "$np" -gt "$cores" ] && echo ', oversubscribed'))"
 colls=${PROG[t_colls]} shm=${PROG[t_shm]} persist=${PROG[t_persist]} hcb=${PROG[hc_bench]}
+stress=${PROG[t_stress]}
 OK='t_colls: np [0-9]+: [0-9]+ checks, 0 failed'
 SHM_OK='t_shm: np [0-9]+: [0-9]+ checks, 0 failed'
 SHM_COLLS="allreduce reduce bcast barrier allgather allgatherv gather gatherv scatter scatterv
@@ -422,6 +437,17 @@ step "shm-long-colls-np$np" 240 "${MPI[@]}" "${SHORT[@]}" --mca coll_hiercoll_ve
 EXPECT=("$SHM_OK" "shm: long cells: ")
 step "shm-long-t_shm-np$np" 240 "${MPI[@]}" "${SHORT[@]}" --mca coll_hiercoll_verbose 1 "${SHM[@]}" \
     "${LONGC[@]}" "$shm" --cycles 20 --cycle-bytes 65536 "${ANY[@]}"
+# the stress program for --stress-seconds through the hierarchy (groups of
+# 4 by the real L3, NUMA and packages; runs of leaders above): mixed
+# collectives checked against serial references, random sleeps, buffers
+# overwritten after each return, 2 slots, every slot reuse checked against
+# the done lines (an abort if the cached minimum ran ahead)
+EXPECT=("t_stress: np $np: [0-9]+ iterations, [0-9]+ checks, 0 failed")
+REJECT=("shm debug reuse")
+step "shm-stress-np$np" $((stress_seconds + 60)) "${MPI[@]}" "${SHORT[@]}" \
+    --mca coll_hiercoll_verbose 1 --mca coll_hiercoll_shm_group_size 4 \
+    --mca coll_hiercoll_shm_slots 2 --mca coll_hiercoll_shm_debug_reuse 1 "${SHM[@]}" "$stress" \
+    --seconds "$stress_seconds" --iters 0 --seed "$RANDOM$RANDOM"
 # auto, the default stack: shm where every process has a core of its own
 if [ "$np" -le "$cores" ]; then
     EXPECT=("$OK" ": allreduce = shm \(blocking, np $np\) by auto" ": barrier = shm \(blocking, np $np\) by auto")

@@ -3,6 +3,10 @@
 # Copyright (c) 2026 The hiercoll authors.
 # $COPYRIGHT$
 #
+# Additional copyrights may follow
+#
+# $HEADER$
+#
 # hiercoll's test suite (run by "make check"): the planners' Check tests,
 # then MPI tests under mpirun against the component built in this tree.
 # Every test has a timeout; each test's output is kept in test/logs/.
@@ -36,13 +40,12 @@ done
 
 testdir=$top_builddir/test
 logdir=$testdir/logs
-mkdir -p "$logdir"
 
 # The component as built here, ahead of Open MPI's own directory.
 so=$top_builddir/ompi/mca/coll/hiercoll/.libs/mca_coll_hiercoll.so
 stage=$testdir/_components
-mkdir -p "$stage"
 if [ "$list" = no ]; then
+    mkdir -p "$logdir" "$stage"
     if [ ! -f "$so" ]; then
         echo "run-tests.sh: $so is missing: build first (make)" >&2
         exit 2
@@ -51,6 +54,10 @@ if [ "$list" = no ]; then
     # build keeps the copy it mapped; cp over it truncated that copy under
     # its processes, which died of SIGBUS)
     cp -f "$so" "$stage/.new.$$" && mv -f "$stage/.new.$$" "$stage/$(basename "$so")"
+    # its help file beside it, where the component looks when Open MPI's own
+    # directory has none (opal_show_help_add_dir)
+    help=$(cd "$(dirname "$0")/.." && pwd)/ompi/mca/coll/hiercoll/help-coll-hiercoll.txt
+    cp -f "$help" "$stage/.help.$$" && mv -f "$stage/.help.$$" "$stage/$(basename "$help")"
     # the offload's transport plugins, where an installed component has them
     rm -rf "$stage/hiercoll.new.$$"
     for p in "$(dirname "$so")"/hiercoll_*.so; do
@@ -174,6 +181,9 @@ run() {
         why="exit code $rc"
     fi
     local re n
+    # a message of help-coll-hiercoll.txt that show_help could not find
+    grep -q "You were supposed to get help about" "$log" &&
+        why="${why:+$why; }a help message was not found (show_help's \"Sorry!\")"
     for re in "${EXPECT[@]+"${EXPECT[@]}"}"; do
         grep -qE -- "$re" "$log" || why="${why:+$why; }missing /$re/"
     done
@@ -348,7 +358,7 @@ forced_reductions() {
 forced_reductions rhrd 1 2 3 4 5 6 7 8 12
 forced_reductions rabenseifner 3 6   # the classic scheme, for comparison
 # ---------------------------------------------------------------------------
-# Triggered offload (seed 003): allreduce and reduce forced to "offload" on
+# Triggered offload: allreduce and reduce forced to "offload" on
 # each transport.  t_colls checks every mode, count, root, in place, type
 # and op (what the ALU cannot do goes to the next algorithm); t_offload
 # several communicators in flight (one freed), runs of reduces at every
@@ -431,7 +441,7 @@ run "offload-bad-params-np3" 300 "${MPI[@]}" -np 3 "${OL[@]}" --mca coll_hiercol
     --mca coll_hiercoll_offload_tree ring --mca coll_hiercoll_offload_backend ib "$offload"
 
 
-# Short-circuit reductions (seed 004): t_colls' reductions through the
+# Short-circuit reductions: t_colls' reductions through the
 # shortcut algorithms (its sums, user ops and non-commutative ops run them
 # plain), then t_shortcut: every (op, datatype) with an absorbing value
 # against Open MPI's op functions, forced and under auto, ranks differing
@@ -574,7 +584,7 @@ run "decomp-info-key-np3" 300 "${MPI[@]}" -np 3 --mca coll hiercoll,tuned,basic,
 # hiercoll, and Open MPI makes no sub-communicator without it: one line,
 # no decomposition (no Open MPI error for every communicator), results exact.
 EXPECT=("t_comms: np 4: [0-9]+ checks, 0 failed"
-        "MPI_COMM_WORLD: decomposition by block:3: not decomposed: the components below hiercoll leave collective slots empty")
+        "MPI_COMM_WORLD: decomposition by block:3: not decomposed: the layer below leaves collective slots empty")
 REJECT=("none of them said" "decomp comm MPI_COMM_WORLD")
 run "decomp-basic-declines-np4" 120 "${MPI[@]}" -np 4 --mca coll hiercoll,basic \
     --mca coll_hiercoll_decomp_criterion block:3 --mca coll_hiercoll_allreduce_algorithm decomp \
@@ -628,7 +638,7 @@ every_algorithm every-algorithm-libnbc-block3-np7 7 hiercoll,basic,libnbc block:
 every_algorithm every-algorithm-tuned-list-np5 5 hiercoll,tuned,basic,libnbc list:0+1,2,3+4 -
 every_algorithm every-algorithm-tuned-block3-np4 4 hiercoll,tuned,basic,libnbc block:3 -
 
-# The nonblocking and persistent forms decomposed (issue 19): t_dnb, every
+# The nonblocking and persistent forms decomposed: t_dnb, every
 # collective forced to decomp, 50 calls in flight completed in reverse, on
 # two communicators, persistent requests started in different orders and
 # restarted, against serial references, on the default stack and the short
@@ -861,23 +871,46 @@ run "slots-basic-inter-np3" 120 "${MPI[@]}" -np 3 --mca coll hiercoll,basic "$sl
 # ---------------------------------------------------------------------------
 # Parameters: bad values get one clear line and the default, nothing lost
 # ---------------------------------------------------------------------------
-EXPECT=("t_comms: np 3: [0-9]+ checks, 0 failed")
 EXPECT_ONCE=('hiercoll: ERROR: coll_hiercoll_bcast_algorithm="bogus" is not an algorithm of bcast'
              'hiercoll: ERROR: coll_hiercoll_verbose="7" is not an integer in \[0, 2\]; using 0'
              'hiercoll: ERROR: coll_hiercoll_priority="300" is not an integer in \[-1, 100\]; using 40'
              'hiercoll: ERROR: coll_hiercoll_gatherv_level="silly"'
              'hiercoll: ERROR: coll_hiercoll_gatherv_tree_min="0" is not an integer in \[1, '
-             'info key hiercoll_bcast_algorithm="no_such_algorithm"')
+             'hiercoll: ERROR: info key hiercoll_bcast_algorithm="no_such_algorithm"'
+             'hiercoll cannot use the values above')
+EXPECT=("t_comms: np 3: [0-9]+ checks, 0 failed" "A communicator's info key has a value hiercoll cannot use")
 run "params-bad-values" 120 "${MPI[@]}" -np 3 --mca coll hiercoll,basic,libnbc \
     --mca coll_hiercoll_bcast_algorithm bogus --mca coll_hiercoll_verbose 7 \
     --mca coll_hiercoll_priority 300 --mca coll_hiercoll_gatherv_level silly \
     --mca coll_hiercoll_gatherv_tree_min 0 "$comms" 20
 
+# The messages read the same where Open MPI's show_help cannot find this
+# build's help-coll-hiercoll.txt: the component alone in a directory (no
+# file beside it), or beside another version of the file (an older
+# hiercoll installed there): the copy built into the component, never
+# show_help's "Sorry!" (run() rejects that in every test)
+if [ "$list" = no ]; then
+    rm -rf "$testdir/help-alone" "$testdir/help-other"
+    mkdir -p "$testdir/help-alone" "$testdir/help-other"
+    cp "$stage/mca_coll_hiercoll.so" "$testdir/help-alone/"
+    cp "$stage/mca_coll_hiercoll.so" "$testdir/help-other/"
+    sed 's/hiercoll cannot use the values above/(another version)/' \
+        "$stage/help-coll-hiercoll.txt" >"$testdir/help-other/help-coll-hiercoll.txt"
+fi
+for where in alone other; do
+    EXPECT_ONCE=('hiercoll: ERROR: coll_hiercoll_verbose="7" is not an integer in \[0, 2\]; using 0'
+                 'hiercoll cannot use the values above')
+    EXPECT=("t_colls: np 2: [0-9]+ checks, 0 failed")
+    run "help-messages-$where" 120 "${MPI[@]}" -np 2 --mca coll hiercoll,basic,libnbc \
+        --mca mca_base_component_path "$testdir/help-$where:$syscomp" \
+        --mca coll_hiercoll_verbose 7 "$colls" --quick --only bcast
+done
+
 # Every numeric parameter with a negative, a garbage and an out-of-range
 # value (three runs): one error line each, the default kept (registered
 # through reg_number(); a new numeric parameter belongs in this list)
 # ---------------------------------------------------------------------------
-# Shared-memory node level (issue 17): the collectives of SHM_COLLS
+# Shared-memory node level: the collectives of SHM_COLLS
 # forced to "shm"; t_colls checks every mode, count, root, in place,
 # datatype and op against serial references (what shm declines, e.g. a
 # reduction on a non-contiguous type, goes to the next algorithm), on the
@@ -921,7 +954,7 @@ run "shm-fold-ranks4-np3" 600 "${MPI[@]}" -np 3 --mca coll hiercoll,basic,libnbc
 # line demotion off (coll_hiercoll_shm_demote; an info key per
 # communicator, a bad one is one line and the MCA choice): the same results
 EXPECT=("$OK" "${SHM_RAN[@]}")
-EXPECT_ONCE=('hiercoll: info key hiercoll_shm_demote="maybe" on .* is neither true nor false; keeping the MCA choice')
+EXPECT_ONCE=('hiercoll: ERROR: info key hiercoll_shm_demote="maybe" on .* is neither true nor false; keeping the MCA choice')
 REJECT=("shm: 3 processes, .* bytes$")
 run "shm-demote-off-np3" 600 "${MPI[@]}" -np 3 --mca coll hiercoll,basic,libnbc \
     --mca coll_hiercoll_verbose 2 --mca coll_hiercoll_shm_demote 0 "${SHM[@]}" "$colls" \
@@ -1090,6 +1123,17 @@ done
 run "shm-levels-fault-treefold-4-np9" 300 "${MPI[@]}" -np 9 "${LV_FAULT[@]}" \
     --mca coll_hiercoll_shm_cma_min 0 --mca coll_hiercoll_shm_fault treefold:4 "${SHM[@]}" \
     "$shm" --errors
+# ... and flat, a single-copy reduction's slice folded by one rank whose
+# reads fail (fault cmaslice): whoever reads that slice (every rank of an
+# allreduce, a reduce's root) returns an error, none a wrong slice
+EXPECT=("t_shm: np 3: 27 checks, 0 failed" "single copy \(CMA\) from 8 bytes")
+for it in 0 1 2; do
+    EXPECT+=("t_shm: errors: allreduce $it: error on ranks 0,1,2; wrong data on ranks none"
+             "t_shm: errors: reduce $it: error on ranks 0,1; wrong data on ranks none")
+done
+run "shm-fault-cmaslice-1-np3" 300 "${MPI[@]}" -np 3 --mca coll hiercoll,basic,libnbc \
+    --mca coll_hiercoll_verbose 1 --mca coll_hiercoll_shm_cma_min 8 \
+    --mca coll_hiercoll_shm_fault cmaslice:1 "${SHM[@]}" "$shm" --errors
 # one hierarchy for all: ranks 0-3 build theirs by l3, 4-7 by socket (per
 # rank environments; the region's layout is the same): the set-up agrees
 # a digest of every rank's hierarchy and paths, finds them different, and
@@ -1127,6 +1171,35 @@ REJECT=("shm: [0-9]+ processes, region of")
 run "shm-atomics-off-np3" 300 "${MPI[@]}" -np 3 -x HIERCOLL_TEST_ATOMIC64=0 \
     --mca coll hiercoll,basic,libnbc --mca coll_hiercoll_verbose 1 "${SHM[@]}" "$shm" --cycles 5 \
     --any-order
+# the stress program (t_stress): mixed bcasts (a rotating root; line, cells
+# in chunks, single copy), allreduces and reduces (a non-commutative
+# matrix product over many chunks and by single copy, int64 sums in the
+# line; in place or not), barriers and three nonblocking calls in flight,
+# every payload encoding (iteration, rank); random sleeps on random ranks
+# and leaders; buffers and inputs overwritten right after each return; 2
+# slots; every slot reuse checked against the done lines.  Flat at np 4
+# (the lean calls, the hot rows), then 2, 3 and 4 levels below the top at
+# np 8, 16, 32 (a level at least halves the leaders and the top holds at
+# most the group size, 2: np 8 has at most 2)
+STRESS=(--mca coll hiercoll,basic,libnbc --mca coll_hiercoll_verbose 1 --mca coll_hiercoll_shm_slots 2
+        "${DEBUG_REUSE[@]}" "${SHM[@]}")
+STRESS_LV=(--mca coll_hiercoll_shm_group_size 2
+           --mca coll_hiercoll_shm_topology "pack:2 numa:2 l3:2 core:4")
+stress=$testdir/mpi/t_stress
+EXPECT=("t_stress: np 4: 1000 iterations, [0-9]+ checks, 0 failed" "shm: 4 processes, region of .*\(2 slots")
+run "stress-flat-np4" 300 "${MPI[@]}" -np 4 "${STRESS[@]}" "$stress" --iters 1000 --seed 1
+EXPECT=("t_stress: np 8: 1000 iterations, [0-9]+ checks, 0 failed" "shm: 8 processes, .*\(2 slots.*hierarchy 2 levels: l3 4 groups of 2, numa 2 groups of 2; top 2")
+run "stress-levels2-np8" 300 "${MPI[@]}" -np 8 "${STRESS[@]}" "${STRESS_LV[@]}" "$stress" \
+    --iters 1000 --seed 2
+EXPECT=("t_stress: np 16: 300 iterations, [0-9]+ checks, 0 failed" "shm: 16 processes, .*hierarchy 3 levels: l3 8 groups of 2, numa 4 groups of 2, socket 2 groups of 2; top 2")
+run "stress-levels3-np16" 300 "${MPI[@]}" -np 16 "${STRESS[@]}" "${STRESS_LV[@]}" "$stress" \
+    --iters 300 --seed 3
+EXPECT=("t_stress: np 16: 200 iterations, [0-9]+ checks, 0 failed" "shm: 16 processes, .*no single copy, hierarchy 3 levels")
+run "stress-levels3-nocma-np16" 300 "${MPI[@]}" -np 16 "${STRESS[@]}" "${STRESS_LV[@]}" \
+    --mca coll_hiercoll_shm_cma_min 0 "$stress" --iters 200 --seed 4
+EXPECT=("t_stress: np 32: 100 iterations, [0-9]+ checks, 0 failed" "shm: 32 processes, .*hierarchy 4 levels: l3 16 groups of 2, numa 8 groups of 2, socket 4 groups of 2, ranks 2 groups of 2; top 2")
+run "stress-levels4-np32" 300 "${MPI[@]}" -np 32 "${STRESS[@]}" "${STRESS_LV[@]}" "$stress" \
+    --iters 100 --seed 5
 # line traffic counted (coll_hiercoll_stats; flag and done lines, and the
 # lines of cells): 100 8-byte allreduces at np 8
 # on 2 packages x 2 NUMA nodes x 2 L3 of one core.  Flat, every rank reads
@@ -1356,6 +1429,12 @@ EXPECT=("$OK" ": gatherv = shm \(blocking" ": iscatterv = shm \(nonblocking")
 run "shm-v-root-only-args-np3" 300 "${MPI[@]}" -np 3 --mca coll hiercoll,basic,libnbc \
     --mca coll_hiercoll_verbose 2 "${SHM[@]}" "$colls" --only gather,gatherv,scatter,scatterv \
     --root-only-args
+# nonblocking gatherv, scatterv, allgatherv and reduce_scatter whose count
+# and displacement arrays the caller overwrites once the call returns (as
+# mpi4py 3.1.4's Iallgatherv frees them): the level runs from its own copy
+EXPECT=("t_shm: np 3: 720 checks, 0 failed" ": iallgatherv = shm \(nonblocking" ": iscatterv = shm \(nonblocking")
+run "shm-nb-arrays-clobbered-np3" 120 "${MPI[@]}" -np 3 --mca coll hiercoll,basic,libnbc \
+    --mca coll_hiercoll_verbose 2 "${SHM[@]}" "$shm" --clobber-arrays
 # a failure on one rank: every rank falls back (no region is ever set up:
 # rank 0's line after the agreement never appears), no hang
 SHM_SET_UP='shm: [0-9]+ processes, region of'
@@ -1599,7 +1678,7 @@ for bad in garbage:"(not text|line 1: want the header)" truncated:"truncated: no
     name=${bad%%:*}
     EXPECT=("t_comms: np 3: [0-9]+ checks, 0 failed")
     EXPECT_ONCE=("hiercoll: ERROR: coll_hiercoll_rules_file=\"$rdir/$name\": ${bad#*:}.*; using the built-in rules\$"
-                 "hiercoll: ERROR")
+                 "hiercoll: ERROR: (coll_hiercoll_|/)" "hiercoll cannot read the selection rules named above")
     run "rules-file-$name" 120 "${MPI[@]}" -np 3 --mca coll hiercoll,basic,libnbc \
         --mca coll_hiercoll_rules_file "$rdir/$name" "$comms" 20
 done
@@ -1619,7 +1698,7 @@ fi
 EXPECT=("t_comms: np 3: [0-9]+ checks, 0 failed" "MPI_COMM_WORLD \(cid 0, np 3\).* allreduce=rhrd"
         "MPI_COMM_WORLD \(cid 0, np 3\).* bcast=linear")
 EXPECT_ONCE=("hiercoll: ERROR: $rdir/site.conf: line 5: coll_hiercoll_no_such_parameter is no parameter of hiercoll"
-             "hiercoll: ERROR")
+             "hiercoll: ERROR: (coll_hiercoll_|/)" "hiercoll ignores the lines above of its site file")
 run "site-file-np3" 120 "${MPI[@]}" -np 3 --mca coll hiercoll,basic,libnbc \
     --mca coll_hiercoll_site_file "$rdir/site.conf" --mca coll_hiercoll_bcast_algorithm linear "$comms" 20
 # the shared-memory level's parameters there too (they are registered
@@ -1631,7 +1710,7 @@ if [ "$list" = no ]; then
 fi
 EXPECT=("$OK" "MPI_COMM_WORLD: shm: 2 processes, .*\(8 slots, .*, lines not demoted")
 EXPECT_ONCE=("hiercoll: ERROR: $rdir/site-bool.conf: coll_hiercoll_shm_oversubscribed = \"maybe\" is not true or false; ignored"
-             "hiercoll: ERROR")
+             "hiercoll: ERROR: (coll_hiercoll_|/)")
 run "site-file-bool-np2" 120 "${MPI[@]}" -np 2 --mca coll hiercoll,basic,libnbc \
     --mca coll_hiercoll_site_file "$rdir/site-bool.conf" --mca coll_hiercoll_verbose 1 \
     --mca coll_hiercoll_allreduce_algorithm shm "$colls" --only allreduce --quick
@@ -1675,7 +1754,7 @@ EXPECT=("t_fast: np 3: [0-9]+ checks, 0 failed")
 run "fast-shm-lean-np3" 300 "${MPI[@]}" -np 3 --mca coll hiercoll,basic,libnbc "$fast" 300 \
     "${SHM_FAST[@]}"
 EXPECT=("t_fast: np 2: [0-9]+ checks, 0 failed")
-EXPECT_ONCE=('hiercoll: info key hiercoll_shm_lean="maybe" on .* is neither true nor false; keeping the MCA choice')
+EXPECT_ONCE=('hiercoll: ERROR: info key hiercoll_shm_lean="maybe" on .* is neither true nor false; keeping the MCA choice')
 run "fast-shm-lean-off-np2" 300 "${MPI[@]}" -np 2 --mca coll hiercoll,basic,libnbc \
     --mca coll_hiercoll_shm_lean 0 "$fast" 300 --no-inflight "${SHM_FAST[@]}" \
     --info hiercoll_shm_lean=maybe
@@ -1691,7 +1770,7 @@ run "fast-shm-lean-groups2-np5" 120 "${MPI[@]}" -np 5 --mca coll hiercoll,basic,
     --mca coll_hiercoll_shm_group_size 2 "$fast" 200 --no-inflight "${SHM_FAST[@]}"
 
 # Hand-back: a blocking collective passed on N times in a row goes back to
-# the component below (its slot then calls it directly); results stay
+# the layer below (its slot then calls it directly); results stay
 # exact through the change, on many communicators, freed in flight too.
 EXPECT=("t_fast: np 4: [0-9]+ checks, 0 failed"
         "hiercoll: .*: (reduce|allreduce) goes back to tuned after 3 blocking calls")
@@ -1766,6 +1845,27 @@ EXPECT=("check-docs: the README's two commands and .ci/run are in step")
 run "docs-ci-in-step" 60 "$srcdir/contrib/check-docs.sh" ci "$srcdir"
 EXPECT=("check-docs: [1-9][0-9]* commands, 0 failed")
 run "docs-commands" 600 "$srcdir/contrib/check-docs.sh" commands "$srcdir" "$top_builddir"
+# ... the table of what runs (contrib/hc_whatruns.sh; written with 4.1's
+# stack below, so checked there), the selection order that docs/using.md
+# lists against mca_coll_hiercoll_select's calls, and every topic of
+# help-coll-hiercoll.txt used and explained in docs/troubleshooting.md
+case $ompi_series in
+5.* | 6.*) selected docs-what-runs && [ "$list" = no ] &&
+         echo "SKIP: docs-what-runs (docs/what-runs.md is written with Open MPI 4.1's stack)" ;;
+*)
+    EXPECT=("check-docs: docs/what-runs.md is in step with the component")
+    run "docs-what-runs" 120 "$srcdir/contrib/check-docs.sh" what-runs "$srcdir" "$top_builddir"
+    ;;
+esac
+EXPECT=("check-docs: docs/using.md gives the selection order of coll_hiercoll_select.c")
+run "docs-selection" 60 "$srcdir/contrib/check-docs.sh" selection "$srcdir"
+EXPECT=("check-docs: [1-9][0-9]* topics of help-coll-hiercoll.txt, each used and explained")
+run "docs-help" 60 "$srcdir/contrib/check-docs.sh" help "$srcdir"
+# ... and sentences a reader follows in one breath: none over 60 words,
+# no paragraph or list item over 12 lines (tables and code aside), in the
+# README, HACKING (at most 600 lines: a map), docs/ and design/
+EXPECT=("check-docs: every sentence at most 60 words, every paragraph at most 12 lines")
+run "docs-style" 60 "$srcdir/contrib/check-docs.sh" style "$srcdir"
 # verbose 2: one line per call
 EXPECT=("t_comms: np 3: [0-9]+ checks, 0 failed"
         "hiercoll: .*: allreduce = recursive_doubling \(blocking, np 3\) by auto"
@@ -1777,7 +1877,8 @@ run "verbose-2" 120 "${MPI[@]}" -np 3 --mca coll hiercoll,basic --mca coll_hierc
 # A libmpi whose internal structures differ: one warning, hiercoll
 # declines, the collectives still run (on the other components).
 EXPECT=("$OK")
-EXPECT_ONCE=("hiercoll: WARNING: the running Open MPI's ompi_communicator_t is")
+EXPECT_ONCE=("hiercoll: WARNING: the running Open MPI's ompi_communicator_t is"
+             "hiercoll was built against another Open MPI")
 REJECT=("hiercoll: stats")
 run "abi-mismatch-declines" 300 "${MPI[@]}" -np 3 -x HIERCOLL_TEST_ABI_MISMATCH=1 \
     --mca coll hiercoll,tuned,basic,libnbc,self --mca coll_hiercoll_stats 1 "$colls" --quick
@@ -1906,7 +2007,7 @@ if [ -x "$hcc" ] || [ "$list" = yes ]; then
     EXPECT=("unknown option --bogus")
     run "hc-cost-shm-bad-option" 60 bash -c '! "$1" shm --bogus' _ "$hcc"
 fi
-# contrib/hc_scale_check.sh, the many-core check (issue 34), here at np 2:
+# contrib/hc_scale_check.sh, the many-core check, here at np 2:
 # its steps listed (--dry-run), a short run (t_shm and hc_bench --report
 # up to 4 KiB; the CSV written), a budget too short for any step (each
 # skipped, said, none run) and a build without the component (refused)
@@ -1917,13 +2018,14 @@ if [ -x "$hcb" ] || [ "$list" = yes ]; then
     REJECT=("STEP: shm-groups")
     run "scale-check-dry-run" 60 "$scale" --build "$top_builddir" --mpirun "$mpirun" --np 2 \
         --bench-nps 2 --allow-oversubscribe --out "$logdir/scale-dry" --dry-run
-    EXPECT=("PASS: shm-t_shm-np2 " "PASS: bench-np2 " "^2 passed, 0 failed$"
-            "CSV: .*/hc_scale_bench.csv" "(PNG: |no PNG: )")
+    EXPECT=("PASS: shm-t_shm-np2 " "PASS: shm-stress-np2 " "PASS: bench-np2 "
+            "^3 passed, 0 failed$" "CSV: .*/hc_scale_bench.csv" "(PNG: |no PNG: )")
     rm -rf "$logdir/scale-np2"
     run "scale-check-np2" 300 env OUT="$logdir/scale-np2" \
         bash -c '"$@" && grep -q "^allreduce,2,4096,auto," "$OUT/hc_scale_bench.csv"' \
         _ "$scale" --build "$top_builddir" --mpirun "$mpirun" --np 2 --bench-nps 2 \
-        --allow-oversubscribe --max 4K --only "shm-t_shm|bench" --time-budget 280
+        --allow-oversubscribe --max 4K --only "shm-t_shm|shm-stress|bench" --time-budget 280 \
+        --stress-seconds 5
     EXPECT=("SKIP: shm-colls-np2 +\(" "SKIP: bench-np2 " "^0 passed, 0 failed, [0-9]+ skipped$")
     REJECT=("PASS: |FAIL: ")
     run "scale-check-budget-skips" 60 "$scale" --build "$top_builddir" --mpirun "$mpirun" --np 2 \
@@ -1964,8 +2066,8 @@ EXPECT=("parameter \"coll_hiercoll_offload_ofi_max_triggered\""
 run "ompi-info-ofi-built" 60 "$ompi_info" --param coll hiercoll --level 9
 
 # ---------------------------------------------------------------------------
-# The offload's UCX and ofi transports are plugins loaded on first use
-# (issue 21).  t_maps reads /proc/self/maps after MPI_Init and after an
+# The offload's UCX and ofi transports are plugins loaded on first use.
+# t_maps reads /proc/self/maps after MPI_Init and after an
 # allreduce: with hiercoll loaded and the offload unused (also with an
 # offload backend set but no offloaded algorithm) no process maps
 # libfabric, UCX or PSM beyond what the stack without hiercoll maps (the
@@ -2062,7 +2164,7 @@ EXPECT=('parameter "coll_hiercoll_priority"' 'parameter "coll_hiercoll_verbose"'
 run "ompi-info-parameters" 60 "$ompi_info" --param coll hiercoll --level 9
 
 # ---------------------------------------------------------------------------
-# The differential fuzzer (contrib/hc_fuzz, issue 33): cases drawn from
+# The differential fuzzer (contrib/hc_fuzz): cases drawn from
 # FIXED run seeds (and one random seed, printed), each call run by hiercoll
 # (auto or an algorithm forced by the communicator's info key) and by the
 # layer below on a twin communicator, every byte compared.  Each run is

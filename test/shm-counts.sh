@@ -3,6 +3,10 @@
 # Copyright (c) 2026 The hiercoll authors.
 # $COPYRIGHT$
 #
+# Additional copyrights may follow
+#
+# $HEADER$
+#
 # shm-counts.sh: the node level's counts (coll_hiercoll_stats' "shm bytes"
 # lines, one per rank) of one collective in a log, per rank and call, in
 # units of the message L, and checks against bounds:

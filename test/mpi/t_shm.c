@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * The shared-memory node level beyond what t_colls checks:
  *   matrix    a non-commutative user op (2x2 integer matrix product) in
  *             allreduce and reduce at every root, every mode, against the
@@ -58,9 +62,14 @@
  *             with coll_hiercoll_shm_fault on one rank: the error must
  *             reach whoever depends on it); rank 0 prints, per call, the
  *             ranks that returned an error;
+ *   clobber   (--clobber-arrays, alone) iallgatherv, igatherv, iscatterv
+ *             and ireduce_scatter whose count and displacement arrays the
+ *             caller overwrites right after the call returns (as mpi4py
+ *             3.1.4's Iallgatherv frees them), 20 times each at every
+ *             root: the results right (the level keeps its own copy);
  * Prints "t_shm: np N: C checks, F failed".
  * Usage: t_shm [--cycles N] [--cycle-bytes B] [--backing DIR] [--any-order] [--kill RANK]
- *              [--reuse N] [--errors]
+ *              [--reuse N] [--errors] [--clobber-arrays]
  *   --any-order: the fold order is not checked (a fallback folded)
  *   --kill RANK: that rank dies by SIGKILL after setting regions up
  *   --stall S: the last rank comes S seconds late to an allreduce (watchdog)
@@ -613,7 +622,8 @@ static MPI_Datatype holes_type(int which)
     case 1: {
         struct cdi { char c; double d; int i; };
         int bl[3] = {1, 1, 1};
-        MPI_Aint disp[3] = {offsetof(struct cdi, c), offsetof(struct cdi, d), offsetof(struct cdi, i)};
+        MPI_Aint disp[3] = {offsetof(struct cdi, c), offsetof(struct cdi, d),
+                            offsetof(struct cdi, i)};
         MPI_Datatype ty[3] = {MPI_CHAR, MPI_DOUBLE, MPI_INT};
         MPI_Type_create_struct(3, bl, disp, ty, &v);
         MPI_Type_create_resized(v, 0, sizeof(struct cdi), &t);
@@ -703,7 +713,8 @@ static void test_holes(MPI_Comm comm)
         MPI_Datatype t = holes_type(which);
         for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); ++i) {
             for (int coll = 0; coll < 6; ++coll) {
-                holes_one(comm, twin, t, coll, counts[i], (int) ((i + (size_t) coll) % (size_t) np));
+                holes_one(comm, twin, t, coll, counts[i],
+                          (int) ((i + (size_t) coll) % (size_t) np));
             }
         }
         if (0 != which) {
@@ -774,7 +785,8 @@ static void affine(void *in, void *inout, int *len, MPI_Datatype *dt)
     const unsigned short *x = (const unsigned short *) ((const char *) in + lb);
     unsigned short *y = (unsigned short *) ((char *) inout + lb);
     for (int i = 0; i < *len; ++i, x += 2, y += 2) {
-        unsigned short a = (unsigned short) (x[0] * y[0]), b = (unsigned short) (x[0] * y[1] + x[1]);
+        unsigned short a = (unsigned short) (x[0] * y[0]),
+                       b = (unsigned short) (x[0] * y[1] + x[1]);
         y[0] = a;
         y[1] = b;
     }
@@ -786,7 +798,8 @@ static void test_lbred(MPI_Comm comm)
     MPI_Info_create(&info);
     MPI_Info_set(info, "hiercoll_allreduce_algorithm", "fallback");
     MPI_Info_set(info, "hiercoll_reduce_algorithm", "fallback");
-    MPI_Info_set(info, "hiercoll_reduce_scatter_block", "fallback"); /* (the key past 36 characters) */
+    MPI_Info_set(info, "hiercoll_reduce_scatter_block",
+                 "fallback"); /* (the key past 36 characters) */
     MPI_Info_set(info, "hiercoll_reduce_scatter_algorithm", "fallback");
     MPI_Comm twin;
     MPI_Comm_dup_with_info(comm, info, &twin);
@@ -844,6 +857,91 @@ static void test_lbred(MPI_Comm comm)
     }
     MPI_Op_free(&op);
     MPI_Comm_free(&twin);
+}
+
+/* ------------------------------------------------------------------ */
+/* clobber: arrays overwritten after a nonblocking v-collective returns  */
+
+static void clobber(int *a, int n)
+{
+    for (int i = 0; i < n; ++i) {
+        a[i] = 1 << 28; /* (a displacement or count far outside any buffer) */
+    }
+}
+
+static void test_clobber(MPI_Comm comm)
+{
+    int *cnt = malloc(sizeof(int) * (size_t) np), *dsp = malloc(sizeof(int) * (size_t) np);
+    int *sb = malloc(sizeof(int) * 64 * (size_t) np), *rb = malloc(sizeof(int) * 64 * (size_t) np);
+    MPI_Barrier(comm); /* (a blocking call sets the level up) */
+    for (int it = 0; it < 20; ++it) {
+        for (int root = 0; root < np; ++root) {
+            for (int coll = 0; coll < 4; ++coll) {
+                int total = 0;
+                for (int q = 0; q < np; ++q) {
+                    cnt[q] = 1 + (q + it + root) % 7;
+                    dsp[q] = total + q; /* (a gap of q ints before block q) */
+                    total = dsp[q] + cnt[q];
+                }
+                for (int i = 0; i < 64 * np; ++i) {
+                    sb[i] = (coll == 2 ? root : rank) * 1000 + i + it;
+                    rb[i] = -1;
+                }
+                MPI_Request rq;
+                tc_at("clobber coll %d root %d it %d", coll, root, it);
+                switch (coll) {
+                case 0:
+                    MPI_Iallgatherv(sb, cnt[rank], MPI_INT, rb, cnt, dsp, MPI_INT, comm, &rq);
+                    break;
+                case 1:
+                    MPI_Igatherv(sb, cnt[rank], MPI_INT, rb, cnt, dsp, MPI_INT, root, comm, &rq);
+                    break;
+                case 2:
+                    MPI_Iscatterv(sb, cnt, dsp, MPI_INT, rb, cnt[rank], MPI_INT, root, comm, &rq);
+                    break;
+                default:
+                    MPI_Ireduce_scatter(sb, rb, cnt, MPI_INT, MPI_SUM, comm, &rq);
+                    break;
+                }
+                int want0 = cnt[rank], off0 = dsp[rank], before = 0;
+                for (int q = 0; q < rank; ++q) {
+                    before += cnt[q];
+                }
+                int *c2 = malloc(sizeof(int) * (size_t) np);
+                int *d2 = malloc(sizeof(int) * (size_t) np);
+                memcpy(c2, cnt, sizeof(int) * (size_t) np);
+                memcpy(d2, dsp, sizeof(int) * (size_t) np);
+                clobber(cnt, np);
+                clobber(dsp, np);
+                MPI_Wait(&rq, MPI_STATUS_IGNORE);
+                int bad = 0;
+                if (0 == coll || (1 == coll && rank == root)) { /* block q from rank q */
+                    for (int q = 0; q < np; ++q) {
+                        for (int i = 0; i < c2[q]; ++i) {
+                            bad += rb[d2[q] + i] != q * 1000 + i + it;
+                        }
+                        bad += q > 0 && rb[d2[q] - 1] != -1; /* (the gap untouched) */
+                    }
+                } else if (2 == coll) { /* my block of the root's */
+                    for (int i = 0; i < want0; ++i) {
+                        bad += rb[i] != root * 1000 + off0 + i + it;
+                    }
+                    bad += rb[want0] != -1;
+                } else if (3 == coll) { /* my block of the sum */
+                    for (int i = 0; i < want0; ++i) {
+                        bad += rb[i] != (np * (np - 1) / 2) * 1000 + np * (before + i + it);
+                    }
+                }
+                tc_expect(0 == bad, "clobber: %d wrong ints", bad);
+                free(c2);
+                free(d2);
+            }
+        }
+    }
+    free(cnt);
+    free(dsp);
+    free(sb);
+    free(rb);
 }
 
 /* ------------------------------------------------------------------ */
@@ -912,7 +1010,7 @@ static void test_errors(MPI_Comm parent)
 
 int main(int argc, char **argv)
 {
-    int cycles = 200, kill_rank = -1, stall = 0, reuse = 0, errors = 0;
+    int cycles = 200, kill_rank = -1, stall = 0, reuse = 0, errors = 0, clob = 0;
     const char *backing = "/dev/shm";
     tc_init(&argc, &argv);
     for (int i = 1; i < argc; ++i) {
@@ -926,6 +1024,8 @@ int main(int argc, char **argv)
             kill_rank = atoi(argv[++i]);
         } else if (0 == strcmp(argv[i], "--errors")) {
             errors = 1;
+        } else if (0 == strcmp(argv[i], "--clobber-arrays")) {
+            clob = 1;
         } else if (0 == strcmp(argv[i], "--reuse") && i + 1 < argc) {
             reuse = atoi(argv[++i]);
         } else if (0 == strcmp(argv[i], "--backing") && i + 1 < argc) {
@@ -955,7 +1055,9 @@ int main(int argc, char **argv)
         }
         MPI_Barrier(MPI_COMM_WORLD);
     }
-    if (errors) {
+    if (clob) {
+        test_clobber(MPI_COMM_WORLD);
+    } else if (errors) {
         test_errors(MPI_COMM_WORLD);
     } else if (reuse > 0) {
         test_reuse(MPI_COMM_WORLD, reuse);

@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * The node level's cost model (contrib/hc_cost_shm_model.c, hc_cost shm):
  * its placement and distances, the properties any sane model of it has
  * (two ranks in one L3 cost one line transfer; the critical path grows

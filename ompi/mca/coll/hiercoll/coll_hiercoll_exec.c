@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * The executor: runs any plan over the PML.
  *
  * Blocking: round by round, post the round's sends and receives, wait for
@@ -872,7 +876,7 @@ static void reserve_tags(mca_coll_hiercoll_request_t *req)
  * reserve their tag(s) now; persistent ones have theirs since creation. */
 static void begin(mca_coll_hiercoll_request_t *req)
 {
-    mca_coll_hiercoll_params_t *c = &mca_coll_hiercoll_params;
+    mca_coll_hiercoll_params_t *prm = &mca_coll_hiercoll_params;
     if (!req->super.super.req_persistent) {
         reserve_tags(req);
     }
@@ -900,11 +904,11 @@ static void begin(mca_coll_hiercoll_request_t *req)
         complete(req);
         return;
     }
-    OPAL_THREAD_LOCK(&c->lock);
+    OPAL_THREAD_LOCK(&prm->lock);
     mca_coll_hiercoll_progress_need();
-    opal_list_append(&c->active, &req->super.super.super.super);
-    c->nactive++;
-    OPAL_THREAD_UNLOCK(&c->lock);
+    opal_list_append(&prm->active, &req->super.super.super.super);
+    prm->nactive++;
+    OPAL_THREAD_UNLOCK(&prm->lock);
 }
 
 /* ------------------------------------------------------------------ */
@@ -915,27 +919,27 @@ static bool sweeping; /* under mca_coll_hiercoll_params.lock */
 
 static void sc_leave(hc_leftover_t *lo)
 {
-    mca_coll_hiercoll_params_t *c = &mca_coll_hiercoll_params;
-    OPAL_THREAD_LOCK(&c->lock);
-    lo->next = c->leftovers;
-    c->leftovers = lo;
-    c->nleftovers++;
+    mca_coll_hiercoll_params_t *prm = &mca_coll_hiercoll_params;
+    OPAL_THREAD_LOCK(&prm->lock);
+    lo->next = prm->leftovers;
+    prm->leftovers = lo;
+    prm->nleftovers++;
     mca_coll_hiercoll_progress_need();
-    OPAL_THREAD_UNLOCK(&c->lock);
+    OPAL_THREAD_UNLOCK(&prm->lock);
 }
 
 void mca_coll_hiercoll_sc_sweep(ompi_communicator_t *comm, bool all)
 {
-    mca_coll_hiercoll_params_t *c = &mca_coll_hiercoll_params;
-    OPAL_THREAD_LOCK(&c->lock);
+    mca_coll_hiercoll_params_t *prm = &mca_coll_hiercoll_params;
+    OPAL_THREAD_LOCK(&prm->lock);
     if (sweeping) { /* freeing a request may free a communicator, and so on */
-        OPAL_THREAD_UNLOCK(&c->lock);
+        OPAL_THREAD_UNLOCK(&prm->lock);
         return;
     }
     sweeping = true;
-    hc_leftover_t *mine = c->leftovers, *keep = NULL;
-    c->leftovers = NULL;
-    OPAL_THREAD_UNLOCK(&c->lock);
+    hc_leftover_t *mine = prm->leftovers, *keep = NULL;
+    prm->leftovers = NULL;
+    OPAL_THREAD_UNLOCK(&prm->lock);
 
     int freed = 0;
     while (NULL != mine) {
@@ -965,34 +969,33 @@ void mca_coll_hiercoll_sc_sweep(ompi_communicator_t *comm, bool all)
         }
     }
 
-    OPAL_THREAD_LOCK(&c->lock);
+    OPAL_THREAD_LOCK(&prm->lock);
     while (NULL != keep) {
         hc_leftover_t *lo = keep;
         keep = lo->next;
-        lo->next = c->leftovers;
-        c->leftovers = lo;
+        lo->next = prm->leftovers;
+        prm->leftovers = lo;
     }
-    c->nleftovers -= freed;
+    prm->nleftovers -= freed;
     sweeping = false;
-    OPAL_THREAD_UNLOCK(&c->lock);
+    OPAL_THREAD_UNLOCK(&prm->lock);
 }
 
 void mca_coll_hiercoll_exec_fini(void)
 {
-    mca_coll_hiercoll_params_t *c = &mca_coll_hiercoll_params;
-    if (0 != c->nleftovers) { /* (the PML is gone: only the memory can go) */
-        opal_output(0, "hiercoll: %d early-exit calls still had requests in flight at finalize",
-                    (int) c->nleftovers);
-        while (NULL != c->leftovers) {
-            hc_leftover_t *lo = c->leftovers;
-            c->leftovers = lo->next;
+    mca_coll_hiercoll_params_t *prm = &mca_coll_hiercoll_params;
+    if (0 != prm->nleftovers) { /* (the PML is gone: only the memory can go) */
+        mca_coll_hiercoll_show_help("early-exit-in-flight", (int) prm->nleftovers);
+        while (NULL != prm->leftovers) {
+            hc_leftover_t *lo = prm->leftovers;
+            prm->leftovers = lo->next;
             free(lo->mem[1]);
             free(lo->mem[0]);
         }
     }
-    if (c->progress_registered) {
+    if (prm->progress_registered) {
         opal_progress_unregister(mca_coll_hiercoll_progress);
-        c->progress_registered = false;
+        prm->progress_registered = false;
     }
 }
 
@@ -1002,66 +1005,67 @@ void mca_coll_hiercoll_exec_fini(void)
 
 void mca_coll_hiercoll_progress_need(void)
 {
-    mca_coll_hiercoll_params_t *c = &mca_coll_hiercoll_params;
-    c->idle_polls = 0;
-    if (!c->progress_registered) {
-        c->progress_registered = true;
+    mca_coll_hiercoll_params_t *prm = &mca_coll_hiercoll_params;
+    prm->idle_polls = 0;
+    if (!prm->progress_registered) {
+        prm->progress_registered = true;
         opal_progress_register(mca_coll_hiercoll_progress);
     }
 }
 
 /* Nothing in flight for a while: leave the progress loop (safe from inside
  * it: Open MPI's loop at worst skips the next callback once). */
-static void progress_idle(mca_coll_hiercoll_params_t *c)
+static void progress_idle(mca_coll_hiercoll_params_t *prm)
 {
-    if (++c->idle_polls < HC_PROGRESS_IDLE_POLLS) {
+    if (++prm->idle_polls < HC_PROGRESS_IDLE_POLLS) {
         return;
     }
-    OPAL_THREAD_LOCK(&c->lock);
-    if (0 == c->nactive && 0 == c->nleftovers && c->progress_registered && !c->in_progress) {
-        c->progress_registered = false;
+    OPAL_THREAD_LOCK(&prm->lock);
+    if (0 == prm->nactive && 0 == prm->nleftovers && prm->progress_registered
+        && !prm->in_progress) {
+        prm->progress_registered = false;
         opal_progress_unregister(mca_coll_hiercoll_progress);
     }
-    c->idle_polls = 0;
-    OPAL_THREAD_UNLOCK(&c->lock);
+    prm->idle_polls = 0;
+    OPAL_THREAD_UNLOCK(&prm->lock);
 }
 
 int mca_coll_hiercoll_progress(void)
 {
-    mca_coll_hiercoll_params_t *c = &mca_coll_hiercoll_params;
+    mca_coll_hiercoll_params_t *prm = &mca_coll_hiercoll_params;
     mca_coll_hiercoll_request_t *req, *next;
     int done = 0;
-    if (0 != c->nleftovers) {
+    if (0 != prm->nleftovers) {
         mca_coll_hiercoll_sc_sweep(NULL, false);
     }
-    if (0 == c->nactive) {
-        if (0 == c->nleftovers) {
-            progress_idle(c);
+    if (0 == prm->nactive) {
+        if (0 == prm->nleftovers) {
+            progress_idle(prm);
         }
         return 0;
     }
-    OPAL_THREAD_LOCK(&c->lock);
-    if (c->in_progress) { /* called from inside our own progress */
-        OPAL_THREAD_UNLOCK(&c->lock);
+    OPAL_THREAD_LOCK(&prm->lock);
+    if (prm->in_progress) { /* called from inside our own progress */
+        OPAL_THREAD_UNLOCK(&prm->lock);
         return 0;
     }
-    c->in_progress = true;
-    OPAL_LIST_FOREACH_SAFE (req, next, &c->active, mca_coll_hiercoll_request_t) {
+    prm->in_progress = true;
+    OPAL_LIST_FOREACH_SAFE (req, next, &prm->active, mca_coll_hiercoll_request_t) {
         /* The PML may run progress callbacks while we post: not under our lock. */
-        OPAL_THREAD_UNLOCK(&c->lock);
+        OPAL_THREAD_UNLOCK(&prm->lock);
         bool finished = advance(req);
-        OPAL_THREAD_LOCK(&c->lock);
+        OPAL_THREAD_LOCK(&prm->lock);
         if (finished) {
-            opal_list_remove_item(&c->active, &req->super.super.super.super);
-            c->nactive--;
-            OPAL_THREAD_UNLOCK(&c->lock);
+            opal_list_remove_item(&prm->active, &req->super.super.super.super);
+            prm->nactive--;
+            OPAL_THREAD_UNLOCK(&prm->lock);
             complete(req);
-            OPAL_THREAD_LOCK(&c->lock);
+            OPAL_THREAD_LOCK(&prm->lock);
             ++done;
         }
     }
-    c->in_progress = false;
-    OPAL_THREAD_UNLOCK(&c->lock);
+    prm->in_progress = false;
+    OPAL_THREAD_UNLOCK(&prm->lock);
     return done;
 }
 

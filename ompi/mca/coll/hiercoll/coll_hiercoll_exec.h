@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * The executor (coll_hiercoll_exec.c): runs any plan over the PML,
  * blocking, nonblocking, persistent or staged; its progress callback; the
  * requests of calls that returned early.  Layer: executor (calls the

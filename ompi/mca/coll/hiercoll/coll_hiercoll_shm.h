@@ -2,7 +2,11 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
- * The shared-memory node level (seed 002, ../shared/spec/shared-memory.md):
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
+ * The shared-memory node level (docs/node-level.md):
  * collectives of a communicator whose processes share a node exchange
  * data through a region of shared memory instead of the PML.
  *

@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * The shared-memory node level: the barrier's and the bcast's state
  * machines.
  *
@@ -109,9 +113,9 @@ static void push_part(size_t m, int n, int q, size_t *lo, size_t *hi)
     *hi = *lo + part;
 }
 
-/* From this size on the root writes parts of a CMA bcast (measured at
- * np 2: 1.4 to 3 times faster from 32 KiB to 8 MiB; at 16 KiB waiting
- * for the readers' addresses cost more than the copy saved). */
+/* From this size on the root writes parts of a CMA bcast (faster from 32
+ * KiB; at 16 KiB waiting for the readers' addresses cost more than the
+ * copy saved; the figures: docs/design/shm-cma.md). */
 #define HC_SHM_PUSH_MIN (32 * 1024)
 
 /* A long bcast by CMA.  The root publishes where its bytes are (its
@@ -163,8 +167,8 @@ static bool run_bcast_cma(hc_shm_op_t *o)
                 const char *from = (const char *) (uintptr_t) l->aux;
                 if (0 != r->aux && NULL != from && lo < hi) {
                     int err = hc_shm_fault("push") ? EPERM
-                                            : hc_shm_cma_write(sh->pids[o->i], r->aux + lo, from + lo,
-                                                        hi - lo);
+                                                   : hc_shm_cma_write(sh->pids[o->i], r->aux + lo,
+                                                                      from + lo, hi - lo);
                     if (0 != err) {
                         l->data[0] = 1; /* the readers read their parts themselves */
                         push_failed(sh, o->i, err);
@@ -224,8 +228,8 @@ static bool run_bcast_cma(hc_shm_op_t *o)
     }
     o->error = OMPI_SUCCESS;
     if (0 != err) {
-        opal_output(0, "hiercoll: shm: %s rank %d: process_vm_readv of %zu bytes from rank %d: %s",
-                    sh->comm->c_name, sh->me, o->m, root, strerror(err));
+        mca_coll_hiercoll_show_help("single-copy-read-failed", sh->comm->c_name, sh->me, o->m,
+                                    root, strerror(err));
         o->error = OMPI_ERROR;
     }
     free(o->tmp);
@@ -337,8 +341,8 @@ static bool run_bcast_cma_tree(hc_shm_op_t *o)
                           : hc_shm_cma_read(sh->pids[src], buf + o->mine0,
                                             l->aux + (uint64_t) o->mine0, len);
             if (0 != err && OMPI_SUCCESS == o->error) {
-                opal_output(0, "hiercoll: shm: %s rank %d: process_vm_readv of %zu bytes from "
-                            "rank %d: %s", sh->comm->c_name, sh->me, len, src, strerror(err));
+                mca_coll_hiercoll_show_help("single-copy-read-failed", sh->comm->c_name,
+                                            sh->me, len, src, strerror(err));
                 o->error = OMPI_ERROR;
             }
             /* (the bytes up to `ready` bad at the rank I read: set before it released them) */

@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * The shared-memory node level: the hierarchy.  Each rank's keys of the
  * hardware levels (coll_hiercoll_shm_levels, _group_level), the levels and
  * groups of the hierarchy's algorithms (runs of consecutive ranks, led by
@@ -39,21 +43,21 @@ int64_t hc_shm_my_key(ompi_communicator_t *comm, int by)
  * consecutive ranks).  Returns their number. */
 int hc_shm_levels_of(int *by)
 {
-    const mca_coll_hiercoll_params_t *c = &mca_coll_hiercoll_params;
-    if (HC_LEVELS_LIST == c->shm_levels_mode) {
-        memcpy(by, c->shm_lv_by, sizeof(int) * (size_t) c->shm_nlv);
-        return c->shm_nlv;
+    const mca_coll_hiercoll_params_t *prm = &mca_coll_hiercoll_params;
+    if (HC_LEVELS_LIST == prm->shm_levels_mode) {
+        memcpy(by, prm->shm_lv_by, sizeof(int) * (size_t) prm->shm_nlv);
+        return prm->shm_nlv;
     }
     int n = 0;
-    if (HC_LEVELS_AUTO != c->shm_levels_mode || c->shm_group_by < 0) {
+    if (HC_LEVELS_AUTO != prm->shm_levels_mode || prm->shm_group_by < 0) {
         return 0;
     }
-    by[n++] = c->shm_group_by;
+    by[n++] = prm->shm_group_by;
     /* (numa and socket where they are above the group level) */
     static const int above[] = {HCP_LEVEL_NUMA, HCP_LEVEL_SOCKET};
     for (int i = 0; i < 2; ++i) {
-        bool higher = c->shm_group_by > HCP_LEVEL_SOCKET
-                      || (HCP_LEVEL_NUMA == c->shm_group_by && HCP_LEVEL_SOCKET == above[i]);
+        bool higher = prm->shm_group_by > HCP_LEVEL_SOCKET
+                      || (HCP_LEVEL_NUMA == prm->shm_group_by && HCP_LEVEL_SOCKET == above[i]);
         if (higher) {
             by[n++] = above[i];
         }
@@ -66,9 +70,9 @@ int hc_shm_levels_of(int *by)
  * the ranks' places are known. */
 bool hc_shm_flat_for(int n)
 {
-    const mca_coll_hiercoll_params_t *c = &mca_coll_hiercoll_params;
-    return HC_LEVELS_FLAT == c->shm_levels_mode
-           || (HC_LEVELS_AUTO == c->shm_levels_mode && n <= c->shm_group_size);
+    const mca_coll_hiercoll_params_t *prm = &mca_coll_hiercoll_params;
+    return HC_LEVELS_FLAT == prm->shm_levels_mode
+           || (HC_LEVELS_AUTO == prm->shm_levels_mode && n <= prm->shm_group_size);
 }
 
 /* The hierarchy (not flat) from every rank's keys of the candidate levels
@@ -139,8 +143,9 @@ bool hc_shm_group_ranks(hc_shm_t *s, const hc_shm_peer_t *peers, char *how, size
             lo = sz < lo ? sz : lo;
             hiz = sz > hiz ? sz : hiz;
         }
-        hat += snprintf(how + hat, howlen - (size_t) hat, "%s %s %d groups of %d", 0 == k ? ":" : ",",
-                        used[k] < 0 ? "ranks" : hcp_level_names[by[used[k]]], groups, lo);
+        hat +=
+            snprintf(how + hat, howlen - (size_t) hat, "%s %s %d groups of %d", 0 == k ? ":" : ",",
+                     used[k] < 0 ? "ranks" : hcp_level_names[by[used[k]]], groups, lo);
         if (hiz != lo && hat < (int) howlen) {
             hat += snprintf(how + hat, howlen - (size_t) hat, "-%d", hiz);
         }
@@ -416,10 +421,10 @@ bool hc_shm_stats_init(hc_shm_t *s, const hc_shm_peer_t *peers)
         int d = HC_DIST_FAR;
         if (0 != hc_shm_topo.total) {
             int w = (int) peers[r].wrank, me = (int) peers[s->me].wrank;
-            d = hc_shm_topo_id(HC_TOPO_L3, w) == hc_shm_topo_id(HC_TOPO_L3, me)         ? HC_DIST_L3
+            d = hc_shm_topo_id(HC_TOPO_L3, w) == hc_shm_topo_id(HC_TOPO_L3, me)       ? HC_DIST_L3
                 : hc_shm_topo_id(HC_TOPO_NUMA, w) == hc_shm_topo_id(HC_TOPO_NUMA, me) ? HC_DIST_NUMA
                 : hc_shm_topo_id(HC_TOPO_PACK, w) == hc_shm_topo_id(HC_TOPO_PACK, me) ? HC_DIST_PACK
-                                                                                       : HC_DIST_FAR;
+                                                                                      : HC_DIST_FAR;
         } else if (r != s->me) {
             ompi_proc_t *p = ompi_comm_peer_lookup(s->comm, r);
             uint16_t f = NULL != p ? p->super.proc_flags : 0;

@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * The shared-memory node level's own types and hot helpers, shared by its
  * files (coll_hiercoll_shm*.c; the map is in coll_hiercoll_shm.c): the
  * region's lines, channels and operations, the flag loads and stores,
@@ -29,8 +33,7 @@
  * after it has read every rank's line of h + 1, which each rank wrote
  * once it had finished h, so they need no slot check and no done line.
  * Placement gives them the fastest rows, and a few rows, each reused
- * every few calls, crossed faster than 64 (np 2, a loop of barriers:
- * 0.110-0.116 us against 0.118-0.124).
+ * every few calls, crossed faster than 64 (docs/design/shm-hot-rows.md).
  */
 #ifndef MCA_COLL_HIERCOLL_SHM_INTERNAL_H
 #define MCA_COLL_HIERCOLL_SHM_INTERNAL_H
@@ -369,6 +372,7 @@ typedef struct hc_shm_req {
     mca_coll_hiercoll_module_t *m;
     ompi_communicator_t *comm;
     hc_call_t call; /* persistent: restarted from it */
+    int *arrays;    /* nonblocking: the call's counts and displacements, copied */
     int chan;
     bool persistent, active;
 } hc_shm_req_t;
@@ -525,9 +529,8 @@ static inline bool slot_free(hc_shm_chan_t *ch, uint64_t s, bool cells)
 /* Push [p, p + len) out of this core's caches into the shared last-level
  * cache, where its readers take it without a snoop of this core (CLDEMOTE,
  * 0F 1C /0, sits in the reserved-NOP space: a NOP on processors without
- * it).  Measured on this project's VM (Xeon with CLDEMOTE), two processes
- * exchanging lines: 8 bytes 137-150 ns -> 124-132, a 1 KiB cell each
- * way 552 -> 450, 2 KiB 920 -> 793. */
+ * it).  Two processes exchanging lines did so faster with it on a Xeon
+ * that has CLDEMOTE (docs/design/shm-line-demotion.md). */
 #define HC_SHM_DEMOTE_MAX 1024 /* longest cell demoted */
 
 static inline void demote(const void *p, size_t len)
@@ -627,9 +630,10 @@ static inline bool one_flag(hc_shm_op_t *o, hc_line_t *l, uint64_t v)
 /* Phase v of my line (with whatever was written into it and the cells
  * before): visible, and out of my core's caches for its readers; not a
  * bcast's line whose payload stays in its first 64 bytes (the root runs
- * ahead of its readers and the demotion is on its path: 0.94-0.98x).
- * (Deciding that once in hc_shm_op_init, in a field of the operation, made the
- * 64-byte bcast 0.7-0.8x at np 2 in three runs: the inline test stays.) */
+ * ahead of its readers and the demotion is on its path: slower).
+ * (Deciding that once in hc_shm_op_init, in a field of the operation, made
+ * the 64-byte bcast slower still: the inline test stays;
+ * docs/design/shm-line-demotion.md.) */
 static inline void publish(const hc_shm_op_t *o, hc_line_t *l, uint64_t v)
 {
     st_rel(&l->seq, v);
@@ -742,15 +746,11 @@ static inline void reduce_into(const hc_shm_op_t *o, const char *x, char *acc, s
 }
 
 /* Below this an allreduce on few ranks is folded whole by every rank; from
- * it slice-parallel (2 MiB: 236 against 320 us).  A reduce on few ranks is
- * folded by its root alone at every length: measured at np 2, 1.0 to 1.16
- * times the layer below's from 16 KiB, where slice-parallel folds were 0.4
- * to 0.65.  From 1 MiB the slices had won on the first machine (1.16 at 1
- * MiB, 1.43 from 2 MiB, the root alone 0.99 and 1.22), but on a second
- * (AMD EPYC, 2 cores) they ran 0.85 to 1.11 and, in a slow state of it,
- * 0.30 to 0.40 (1 to 4 MiB), where the root alone ran 0.98 to 1.04 in
- * every job (1 to 16 MiB, 2 jobs each, alternating builds): the layer
- * below's pattern, never far from it. */
+ * it slice-parallel, which is faster there.  A reduce on few ranks is
+ * folded by its root alone at every length: slice-parallel folds lost to
+ * the layer below from 16 KiB, and from 1 MiB, where they had won on one
+ * machine, they lost on another, while the root alone stayed close to the
+ * layer below on both (its pattern; the figures: docs/design/shm-cma.md). */
 #define HC_SHM_ROOT_MAX (1024 * 1024) /* bytes a CMA allreduce folds whole (stays in L2) */
 
 static inline bool contiguous(ompi_datatype_t *dt, size_t count)
@@ -761,8 +761,8 @@ static inline bool contiguous(ompi_datatype_t *dt, size_t count)
 /* A flat region's reduce of m bytes (elements of esize) past one flag
  * line goes in the flag lines all the same, in chunks of whole elements
  * (up to HC_SHM_RED_LINES of them): the non-roots publish and go on, as
- * in one line, where cells would hold them to the cell slots (np 2, 128
- * and 256 bytes: 0.16-0.19 us through the cells, tuned's 0.12-0.19). */
+ * in one line, where cells would hold them to the cell slots (through the
+ * cells it was no faster than tuned; docs/design/shm-auto-and-reduce-lines.md). */
 #define HC_SHM_RED_LINES 4
 
 static inline bool red_lines(const hc_shm_t *sh, size_t m, size_t esize)

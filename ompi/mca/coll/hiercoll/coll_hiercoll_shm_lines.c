@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * The shared-memory node level: flag lines and waiting (the slow parts;
  * the hot ones, the slot test and the done lines' minimum among them, are
  * static inline in coll_hiercoll_shm_internal.h): the persistent channels
@@ -119,19 +123,19 @@ double hc_shm_now(void)
 
 void hc_shm_wait_slow(hc_shm_t *sh, hc_wait_t *w, const hc_shm_op_t *o)
 {
-    mca_coll_hiercoll_params_t *c = &mca_coll_hiercoll_params;
+    mca_coll_hiercoll_params_t *prm = &mca_coll_hiercoll_params;
     opal_progress();
     if (sh->yield) {
         sched_yield();
     }
     /* the clock from the first slow poll, then every 1024th, or every
      * one when yielding: a yield on a loaded node can take milliseconds,
-     * and 1024 of them outlast the wait (load 10-20: no line in 4 s) */
-    if (c->shm_watchdog > 0 && (0 == w->since || sh->yield || 0 == (w->polls & 1023))) {
+     * and 1024 of them outlast the wait (the watchdog then said nothing) */
+    if (prm->shm_watchdog > 0 && (0 == w->since || sh->yield || 0 == (w->polls & 1023))) {
         double t = hc_shm_now();
         if (0 == w->since) {
             w->since = t;
-        } else if (!w->warned && t - w->since > c->shm_watchdog && NULL != o) {
+        } else if (!w->warned && t - w->since > prm->shm_watchdog && NULL != o) {
             w->warned = true;
             const hc_shm_chan_t *ch = o->ch;
             /* the line from the region's first flag line; a flag line's

@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * The shared-memory node level: long messages through the levels' cells
  * (coll_hiercoll_shm_long; the design, the model that chose it and its
  * counts: docs/design/shm-long.md).
@@ -525,7 +529,8 @@ static bool run_bcast(hc_shm_op_t *o, hc_shm_long_t *lg)
             continue;
         }
         if (0 == o->ph) {
-            if ((lead && !slot_ready(o, lg, c)) || !reached(o, ctl_of(lg, src, c) + W_RS, CW(c, 1))) {
+            if ((lead && !slot_ready(o, lg, c))
+                || !reached(o, ctl_of(lg, src, c) + W_RS, CW(c, 1))) {
                 return false;
             }
             const char *from = cell_at(lg, src, c);

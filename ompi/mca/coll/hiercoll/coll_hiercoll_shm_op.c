@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * The shared-memory node level: operations (built from a call, stepped),
  * the channels' queues, requests (nonblocking, persistent) and progress.
  *
@@ -46,7 +50,8 @@ static bool op_step_(hc_shm_op_t *o)
         case PATH_TREE:
             return hc_shm_run_tree(o);
         default:
-            return PATH_INLINE == o->path && !o->ch->s->flat ? hc_shm_run_fold_grouped(o) : hc_shm_run_fold(o);
+            return PATH_INLINE == o->path && !o->ch->s->flat ? hc_shm_run_fold_grouped(o)
+                                                             : hc_shm_run_fold(o);
         }
     }
 }
@@ -217,8 +222,8 @@ int hc_shm_op_init(hc_shm_op_t *o, hc_shm_chan_t *ch, const hc_call_t *c)
         size_t cma_from = mca_coll_hiercoll_params.shm_cma_min;
         if (HC_ALLREDUCE == c->coll && whole) {
             /* np 2: each rank copies once instead of twice (into its cell,
-             * out of the other's): 8 KiB 1.44-1.61 us against 1.85-2.11
-             * from the cells, even at 4 KiB (1.27-1.31 against 1.17-1.35) */
+             * out of the other's), faster from 8 KiB and as fast at 4 KiB
+             * (docs/design/shm-cma.md) */
             cma_from /= 2;
         }
         if (sh->cma && o->m >= cma_from) {
@@ -447,6 +452,7 @@ int hc_shm_req_free(ompi_request_t **rp)
     OBJ_RELEASE(r->m);
     OBJ_RELEASE(r->comm);
     mca_coll_hiercoll_req_unmake(&r->super);
+    free(r->arrays);
     free(r);
     *rp = MPI_REQUEST_NULL;
     return OMPI_SUCCESS;

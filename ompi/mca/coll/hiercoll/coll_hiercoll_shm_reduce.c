@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * The shared-memory node level: the reductions' state machines (reduce,
  * allreduce; the folds of reduce_scatter's blocks).
  *
@@ -463,7 +467,8 @@ static void cma_piece(hc_shm_op_t *o, uint64_t s, size_t a, size_t cnt, char *ac
         int from = swap && r == n - 1 ? n - 2 : r;
         if (from != me) {
             char *to = r == n - 1 ? acc : o->scratch;
-            if (0 != hc_shm_cma_read(sh->pids[from], to, input_of(o, s, from) + off, len)) {
+            if (hc_shm_fault("cmaslice")
+                || 0 != hc_shm_cma_read(sh->pids[from], to, input_of(o, s, from) + off, len)) {
                 o->error = OMPI_ERROR;
             }
             if (++*reads == total) {
@@ -488,7 +493,14 @@ static void cma_piece(hc_shm_op_t *o, uint64_t s, size_t a, size_t cnt, char *ac
  * of every rank's input (rank order, a piece at a time, reading the others
  * with process_vm_readv) into its result; then every rank (allreduce) or
  * the root (reduce) reads the other slices' results; nobody returns while
- * another may still read its memory. */
+ * another may still read its memory.  A rank whose slice is bad (a read
+ * failed, no memory) says so in its line's third word before it says its
+ * slice is done (FV(s, 1)); whoever reads that slice fails too. */
+static inline uint64_t *slice_bad(hc_line_t *l)
+{
+    return (uint64_t *) l->data + 2;
+}
+
 bool hc_shm_run_red_cma(hc_shm_op_t *o)
 {
     hc_shm_chan_t *ch = o->ch;
@@ -530,6 +542,7 @@ bool hc_shm_run_red_cma(hc_shm_op_t *o)
         if (NULL == o->scratch || (NULL == res && hi > lo)) {
             o->error = OMPI_ERR_OUT_OF_RESOURCE;
         }
+        *slice_bad(line_of(o, s, me)) = OMPI_SUCCESS != o->error;
         publish(o, line_of(o, s, me), FV(s, 1));
         o->ph = 2;
     }
@@ -550,6 +563,12 @@ bool hc_shm_run_red_cma(hc_shm_op_t *o)
                                   (rhi - rlo) * o->esize)) {
                     o->error = OMPI_ERROR;
                 }
+                if (0 != *slice_bad(line_of(o, s, r)) && OMPI_SUCCESS == o->error) {
+                    mca_coll_hiercoll_log(1, "shm: %s rank %d: rank %d's slice of a single-copy "
+                                          "%s failed; the call returns an error",
+                                          sh->comm->c_name, me, r, all ? "allreduce" : "reduce");
+                    o->error = OMPI_ERROR;
+                }
             }
         }
         finish_reading(ch, s);
@@ -561,8 +580,8 @@ bool hc_shm_run_red_cma(hc_shm_op_t *o)
         return false;
     }
     if (o->error != OMPI_SUCCESS) {
-        opal_output(0, "hiercoll: shm: %s rank %d: single-copy %s of %zu bytes failed",
-                    sh->comm->c_name, me, all ? "allreduce" : "reduce", o->m);
+        mca_coll_hiercoll_show_help("single-copy-reduction-failed", sh->comm->c_name, me,
+                                    all ? "allreduce" : "reduce", o->m);
     }
     free(o->tmp);
     free(o->scratch);
@@ -578,9 +597,8 @@ bool hc_shm_run_red_cma(hc_shm_op_t *o)
  * may still read its input.  Per call a folding rank copies each other
  * input once, a reduce's non-roots nothing: the pattern of the layer
  * below's linear reduce with single copy, without its messages.  At np 2
- * an allreduce so took 1.4-1.6 us at 8 KiB (cells: 1.9-2.1), 8 us at
- * 128 KiB (slice-parallel: 17.5-18.3) and 32-35 at 512 KiB (47-49); from
- * HC_SHM_ROOT_MAX the slices win (2 MiB: 236 against 320). */
+ * it beats the cells and the slice-parallel folds up to HC_SHM_ROOT_MAX,
+ * where the slices win (docs/design/shm-cma.md). */
 static void red_root_pieces(hc_shm_op_t *o);
 
 bool hc_shm_run_red_root_cma(hc_shm_op_t *o)
@@ -623,7 +641,8 @@ bool hc_shm_run_red_root_cma(hc_shm_op_t *o)
              * x0 op x1, or x1 op x0 under a predefined commutative op (the
              * same bits); in place once the other has read mine (below) */
             char *to = in_place ? (o->tmp = malloc(o->m)) : o->dst;
-            if (NULL == to || 0 != hc_shm_cma_read(sh->pids[1 - me], to, input_of(o, s, 1 - me), o->m)) {
+            if (NULL == to
+                || 0 != hc_shm_cma_read(sh->pids[1 - me], to, input_of(o, s, 1 - me), o->m)) {
                 o->error = OMPI_ERROR;
             }
             finish_reading(ch, s);
@@ -650,8 +669,8 @@ bool hc_shm_run_red_root_cma(hc_shm_op_t *o)
         o->tmp = NULL;
     }
     if (o->error != OMPI_SUCCESS) {
-        opal_output(0, "hiercoll: shm: %s rank %d: single-copy %s of %zu bytes failed",
-                    sh->comm->c_name, me, all ? "allreduce" : "reduce", o->m);
+        mca_coll_hiercoll_show_help("single-copy-reduction-failed", sh->comm->c_name, me,
+                                    all ? "allreduce" : "reduce", o->m);
     }
     return true;
 }
