@@ -1200,6 +1200,17 @@ run "stress-levels3-nocma-np16" 300 "${MPI[@]}" -np 16 "${STRESS[@]}" "${STRESS_
 EXPECT=("t_stress: np 32: 100 iterations, [0-9]+ checks, 0 failed" "shm: 32 processes, .*hierarchy 4 levels: l3 16 groups of 2, numa 8 groups of 2, socket 4 groups of 2, ranks 2 groups of 2; top 2")
 run "stress-levels4-np32" 300 "${MPI[@]}" -np 32 "${STRESS[@]}" "${STRESS_LV[@]}" "$stress" \
     --iters 100 --seed 5
+# the same through the long cells (from 113 bytes, chunks of 4 KiB, so
+# the stress program's long bcasts and reductions take many chunks): flat
+# at np 4, two levels at np 8
+LONG_ON=(--mca coll_hiercoll_shm_long on --mca coll_hiercoll_shm_long_min 113
+         --mca coll_hiercoll_shm_long_chunk 4K)
+EXPECT=("t_stress: np 4: 400 iterations, [0-9]+ checks, 0 failed" "shm: long cells: ")
+run "stress-long-flat-np4" 300 "${MPI[@]}" -np 4 "${STRESS[@]}" "${LONG_ON[@]}" "$stress" \
+    --iters 400 --seed 6
+EXPECT=("t_stress: np 8: 400 iterations, [0-9]+ checks, 0 failed" "shm: long cells: ")
+run "stress-long-levels2-np8" 300 "${MPI[@]}" -np 8 "${STRESS[@]}" "${STRESS_LV[@]}" \
+    "${LONG_ON[@]}" "$stress" --iters 400 --seed 7
 # line traffic counted (coll_hiercoll_stats; flag and done lines, and the
 # lines of cells): 100 8-byte allreduces at np 8
 # on 2 packages x 2 NUMA nodes x 2 L3 of one core.  Flat, every rank reads
