@@ -20,7 +20,10 @@
  *             (the non-roots run ahead): the bits of the serial fold;
  *   cycles N  N times: dup, allreduce, bcast, barrier, free; the number of
  *             lines of /proc/self/maps and of our files in the backing
- *             directory must not grow after the first few cycles;
+ *             directory must not grow after the first few cycles (with
+ *             --cycle-bytes B, each cycle's dup also runs an allreduce,
+ *             a reduce and a bcast of B bytes of doubles, checked: long messages'
+ *             cells, carved in every process's arena, must come back);
  *   inflight  many nonblocking calls in flight on two communicators, one
  *             freed while its requests run, completed in reverse order;
  *   vinflight igatherv and iscatterv (every root, irregular counts, zeros,
@@ -65,8 +68,8 @@
  *             3.1.4's Iallgatherv frees them), 20 times each at every
  *             root: the results right (the level keeps its own copy);
  * Prints "t_shm: np N: C checks, F failed".
- * Usage: t_shm [--cycles N] [--backing DIR] [--any-order] [--kill RANK] [--reuse N] [--errors]
- *              [--clobber-arrays]
+ * Usage: t_shm [--cycles N] [--cycle-bytes B] [--backing DIR] [--any-order] [--kill RANK]
+ *              [--reuse N] [--errors] [--clobber-arrays]
  *   --any-order: the fold order is not checked (a fallback folded)
  *   --kill RANK: that rank dies by SIGKILL after setting regions up
  *   --stall S: the last rank comes S seconds late to an allreduce (watchdog)
@@ -348,6 +351,42 @@ static int count_files(const char *dir)
     return n;
 }
 
+static int cycle_bytes; /* --cycle-bytes */
+
+/* An allreduce, a reduce and a bcast of cycle_bytes bytes of doubles on
+ * d (the reduce's and the bcast's root rotating). */
+static void cycle_long(MPI_Comm d, int i)
+{
+    int cnt = cycle_bytes / (int) sizeof(double), root = i % np;
+    double *a = malloc(sizeof(double) * (size_t) (cnt > 0 ? cnt : 1));
+    double *b = malloc(sizeof(double) * (size_t) (cnt > 0 ? cnt : 1));
+    double *c = malloc(sizeof(double) * (size_t) (cnt > 0 ? cnt : 1));
+    for (int j = 0; j < cnt; ++j) {
+        a[j] = rank + j % 7;
+        c[j] = -1;
+    }
+    MPI_Allreduce(a, b, cnt, MPI_DOUBLE, MPI_SUM, d);
+    MPI_Reduce(a, c, cnt, MPI_DOUBLE, MPI_SUM, (root + 1) % np, d);
+    for (int j = 0; j < cnt; ++j) {
+        a[j] = rank == root ? j : -1;
+    }
+    MPI_Bcast(a, cnt, MPI_DOUBLE, root, d);
+    int bad = 0;
+    for (int j = 0; j < cnt; ++j) {
+        double sum = (double) np * (np - 1) / 2 + (double) np * (j % 7);
+        bad += b[j] != sum || a[j] != j || (rank == (root + 1) % np && c[j] != sum);
+    }
+    tc_checks++;
+    if (bad) {
+        tc_failures++;
+        printf("FAIL [rank %d] cycle %d: %d elements of %d bytes wrong\n", rank, i, bad,
+               cycle_bytes);
+    }
+    free(a);
+    free(b);
+    free(c);
+}
+
 static void test_cycles(MPI_Comm comm, int cycles, const char *backing)
 {
     int maps0 = 0, files0 = 0, maps = 0, files = 0;
@@ -356,6 +395,9 @@ static void test_cycles(MPI_Comm comm, int cycles, const char *backing)
         MPI_Comm_dup(comm, &d);
         int v = rank + i, s = 0;
         MPI_Allreduce(&v, &s, 1, MPI_INT, MPI_SUM, d);
+        if (cycle_bytes > 0) {
+            cycle_long(d, i);
+        }
         MPI_Bcast(&s, 1, MPI_INT, i % np, d);
         MPI_Barrier(d);
         tc_checks++;
@@ -865,7 +907,8 @@ static void test_clobber(MPI_Comm comm)
                 for (int q = 0; q < rank; ++q) {
                     before += cnt[q];
                 }
-                int *c2 = malloc(sizeof(int) * (size_t) np), *d2 = malloc(sizeof(int) * (size_t) np);
+                int *c2 = malloc(sizeof(int) * (size_t) np);
+                int *d2 = malloc(sizeof(int) * (size_t) np);
                 memcpy(c2, cnt, sizeof(int) * (size_t) np);
                 memcpy(d2, dsp, sizeof(int) * (size_t) np);
                 clobber(cnt, np);
@@ -987,6 +1030,8 @@ int main(int argc, char **argv)
             reuse = atoi(argv[++i]);
         } else if (0 == strcmp(argv[i], "--backing") && i + 1 < argc) {
             backing = argv[++i];
+        } else if (0 == strcmp(argv[i], "--cycle-bytes") && i + 1 < argc) {
+            cycle_bytes = atoi(argv[++i]);
         }
     }
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);

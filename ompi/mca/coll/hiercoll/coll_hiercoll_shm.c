@@ -23,9 +23,12 @@
  *   coll_hiercoll_shm_reduce.c    reduce and allreduce state machines
  *   coll_hiercoll_shm_move.c      gather(v), scatter(v), allgather(v),
  *                                 reduce_scatter(_block) state machines
+ *   coll_hiercoll_shm_long.c      LONG CELLS: long bcasts, reduces and
+ *                                 allreduces through every process's cells
  *
- * Calls go down: this file calls op and setup; op the families (move
- * uses reduce's folds) and setup; the families group, lines and arena;
+ * Calls go down: this file calls op, setup and long (its cells' leave);
+ * op the families (move uses reduce's folds; long's set-up is its own) and
+ * setup; the families group, lines and arena;
  * setup group, lines and arena (contrib/check-layers.sh: no circle).
  *
  * A short blocking barrier, bcast or reduce on an idle channel may go
@@ -118,8 +121,10 @@ void mca_coll_hiercoll_shm_free(mca_coll_hiercoll_module_t *m)
             hc_shm_stats_print(s);
         }
         free(s->st->dist);
+        free(s->st->reg);
         free(s->st);
     }
+    hc_shm_long_leave(s);
     hc_shm_region_leave(s);
     free(s->pids);
     free(s->rows);
