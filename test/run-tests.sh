@@ -2162,6 +2162,7 @@ shm-reduce-scatter-lb2-np5|5|--case 0x03ad9dd22d17b9c6 --comm prefix:2 --mode bl
 shm-allreduce-lb-np3|3|--case 0x02c8f0f94ae053a3 --comm world --count 1
 alltoallv-in-place-negative-displs-np4|4|--case 0x45b53be0fe6fb887 --count 1
 shm-allgatherv-vector-short-int-np2|2|--case 0x0471830c4d7fdcc2 --comm world --count 152
+tree-scatterv-long-int-64k-np5|5|--case 0x217a38897b0991cb --comm prefix:4 --mode blocking --root 0 --packed 0 --count 5462
 REGRESSIONS
 fi
 
