@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * hc_cost decomp: multi-leader against single-leader decomposition (and
  * the flat plans), across nodes.
  *

@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * hc_fuzz: a differential fuzzer of hiercoll's collectives.
  *
  * Every case is drawn from a 64-bit case seed (run seed + case index):
@@ -10,9 +14,10 @@
  * pair types with holes, contiguous, vector, hvector, indexed, struct with
  * holes and negative displacements, resized with negative lower bounds and
  * extents beyond the data, dup; elements of 1 B to 64 KiB), and on the
- * receive side the same type or a packed one of the same signature;
- * counts (0, 1, small, around the flag line's 112 bytes, the 8 KiB cells
- * and their multiples, the single-copy threshold, large); roots;
+ * receive side the same type or a packed one of the same signature (not
+ * where the layer below's copy to it loses the end: below_cuts); counts
+ * (0, 1, small, around the flag line's 112 bytes, the 8 KiB cells and
+ * their multiples, the single-copy threshold, large); roots;
  * MPI_IN_PLACE where MPI allows it; v-counts uneven, with zeros, blocks in
  * rank order or reversed with gaps; predefined ops on fitting types and
  * user ops, commutative or not (exact in any grouping); the communicator
@@ -212,7 +217,11 @@ static void draw_case(hf_case_t *cs, uint64_t seed)
     int w = (int) hf_below(&r, 100);
     cs->mode = w < 50 ? MD_BLOCKING : w < 78 ? MD_NONBLOCKING : MD_PERSISTENT;
     w = (int) hf_below(&r, 100);
-    cs->comm = w < 45 ? CM_WORLD : w < 62 ? CM_REVERSED : w < 77 ? CM_SUBSET : w < 90 ? CM_PARITY : CM_ONE;
+    cs->comm = w < 45   ? CM_WORLD
+               : w < 62 ? CM_REVERSED
+               : w < 77 ? CM_SUBSET
+               : w < 90 ? CM_PARITY
+                        : CM_ONE;
     cs->mask = hf_next(&r);
     cs->key_rev = hf_chance(&r, 50);
     cs->root_raw = hf_next(&r);
@@ -516,7 +525,8 @@ static int vcount(const hf_case_t *cs, int j, int n, long c, uint64_t salt)
     case 1: return (int) (c * (j + 1) / n);
     case 2: return (int) hf_below(&r, (uint64_t) c + 1);
     case 3: return (j % 2) ? (int) c : 0;
-    default: return j == (int) (cs->root_raw % (uint64_t) n) ? (int) c : (hf_chance(&r, 30) ? 1 : 0);
+    default:
+        return j == (int) (cs->root_raw % (uint64_t) n) ? (int) c : (hf_chance(&r, 30) ? 1 : 0);
     }
 }
 
@@ -565,7 +575,8 @@ static void types_make(const hf_case_t *cs, types_t *ty)
     ty->P = ty->W = MPI_DATATYPE_NULL;
     memset(&ty->pmap, 0, sizeof(ty->pmap));
     memset(&ty->wmap, 0, sizeof(ty->wmap));
-    if (is_reduction(cs->coll) && MD_BLOCKING != cs->mode && (0 != ty->mt->tlb || 0 != ty->mt->lb)) {
+    if (is_reduction(cs->coll) && MD_BLOCKING != cs->mode
+        && (0 != ty->mt->tlb || 0 != ty->mt->lb)) {
         /* Open MPI 4.1.4's libnbc (the twin's nonblocking reductions)
          * corrupts the heap for a datatype whose (true) lower bound is not
          * 0 (hc_fuzz --case 0x54d81856817919ef at np 3 crashed in the twin, with
@@ -598,6 +609,58 @@ static void types_make(const hf_case_t *cs, types_t *ty)
     if (MPI_DATATYPE_NULL != ty->W) {
         size_t l = strlen(ty->desc);
         snprintf(ty->desc + l, sizeof(ty->desc) - l, " moved to lb 0");
+    }
+}
+
+/* The layer below copies a rank's own block from the send type to the
+ * receive type with ompi_datatype_sndrcv, which loses the end of a copy
+ * (mca_coll_hiercoll_dt_copy in coll_hiercoll_exec.c) of more than one
+ * element of a type whose data is one run but whose extent is larger
+ * (MPI_LONG_INT: 12 bytes in 16) when a multiple of 64 KiB falls inside
+ * the last element; hiercoll gets those right (t_pairs checks them
+ * against a serial reference).  Would it lose the end of `count`
+ * elements of m? */
+static bool below_cuts(const hf_map_t *m, long count)
+{
+    if (count < 2 || m->ext == m->size || m->text != m->size || m->n < 1) {
+        return false;
+    }
+    for (long i = 0; i + 1 < m->n; ++i) {
+        if (m->disp[i + 1] != m->disp[i] + hf_basics[m->basic[i]].size) {
+            return false; /* (not one run in typemap order) */
+        }
+    }
+    long bytes = count * m->size, r = bytes % 65536;
+    return bytes > 65536 && r > 0 && r < m->size;
+}
+
+/* Any count of the case (c, v-counts, alltoallv's pairs) that would. */
+static bool case_cuts(const hf_case_t *cs, const hf_map_t *m, long c, int n)
+{
+    if (below_cuts(m, c)) {
+        return true;
+    }
+    for (int j = 0; j < n; ++j) {
+        if (below_cuts(m, vcount(cs, j, n, c, 0))) {
+            return true;
+        }
+        for (int i = 0; i < n; ++i) {
+            if (below_cuts(m, pcount(cs, i, j, n, c))) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+/* No packed twin: the type both ways. */
+static void types_drop_packed(types_t *ty)
+{
+    if (MPI_DATATYPE_NULL != ty->P) {
+        MPI_Type_free(&ty->P);
+        hf_map_free(&ty->pmap);
+        ty->P = MPI_DATATYPE_NULL;
+        ty->mp = ty->mt;
     }
 }
 
@@ -801,6 +864,12 @@ static int run_case(const hf_case_t *cs0, const hf_ovr_t *o, long index, bool qu
     if (C_BARRIER == cs.coll) {
         c = 0;
     }
+    if (MPI_DATATYPE_NULL != ty.P && case_cuts(&cs, mt, c, n)) {
+        /* (the twin's own-block copies to the packed twin would lose the
+         * last element's end: the layer below would be wrong) */
+        types_drop_packed(&ty);
+        mp = ty.mp;
+    }
     bool inplace_legal = C_BCAST != cs.coll && C_BARRIER != cs.coll;
     bool in_place = cs.in_place && inplace_legal;
     if (in_place && (C_REDUCE_SCATTER == cs.coll || C_REDUCE_SCATTER_BLOCK == cs.coll
@@ -809,7 +878,8 @@ static int run_case(const hf_case_t *cs0, const hf_ovr_t *o, long index, bool qu
          * would be the next repetition's input */
         cs.reps = 1;
     }
-    snprintf(desc, sizeof(desc), "%s %s algo=%s comm=%s%s np=%d count=%ld root=%d%s%s%s reps=%d%s type=%s",
+    snprintf(desc, sizeof(desc),
+             "%s %s algo=%s comm=%s%s np=%d count=%ld root=%d%s%s%s reps=%d%s type=%s",
              coll_names[cs.coll], mode_names[cs.mode], cs.algo, comm_names[cs.comm],
              CM_PREFIX == cs.comm ? ":k" : "", n, c, root, in_place ? " in_place" : "",
              cs.op >= 0 ? " op=" : "", cs.op >= 0 ? hf_op_names[cs.op] : "", cs.reps,
@@ -978,7 +1048,8 @@ static int run_case(const hf_case_t *cs0, const hf_ovr_t *o, long index, bool qu
                 if (!w && in_place) {
                     for (int j = 0; j < n; ++j) maps[j] = mr;
                 }
-                place(n, cnt, maps, w ? 1 : maps[0]->ext, cs.vorder ^ s, cs.vseed + (uint64_t) s, dsp);
+                place(n, cnt, maps, w ? 1 : maps[0]->ext, cs.vorder ^ s, cs.vseed + (uint64_t) s,
+                      dsp);
                 if (w && 1 == n) {
                     /* Open MPI 4.1's coll/self (the layer below on one
                      * process) takes alltoallw's byte displacements for
@@ -1038,7 +1109,8 @@ static int run_case(const hf_case_t *cs0, const hf_ovr_t *o, long index, bool qu
     MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, G.ctl);
     wd_deadline = 0;
     if (v.bad && !quiet) {
-        fprintf(stderr, "hc_fuzz: MISMATCH rank %d (rank %d of %d in the case's communicator): %s\n",
+        fprintf(stderr,
+                "hc_fuzz: MISMATCH rank %d (rank %d of %d in the case's communicator): %s\n",
                 G.rank, me, n, v.what);
         fflush(stderr);
     }
@@ -1105,7 +1177,8 @@ static void shrink(const hf_case_t *cs, const hf_ovr_t *start)
             /* fewer elements */
             long c0 = eff.count;
             if (c0 < 0) {
-                c0 = draw_count(&eff, ty.mt->size, case_blocks(eff.coll), ty.mt->ext > ty.mp->ext ? ty.mt->ext : ty.mp->ext);
+                c0 = draw_count(&eff, ty.mt->size, case_blocks(eff.coll),
+                                ty.mt->ext > ty.mp->ext ? ty.mt->ext : ty.mp->ext);
             }
             types_free(&ty);
             /* 1, then bisection between a passing count and a failing one */
@@ -1179,8 +1252,8 @@ static void mca_from_env(void)
             continue;
         }
         const char *kv = *e + 9;
-        if (strncmp(kv, "coll", 4) && strncmp(kv, "btl", 3) && strncmp(kv, "pml", 3) && strncmp(kv, "op=", 3)
-            && strncmp(kv, "mpi_yield", 9)) {
+        if (strncmp(kv, "coll", 4) && strncmp(kv, "btl", 3) && strncmp(kv, "pml", 3)
+            && strncmp(kv, "op=", 3) && strncmp(kv, "mpi_yield", 9)) {
             continue;
         }
         const char *eq = strchr(kv, '=');
@@ -1364,7 +1437,8 @@ int main(int argc, char **argv)
         MPI_Bcast(&stop, 1, MPI_INT, 0, G.ctl);
         if (stop) {
             if (0 == G.rank) {
-                fprintf(stderr, "hc_fuzz: --time %.0f s reached after %ld cases\n", G.time_limit, i);
+                fprintf(stderr, "hc_fuzz: --time %.0f s reached after %ld cases\n", G.time_limit,
+                        i);
             }
             break;
         }
@@ -1405,9 +1479,10 @@ int main(int argc, char **argv)
             fprintf(stderr, " %s:%ld", mode_names[k], S.per_mode[k]);
         }
         fprintf(stderr, "\n");
-        fprintf(stderr, "hc_fuzz: np %d seed %llu: %ld cases, %ld mismatches, %.1f s, %.0f cases/minute\n",
-               G.np, (unsigned long long) G.run_seed, S.cases, S.mismatches, dt,
-               dt > 0 ? 60.0 * (double) S.cases / dt : 0.0);
+        fprintf(stderr,
+                "hc_fuzz: np %d seed %llu: %ld cases, %ld mismatches, %.1f s, %.0f cases/minute\n",
+                G.np, (unsigned long long) G.run_seed, S.cases, S.mismatches, dt,
+                dt > 0 ? 60.0 * (double) S.cases / dt : 0.0);
         fflush(stderr);
     }
     MPI_Comm_free(&G.ctl);

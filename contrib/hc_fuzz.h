@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * hc_fuzz: the differential fuzzer's shared declarations (hc_fuzz.c: the
  * driver, cases, runs, comparison, shrinking; hc_fuzz_types.c: the
  * datatype generator, element maps, data values and the user ops).

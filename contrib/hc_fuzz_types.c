@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * hc_fuzz's datatypes and values: the generator of datatype trees (every
  * node an MPI type and its flattened element map), packed twins of the
  * same signature, data fit for each op, and the user ops, which apply per
@@ -154,8 +158,9 @@ static void map_check(hf_tree_t *tr, int k)
         long z = hf_basics[m->basic[i]].size;
         sum += z;
         if (m->disp[i] < tlb || m->disp[i] + z > tlb + text) {
-            fprintf(stderr, "hc_fuzz: generator: scalar %ld at %ld outside the true extent %ld+%ld\n",
-                    i, m->disp[i], (long) tlb, (long) text);
+            fprintf(stderr,
+                    "hc_fuzz: generator: scalar %ld at %ld outside the true extent %ld+%ld\n", i,
+                    m->disp[i], (long) tlb, (long) text);
             MPI_Abort(MPI_COMM_WORLD, 2);
         }
     }
@@ -480,8 +485,16 @@ static int describe(const hf_tree_t *tr, int k, char *buf, size_t len)
     switch (nd->kind) {
     case TN_PRED: OUT("%s", hf_basics[nd->basic].name); break;
     case TN_CONTIG: OUT("contig(%d,", nd->count); KID(0); OUT(")"); break;
-    case TN_VECTOR: OUT("vector(%d,%d,%ld,", nd->count, nd->blocklen, nd->stride); KID(0); OUT(")"); break;
-    case TN_HVECTOR: OUT("hvector(%d,%d,%ldB,", nd->count, nd->blocklen, nd->stride); KID(0); OUT(")"); break;
+    case TN_VECTOR:
+        OUT("vector(%d,%d,%ld,", nd->count, nd->blocklen, nd->stride);
+        KID(0);
+        OUT(")");
+        break;
+    case TN_HVECTOR:
+        OUT("hvector(%d,%d,%ldB,", nd->count, nd->blocklen, nd->stride);
+        KID(0);
+        OUT(")");
+        break;
     case TN_INDEXED:
         OUT("indexed(");
         for (int i = 0; i < nd->count; ++i) {

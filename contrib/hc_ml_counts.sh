@@ -3,6 +3,10 @@
 # Copyright (c) 2026 The hiercoll authors.
 # $COPYRIGHT$
 #
+# Additional copyrights may follow
+#
+# $HEADER$
+#
 # hc_ml_counts.sh: the bytes of long collectives between fake nodes, per
 # call, from pml monitoring (contrib/hc_traffic.sh): hiercoll with every
 # process of a node carrying a share (coll_hiercoll_decomp_leaders all),

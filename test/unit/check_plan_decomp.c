@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * The MPI-free side of the decomposition: parsing criteria (and rejecting
  * bad ones with a reason), grouping ranks into parts with their leaders
  * for every process count to 2,000 and samples to 32,768 under block,
@@ -16,7 +20,7 @@
 #include "unit_common.h"
 
 #define EXPECT_EQ(x, y)                                                                            \
-    EXPECT((int64_t) (x) == (int64_t) (y), "%s is %lld, want %s = %lld", #x, (long long) (x), #y, \
+    EXPECT((int64_t) (x) == (int64_t) (y), "%s is %lld, want %s = %lld", #x, (long long) (x), #y,  \
            (long long) (y))
 
 /* ------------------------------------------------------------------ */
@@ -31,11 +35,11 @@ START_TEST(criteria_parse)
         const char *s;
         hcp_crit_kind_t kind;
     } good[] = {
-        {"none", HCP_CRIT_NONE},       {"node", HCP_CRIT_LEVEL},
-        {"socket", HCP_CRIT_LEVEL},    {"numa", HCP_CRIT_LEVEL},
-        {"l3", HCP_CRIT_LEVEL},        {"hwthread", HCP_CRIT_LEVEL},
-        {"block:1", HCP_CRIT_BLOCK},   {"block:4", HCP_CRIT_BLOCK},
-        {"list:0", HCP_CRIT_LIST},     {"list:0-3,4-5", HCP_CRIT_LIST},
+        {"none", HCP_CRIT_NONE},         {"node", HCP_CRIT_LEVEL},
+        {"socket", HCP_CRIT_LEVEL},      {"numa", HCP_CRIT_LEVEL},
+        {"l3", HCP_CRIT_LEVEL},          {"hwthread", HCP_CRIT_LEVEL},
+        {"block:1", HCP_CRIT_BLOCK},     {"block:4", HCP_CRIT_BLOCK},
+        {"list:0", HCP_CRIT_LIST},       {"list:0-3,4-5", HCP_CRIT_LIST},
         {"list:0+2,1+3", HCP_CRIT_LIST}, {"list:4-5,0-1+6,2-3", HCP_CRIT_LIST},
     };
     for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); ++i) {
@@ -57,10 +61,10 @@ START_TEST(criteria_parse)
     }
     hcp_criterion_fini(&c);
 
-    static const char *bad[] = {"",         "bogus",      "Node",        "block:",
-                                "block:0",  "block:-2",   "block:3x",    "block:99999999999",
-                                "list:",    "list:a",     "list:0-3,3-5", "list:0-2,4",
-                                "list:3-1", "list:0;1",   "list:0,,1",   "list:0-1+",
+    static const char *bad[] = {"",         "bogus",          "Node",         "block:",
+                                "block:0",  "block:-2",       "block:3x",     "block:99999999999",
+                                "list:",    "list:a",         "list:0-3,3-5", "list:0-2,4",
+                                "list:3-1", "list:0;1",       "list:0,,1",    "list:0-1+",
                                 "list:1-2", "list:0-99999999"};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); ++i) {
         why[0] = '\0';
@@ -112,11 +116,21 @@ static void make_keys(int kind, int n, int m, uint64_t *seed, int *keys)
     int node = 0, left = 1;
     for (int r = 0; r < n; ++r) {
         switch (kind) {
-        case K_BLOCK: keys[r] = r / m; break;
-        case K_ROUND_ROBIN: keys[r] = r % m; break;
-        case K_RANDOM: keys[r] = (int) (unit_rand(seed) % (uint64_t) m) * 7 - 3; break;
-        case K_ONE: keys[r] = 42; break;
-        case K_SINGLETONS: keys[r] = n - r; break;
+        case K_BLOCK:
+            keys[r] = r / m;
+            break;
+        case K_ROUND_ROBIN:
+            keys[r] = r % m;
+            break;
+        case K_RANDOM:
+            keys[r] = (int) (unit_rand(seed) % (uint64_t) m) * 7 - 3;
+            break;
+        case K_ONE:
+            keys[r] = 42;
+            break;
+        case K_SINGLETONS:
+            keys[r] = n - r;
+            break;
         default:
             if (0 == left--) {
                 ++node;
@@ -160,7 +174,8 @@ static void check_decomp(const hcp_decomp_t *d, int n, const int *keys)
     /* equal keys share a part: no two parts have the same key */
     for (int p = 1; p < d->nparts; ++p) {
         for (int q = 0; q < p && d->nparts <= 64; ++q) {
-            EXPECT(keys[hcp_leader(d, p)] != keys[hcp_leader(d, q)], "parts %d, %d share a key", q, p);
+            EXPECT(keys[hcp_leader(d, p)] != keys[hcp_leader(d, q)], "parts %d, %d share a key", q,
+                   p);
         }
     }
     EXPECT_EQ(d->contiguous, contiguous);
@@ -316,7 +331,8 @@ START_TEST(pack_layouts)
         hcp_decomp_t d;
         make_keys(n % K_NKINDS, n, 1 + n % 5, &seed, keys);
         EXPECT_EQ(0, hcp_decomp_build(&d, n, keys));
-        int *pc = malloc(sizeof(int) * (size_t) d.nparts), *pd = malloc(sizeof(int) * (size_t) d.nparts);
+        int *pc = malloc(sizeof(int) * (size_t) d.nparts),
+            *pd = malloc(sizeof(int) * (size_t) d.nparts);
         for (int r = 0; r < n; ++r) {
             counts[r] = (int) (unit_rand(&seed) % 5);
         }
@@ -345,7 +361,7 @@ START_TEST(pack_layouts)
             }
             /* uniform blocks */
             EXPECT_EQ(hcp_pack_layout(&d, NULL, 5, 2, skip, NULL, pc, pd),
-                             10 * (n - (skip < 0 ? 0 : hcp_part_size(&d, skip))));
+                      10 * (n - (skip < 0 ? 0 : hcp_part_size(&d, skip))));
         }
         /* blocks past INT_MAX are refused, not wrapped */
         EXPECT_EQ(hcp_pack_layout(&d, NULL, INT_MAX / 2 + 1, 2, -1, NULL, pc, pd), -1);
@@ -368,7 +384,7 @@ END_TEST
 
 typedef struct pairs {
     int n;
-    int64_t *b; /* [n][n] */
+    int64_t *b;        /* [n][n] */
     int asked_outside; /* pairs asked for with neither rank in the part */
     int part;
     const hcp_decomp_t *d;
@@ -403,7 +419,8 @@ static void run_a2a(const hcp_decomp_t *d, int64_t *b)
     int n = d->n, nq = d->nparts;
     pairs_t pr = {n, b, 0, 0, d};
     hcp_a2a_t *a = calloc((size_t) nq, sizeof(hcp_a2a_t));
-    uint8_t **S = calloc((size_t) nq, sizeof(uint8_t *)), **R = calloc((size_t) nq, sizeof(uint8_t *));
+    uint8_t **S = calloc((size_t) nq, sizeof(uint8_t *)),
+            **R = calloc((size_t) nq, sizeof(uint8_t *));
     for (int p = 0; p < nq; ++p) {
         pr.part = p;
         EXPECT_EQ(0, hcp_a2a_layout(&a[p], d, p, pair_bytes, &pr));
@@ -447,8 +464,7 @@ static void run_a2a(const hcp_decomp_t *d, int64_t *b)
                 int i = d->member[x];
                 for (int64_t e = 0; d->part[i] != q && e < b[(size_t) i * n + j]; ++e, ++at) {
                     EXPECT(O[at] == block_byte(i, j, e),
-                                  "n %d: byte %lld of %d's block for %d is wrong", n,
-                                  (long long) e, i, j);
+                           "n %d: byte %lld of %d's block for %d is wrong", n, (long long) e, i, j);
                 }
             }
             EXPECT_EQ(at - a[q].odispl[k], a[q].ocount[k]);
@@ -690,10 +706,14 @@ static int64_t ml_rbuf(int rank, void *arg)
 {
     const mlsim_t *m = arg;
     switch (m->a.coll) {
-    case HCP_ML_REDUCE: return rank == m->a.root ? m->a.count : 0;
-    case HCP_ML_ALLGATHER: return m->a.count * m->n;
-    case HCP_ML_REDUCE_SCATTER: return m->a.in_place ? m->a.count * m->n : m->a.count;
-    default: return m->a.count;
+    case HCP_ML_REDUCE:
+        return rank == m->a.root ? m->a.count : 0;
+    case HCP_ML_ALLGATHER:
+        return m->a.count * m->n;
+    case HCP_ML_REDUCE_SCATTER:
+        return m->a.in_place ? m->a.count * m->n : m->a.count;
+    default:
+        return m->a.count;
     }
 }
 
@@ -727,7 +747,8 @@ static sim_t *run_ml(const hcp_decomp_t *d, const hcp_ml_t *ml, hcp_ml_coll_t co
     for (int r = 0; r < n; ++r) {
         switch (coll) {
         case HCP_ML_ALLREDUCE:
-            UNIT_EXPECT(s, r, HCP_RBUF, 0, bytes, all, !commutative, "allreduce n %d rank %d", n, r);
+            UNIT_EXPECT(s, r, HCP_RBUF, 0, bytes, all, !commutative, "allreduce n %d rank %d", n,
+                        r);
             break;
         case HCP_ML_REDUCE:
             if (r == root) {
@@ -736,7 +757,8 @@ static sim_t *run_ml(const hcp_decomp_t *d, const hcp_ml_t *ml, hcp_ml_coll_t co
             }
             break;
         case HCP_ML_BCAST:
-            UNIT_EXPECT(s, r, HCP_RBUF, 0, bytes, sim_input(root), false, "bcast n %d rank %d", n, r);
+            UNIT_EXPECT(s, r, HCP_RBUF, 0, bytes, sim_input(root), false, "bcast n %d rank %d", n,
+                        r);
             break;
         case HCP_ML_ALLGATHER:
             for (int b = 0; b < n; ++b) {
@@ -774,7 +796,8 @@ START_TEST(ml_plans_exact)
                 for (int c = 0; c < HCP_ML_NCOLL; ++c) {
                     for (size_t x = 0; x < sizeof(counts) / sizeof(counts[0]); ++x) {
                         int64_t count = HCP_ML_ALLGATHER == c || HCP_ML_REDUCE_SCATTER == c
-                                            ? counts[x] % 5 + 1 : counts[x];
+                                            ? counts[x] % 5 + 1
+                                            : counts[x];
                         int root = (int) ((x * 7 + ki) % (size_t) n);
                         for (int mode = 0; mode < 4; ++mode) {
                             bool commutative = mode & 1, in_place = mode & 2;
@@ -815,8 +838,8 @@ START_TEST(ml_plans_crossing)
             EXPECT_EQ(0, hcp_ml_build(&ml, &d, 1 == k ? 1 : 1 << 20, 4));
             for (int c = 0; c < 3; c += 2) { /* allreduce, bcast */
                 hcp_lane_t lane = 0 == c ? HCP_LANE_RING : HCP_LANE_CHAIN;
-                sim_t *sim = run_ml(&d, &ml, (hcp_ml_coll_t) c, count, n - 1, true, false, lane,
-                                    false);
+                sim_t *sim =
+                    run_ml(&d, &ml, (hcp_ml_coll_t) c, count, n - 1, true, false, lane, false);
                 int64_t total = 0, most = 0;
                 for (int r = 0; r < n; ++r) {
                     int64_t x = hcp_ml_crossing(sim_plan(sim, r), &d, r);

@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * The rings and chains (coll_hiercoll_plan_ring.c) through the
  * simulator, process counts to 120 and 1,025: results
  * exact (the linear reduce-scatter in rank order), blocks of every size

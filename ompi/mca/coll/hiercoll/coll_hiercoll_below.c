@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * The layer below: where each (collective, mode) lives in Open MPI's
  * tables, the module's saved and retained copy of the layer below, the
  * calls passed on to it with unchanged arguments, and handing a slot
@@ -195,7 +199,7 @@ void mca_coll_hiercoll_release_prev(mca_coll_hiercoll_module_t *m)
 }
 
 /* ------------------------------------------------------------------ */
-/* Fallback: the previous layer's function, unchanged arguments         */
+/* Fallback: the layer below's function, unchanged arguments         */
 /* ------------------------------------------------------------------ */
 
 int mca_coll_hiercoll_fallback(hc_call_t *c, ompi_request_t **req, struct ompi_info_t *info)

@@ -2,11 +2,15 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * Decomposition (S. I. Sapronov's method): a communicator is split once
  * into disjoint PARTS (by node, a hardware level, blocks of ranks or an
  * explicit list: coll_hiercoll_decomp_criterion) plus a BRIDGE holding
  * one LEADER of each part, and every blocking collective runs in pieces
- * on them with the collectives of the components below hiercoll, the
+ * on them with the collectives of the layer below, the
  * parts in parallel.  Only the bridge crosses parts (nodes), so far fewer
  * slow transfers happen; inside a part the fast ones (shared memory) do.
  *
@@ -63,10 +67,10 @@
 /* ------------------------------------------------------------------ */
 
 static const int split_type[HCP_NLEVELS] = {
-    [HCP_LEVEL_NODE] = MPI_COMM_TYPE_SHARED,     [HCP_LEVEL_BOARD] = OMPI_COMM_TYPE_BOARD,
-    [HCP_LEVEL_NUMA] = OMPI_COMM_TYPE_NUMA,      [HCP_LEVEL_SOCKET] = OMPI_COMM_TYPE_SOCKET,
-    [HCP_LEVEL_L3] = OMPI_COMM_TYPE_L3CACHE,     [HCP_LEVEL_L2] = OMPI_COMM_TYPE_L2CACHE,
-    [HCP_LEVEL_L1] = OMPI_COMM_TYPE_L1CACHE,     [HCP_LEVEL_CORE] = OMPI_COMM_TYPE_CORE,
+    [HCP_LEVEL_NODE] = MPI_COMM_TYPE_SHARED,        [HCP_LEVEL_BOARD] = OMPI_COMM_TYPE_BOARD,
+    [HCP_LEVEL_NUMA] = OMPI_COMM_TYPE_NUMA,         [HCP_LEVEL_SOCKET] = OMPI_COMM_TYPE_SOCKET,
+    [HCP_LEVEL_L3] = OMPI_COMM_TYPE_L3CACHE,        [HCP_LEVEL_L2] = OMPI_COMM_TYPE_L2CACHE,
+    [HCP_LEVEL_L1] = OMPI_COMM_TYPE_L1CACHE,        [HCP_LEVEL_CORE] = OMPI_COMM_TYPE_CORE,
     [HCP_LEVEL_HWTHREAD] = OMPI_COMM_TYPE_HWTHREAD,
 };
 
@@ -93,9 +97,10 @@ static const char *crit_name(const hcp_criterion_t *crit, char *buf, size_t len)
     if (HCP_CRIT_BLOCK == crit->kind) {
         snprintf(buf, len, "block:%d", crit->block);
     } else {
-        snprintf(buf, len, "%s", HCP_CRIT_LIST == crit->kind ? "list"
-                                 : HCP_CRIT_LEVEL == crit->kind ? hcp_level_names[crit->level]
-                                                                : "none");
+        snprintf(buf, len, "%s",
+                 HCP_CRIT_LIST == crit->kind    ? "list"
+                 : HCP_CRIT_LEVEL == crit->kind ? hcp_level_names[crit->level]
+                                                : "none");
     }
     return buf;
 }
@@ -123,9 +128,8 @@ static int subcomm_key(ompi_communicator_t *comm, int level, int color, int key,
     } else {
         opal_info_set(&info, "ompi_comm_coll_preference", "^hiercoll");
     }
-    int rc = level >= 0
-                 ? ompi_comm_split_type(comm, split_type[level], key, &info, out)
-                 : ompi_comm_split_with_info(comm, color, key, &info, out, false);
+    int rc = level >= 0 ? ompi_comm_split_type(comm, split_type[level], key, &info, out)
+                        : ompi_comm_split_with_info(comm, color, key, &info, out, false);
     OBJ_DESTRUCT(&info);
     if (OMPI_SUCCESS != rc || MPI_COMM_NULL == *out) {
         *out = NULL;
@@ -176,8 +180,8 @@ static void describe_parts(const hc_decomp_t *d, ompi_communicator_t *comm, cons
     for (int p = 0; p < d->lay.nparts && strlen(leaders) < sizeof(leaders) - 16; ++p) {
         snprintf(sizes + strlen(sizes), sizeof(sizes) - strlen(sizes), "%s%d", p ? "," : "",
                  hcp_part_size(&d->lay, p));
-        snprintf(leaders + strlen(leaders), sizeof(leaders) - strlen(leaders), "%s%d",
-                 p ? "," : "", hcp_leader(&d->lay, p));
+        snprintf(leaders + strlen(leaders), sizeof(leaders) - strlen(leaders), "%s%d", p ? "," : "",
+                 hcp_leader(&d->lay, p));
     }
     mca_coll_hiercoll_log(1, "%s: decomposition by %s: %d parts (sizes %s; leaders %s), %s",
                           comm->c_name, crit, d->lay.nparts, sizes, leaders,
@@ -194,9 +198,9 @@ static void release(ompi_communicator_t **c)
 
 /* Open MPI makes a communicator only where its components fill every
  * collective slot, and the bridge (the parts too, with the shared-memory
- * level off) leaves hiercoll out: the components below it must fill them (under "hiercoll,basic" the
- * nonblocking and persistent ones are hiercoll's alone).  The same answer
- * on every rank: the components are. */
+ * level off) leaves hiercoll out: the components below it must fill them (under "hiercoll,basic"
+ * the nonblocking and persistent ones are hiercoll's alone).  The same answer on every rank: the
+ * components are. */
 static bool below_fills_every_slot(const mca_coll_hiercoll_module_t *m)
 {
     for (int k = 0; k <= HC_SCATTERV; ++k) {
@@ -230,9 +234,10 @@ static void create(mca_coll_hiercoll_module_t *m)
     if (!below_fills_every_slot(m)) {
         if (0 == rank) {
             char name[64];
-            mca_coll_hiercoll_log(1, "%s: decomposition by %s: not decomposed: the components "
-                                  "below hiercoll leave collective slots empty (no libnbc?), and "
-                                  "Open MPI makes no sub-communicator without hiercoll then",
+            mca_coll_hiercoll_log(1,
+                                  "%s: decomposition by %s: not decomposed: the layer below "
+                                  "leaves collective slots empty (no libnbc?), and Open MPI "
+                                  "makes no sub-communicator without hiercoll then",
                                   comm->c_name, crit_name(crit, name, sizeof(name)));
         }
         goto done;
@@ -263,8 +268,9 @@ static void create(mca_coll_hiercoll_module_t *m)
     d->p = d->lay.part[rank];
     d->np = hcp_part_size(&d->lay, d->p);
     if ((1 == decided && OMPI_SUCCESS != subcomm(comm, -1, d->p, "part", &d->part))
-        || OMPI_SUCCESS != subcomm(comm, -1, 0 == d->lay.index[rank] ? 0 : MPI_UNDEFINED,
-                                   "bridge", &d->bridge)
+        || OMPI_SUCCESS
+               != subcomm(comm, -1, 0 == d->lay.index[rank] ? 0 : MPI_UNDEFINED, "bridge",
+                          &d->bridge)
         || NULL == d->part) {
         goto done;
     }
@@ -310,7 +316,8 @@ void mca_coll_hiercoll_decomp_free(mca_coll_hiercoll_module_t *m)
                          mca_coll_hiercoll_coll_names[k], (unsigned long long) d->ml.calls[k]);
             }
         }
-        opal_output(0, "hiercoll: decomp comm %s rank %d/%d: part %d of %d (size %d%s); "
+        opal_output(0,
+                    "hiercoll: decomp comm %s rank %d/%d: part %d of %d (size %d%s); "
                     "decomposed:%s%s%s",
                     m->comm->c_name, ompi_comm_rank(m->comm), ompi_comm_size(m->comm), d->p,
                     d->lay.nparts, d->np, NULL != d->bridge ? ", leader" : "", per,
@@ -357,8 +364,7 @@ static bool fits_int(const hc_call_t *c, const hc_decomp_t *d)
     case HC_EXSCAN:
         return (int64_t) c->size * c->rcount <= INT_MAX;
     case HC_ALLGATHER:
-    case HC_ALLGATHERV:
-    {
+    case HC_ALLGATHERV: {
         int64_t total = hcp_pack_layout(&d->lay, HC_ALLGATHERV == c->coll ? c->rcounts : NULL,
                                         c->rcount, c->rsize, -1, NULL, NULL, NULL);
         return total >= 0 && total <= INT_MAX;
@@ -453,12 +459,15 @@ static void describe_lanes(const hc_decomp_t *d, ompi_communicator_t *comm)
             long long b = crossover(d, (hcp_ml_coll_t) c);
             snprintf(from + strlen(from), sizeof(from) - strlen(from), " %s %lld%s",
                      hcp_ml_coll_names[c], b >= 1024 ? b / 1024 : b,
-                     0 == b ? " (never)" : b >= 1024 ? "K" : "B");
+                     0 == b      ? " (never)"
+                     : b >= 1024 ? "K"
+                                 : "B");
         }
     } else {
         snprintf(from, sizeof(from), "forced (coll_hiercoll_decomp_leaders)");
     }
-    mca_coll_hiercoll_log(1, "%s: multi-leader: %d lanes, carriers a part %s (a carrier in at most "
+    mca_coll_hiercoll_log(1,
+                          "%s: multi-leader: %d lanes, carriers a part %s (a carrier in at most "
                           "%d lanes); %s; non-commutative ops: the lanes' pieces by the components "
                           "below, in rank order; reduce_scatter on interleaved parts: one leader",
                           comm->c_name, f->nlanes, carriers, f->max_lanes, from);
@@ -516,20 +525,21 @@ static void ml_prepare(hc_dx_t *x)
         make_lanes(d, c->comm);
     }
     if (k > 1 && !d->ml.made) {
-        why = d->ml.tried ? "its lanes could not be made"
-                          : "no blocking call has made its lanes yet";
+        why =
+            d->ml.tried ? "its lanes could not be made" : "no blocking call has made its lanes yet";
     }
     hc_dx_ml_set(x, k);
     if (mca_coll_hiercoll_params.verbose >= 2 && 0 == c->rank && (k > 1 || NULL != why)) {
         if (NULL != x->ml) {
-            mca_coll_hiercoll_log(2, "%s: decomposed %s of %d: multi-leader, %d carriers a part "
+            mca_coll_hiercoll_log(2,
+                                  "%s: decomposed %s of %d: multi-leader, %d carriers a part "
                                   "at most, %d lanes, their pieces %s",
-                                  c->comm->c_name, mca_coll_hiercoll_coll_names[c->coll],
-                                  c->rcount, k, x->ml->nlanes, hcp_lane_names[x->lane]);
+                                  c->comm->c_name, mca_coll_hiercoll_coll_names[c->coll], c->rcount,
+                                  k, x->ml->nlanes, hcp_lane_names[x->lane]);
         } else {
             mca_coll_hiercoll_log(2, "%s: decomposed %s of %d: one leader a part (%s)",
-                                  c->comm->c_name, mca_coll_hiercoll_coll_names[c->coll],
-                                  c->rcount, why);
+                                  c->comm->c_name, mca_coll_hiercoll_coll_names[c->coll], c->rcount,
+                                  why);
         }
     }
 }

@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * Decomposition's programs of the collectives without a root: the
  * compositions (allreduce, reduce_scatter(_block), allgather(v)), the
  * four-step all-to-all (alltoall(v,w)), barrier, and the partial
@@ -100,8 +104,8 @@ bool hc_dx_run_allgather(hc_dx_t *x)
     hc_decomp_t *d = x->d;
     const bool v = HC_ALLGATHERV == c->coll;
     const int nq = d->lay.nparts;
-    const blocks_t rblocks = {c->rbuf, v ? c->rcounts : NULL, v ? c->rdispls : NULL, c->rcount,
-                              c->rtype, NULL};
+    const blocks_t rblocks = {
+        c->rbuf, v ? c->rcounts : NULL, v ? c->rdispls : NULL, c->rcount, c->rtype, NULL};
     int *pc = x->iv[0], *mc = x->iv[1];
     int64_t *off = x->off;
     DX_BEGIN(x);
@@ -109,8 +113,8 @@ bool hc_dx_run_allgather(hc_dx_t *x)
     mc = hc_dx_ints(x, 1, 2 * d->np);
     off = hc_dx_offsets(x, c->size);
     if (OMPI_SUCCESS == x->rc) {
-        x->total = hcp_pack_layout(&d->lay, rblocks.counts, c->rcount, c->rsize, -1, off, pc,
-                                   pc + nq);
+        x->total =
+            hcp_pack_layout(&d->lay, rblocks.counts, c->rcount, c->rsize, -1, off, pc, pc + nq);
         /* the receive buffer is the packed result itself when it can be */
         x->direct = hc_dx_packed_view(d, &rblocks);
         x->all = x->direct ? c->rbuf : hc_dx_scratch(x, 0, PACKED, x->total);
@@ -188,7 +192,8 @@ static void exchange_inside(hc_dx_t *x, const blocks_t *sb, const blocks_t *rb)
         if (!c->in_place && DX_DATA(x)) { /* (in place: the block is where it belongs) */
             hc_dx_block_of(sb, c->rank, &from, &scount, &stype);
             hc_dx_block_of(rb, c->rank, &to, &rcount, &rtype);
-            x->rc = ompi_datatype_sndrcv(from, scount, stype, to, rcount, rtype);
+            x->rc =
+                mca_coll_hiercoll_dt_copy(from, (size_t) scount, stype, to, (size_t) rcount, rtype);
         }
         return;
     }
@@ -231,10 +236,10 @@ bool hc_dx_run_alltoall(hc_dx_t *x)
     hc_decomp_t *d = x->d;
     const bool w = HC_ALLTOALLW == c->coll, v = HC_ALLTOALLV == c->coll || w;
     const int n = c->size, np = d->np;
-    const blocks_t rb = {c->rbuf, v ? c->rcounts : NULL, v ? c->rdispls : NULL, c->rcount,
+    const blocks_t rb = {c->rbuf,  v ? c->rcounts : NULL, v ? c->rdispls : NULL, c->rcount,
                          c->rtype, w ? c->rtypes : NULL};
     blocks_t sb = {(char *) c->sbuf, v ? c->scounts : NULL, v ? c->sdispls : NULL, c->scount,
-                   c->stype, w ? c->stypes : NULL};
+                   c->stype,         w ? c->stypes : NULL};
     if (c->in_place) { /* the receive buffer holds what is sent */
         sb = rb;
     }

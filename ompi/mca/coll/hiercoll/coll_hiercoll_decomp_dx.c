@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * Decomposition's pieces: how a program's piece runs in the call's kind
  * (persistent pieces started, pieces done, the issue queue), messages
  * inside the part, the call's scratch, and the helpers that lay out user
@@ -87,23 +91,25 @@ void hc_dx_p2p(hc_dx_t *x, bool send, int peer, void *buf, int64_t count, ompi_d
     }
     switch (x->kind) {
     case DX_BLOCK:
-        x->rc = send ? MCA_PML_CALL(send(buf, (size_t) count, type, peer, tag, std, comm))
-                     : MCA_PML_CALL(recv(buf, (size_t) count, type, peer, tag, comm,
-                                         MPI_STATUS_IGNORE));
+        x->rc =
+            send
+                ? MCA_PML_CALL(send(buf, (size_t) count, type, peer, tag, std, comm))
+                : MCA_PML_CALL(recv(buf, (size_t) count, type, peer, tag, comm, MPI_STATUS_IGNORE));
         break;
     case DX_NB:
-        x->rc = send ? MCA_PML_CALL(isend(buf, (size_t) count, type, peer, tag, std, comm,
-                                          &x->sub[x->nsub]))
-                     : MCA_PML_CALL(irecv(buf, (size_t) count, type, peer, tag, comm,
-                                          &x->sub[x->nsub]));
+        x->rc =
+            send
+                ? MCA_PML_CALL(
+                    isend(buf, (size_t) count, type, peer, tag, std, comm, &x->sub[x->nsub]))
+                : MCA_PML_CALL(irecv(buf, (size_t) count, type, peer, tag, comm, &x->sub[x->nsub]));
         x->nsub += OMPI_SUCCESS == x->rc;
         break;
     case DX_INIT:
         if (hc_dx_room(x)) {
             x->rc = send ? MCA_PML_CALL(isend_init(buf, (size_t) count, type, peer, x->ptag, std,
                                                    comm, &x->ps[x->nps]))
-                         : MCA_PML_CALL(irecv_init(buf, (size_t) count, type, peer, x->ptag,
-                                                   comm, &x->ps[x->nps]));
+                         : MCA_PML_CALL(irecv_init(buf, (size_t) count, type, peer, x->ptag, comm,
+                                                   &x->ps[x->nps]));
             x->nps += OMPI_SUCCESS == x->rc;
         }
         break;
@@ -214,7 +220,7 @@ int64_t hc_dx_block_bytes(const blocks_t *b, int r)
  * decomposition order, into (from) packed memory; rank `except`'s block
  * keeps its room but is not touched. */
 int hc_dx_pack_blocks(const hc_decomp_t *d, const blocks_t *b, int skip, int except, char *packed,
-                       bool unpack)
+                      bool unpack)
 {
     int64_t at = 0;
     for (int x = 0; x < d->lay.n; ++x) {
@@ -227,8 +233,9 @@ int hc_dx_pack_blocks(const hc_decomp_t *d, const blocks_t *b, int skip, int exc
         int64_t bytes = hc_dx_block_bytes(b, r);
         hc_dx_block_of(b, r, &buf, &count, &type);
         if (r != except && bytes > 0) {
-            rc = unpack ? ompi_datatype_sndrcv(packed + at, (int32_t) bytes, PACKED, buf, count, type)
-                        : ompi_datatype_sndrcv(buf, count, type, packed + at, (int32_t) bytes, PACKED);
+            rc = unpack
+                     ? ompi_datatype_sndrcv(packed + at, (int32_t) bytes, PACKED, buf, count, type)
+                     : ompi_datatype_sndrcv(buf, count, type, packed + at, (int32_t) bytes, PACKED);
         }
         if (OMPI_SUCCESS != rc) {
             return rc;
@@ -288,8 +295,7 @@ void hc_dx_member_shares(hc_dx_t *x, bool v, int64_t mine, int *mc)
 void hc_dx_member_total(hc_dx_t *x, int *mc)
 {
     const hc_decomp_t *d = x->d;
-    if (OMPI_SUCCESS == x->rc && leads(d)
-        && (x->ybytes = hcp_prefix(d->np, mc, mc + d->np)) < 0) {
+    if (OMPI_SUCCESS == x->rc && leads(d) && (x->ybytes = hcp_prefix(d->np, mc, mc + d->np)) < 0) {
         x->rc = OMPI_ERR_VALUE_OUT_OF_BOUNDS;
     }
 }
@@ -301,8 +307,7 @@ void hc_dx_member_total(hc_dx_t *x, int *mc)
  * a root that does not lead (hc_dx_bridge_shares, DX_WAIT, hc_dx_bridge_total).
  * x->direct: the displacements are the blocks' own in the root's
  * buffer.  x->xbytes: the packed bytes, when not direct. */
-void hc_dx_bridge_shares(hc_dx_t *x, const blocks_t *b, size_t unit, bool v, int64_t mine,
-                          int *pc)
+void hc_dx_bridge_shares(hc_dx_t *x, const blocks_t *b, size_t unit, bool v, int64_t mine, int *pc)
 {
     const hc_call_t *c = &x->c;
     const hc_decomp_t *d = x->d;

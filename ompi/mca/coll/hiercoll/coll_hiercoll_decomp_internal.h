@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * Decomposition's own types and helpers, shared by its rooms
  * (coll_hiercoll_decomp*.c; the map is in coll_hiercoll_decomp.c): the
  * decomposition of a communicator, a decomposed call (hc_dx_t) and the
@@ -47,11 +51,11 @@ struct hc_decomp {
      * first blocking call that wants them, alike on every rank */
     struct {
         bool tried, made;
-        int k;                      /* carriers a part at most (the parameter's) */
-        hcp_ml_t fam;               /* the lanes made */
+        int k;                       /* carriers a part at most (the parameter's) */
+        hcp_ml_t fam;                /* the lanes made */
         hcp_ml_t sub[HC_DX_ML_SUBS]; /* equal parts: the first k of them (k = 2, 4, ...) */
-        ompi_communicator_t **lane; /* [fam.nlanes] mine, else NULL; lane 0 is the bridge */
-        uint64_t calls[HC_NCOLL];   /* multi-leader calls (statistics) */
+        ompi_communicator_t **lane;  /* [fam.nlanes] mine, else NULL; lane 0 is the bridge */
+        uint64_t calls[HC_NCOLL];    /* multi-leader calls (statistics) */
     } ml;
 };
 typedef struct hc_decomp hc_decomp_t;
@@ -100,7 +104,6 @@ typedef struct hc_decomp hc_decomp_t;
  * nonblocking start of a sub-communicator collective.
  */
 
-
 #define PACKED (&ompi_mpi_packed.dt)
 
 enum { DX_BLOCK, DX_NB, DX_INIT, DX_START };
@@ -126,10 +129,10 @@ struct hc_dx {
     hc_decomp_t *d;
     int kind, pc, rc, ptag;
     bool queued;
-    hc_dx_t *qnext;                /* the decomposition's issue queue */
-    ompi_request_t *sub[DX_NSUB];  /* pieces in flight */
+    hc_dx_t *qnext;               /* the decomposition's issue queue */
+    ompi_request_t *sub[DX_NSUB]; /* pieces in flight */
     int nsub;
-    ompi_request_t *ps[DX_NPERS];  /* a persistent call's pieces */
+    ompi_request_t *ps[DX_NPERS]; /* a persistent call's pieces */
     int nps, ips;
     /* the program's state across its waits */
     char *mem[DX_NMEM], *at[DX_NMEM];
@@ -203,9 +206,9 @@ typedef struct hc_dreq {
                                                    (comm)->c_coll->coll_i##coll##_module);         \
             (x)->nsub += OMPI_SUCCESS == (x)->rc;                                                  \
         } else if (DX_INIT == (x)->kind && hc_dx_room(x)) {                                        \
-            (x)->rc = (comm)->c_coll->coll_##coll##_init(__VA_ARGS__, (comm), DX_INFO,             \
-                                                         &(x)->ps[(x)->nps],                       \
-                                                         (comm)->c_coll->coll_##coll##_init_module); \
+            (x)->rc = (comm)->c_coll->coll_##coll##_init(                                          \
+                __VA_ARGS__, (comm), DX_INFO, &(x)->ps[(x)->nps],                                  \
+                (comm)->c_coll->coll_##coll##_init_module);                                        \
             (x)->nps += OMPI_SUCCESS == (x)->rc;                                                   \
         } else if (DX_START == (x)->kind) {                                                        \
             hc_dx_start(x);                                                                        \
@@ -239,7 +242,6 @@ typedef struct blocks {
     ompi_datatype_t *type;
     ompi_datatype_t *const *types;
 } blocks_t;
-
 
 /* Does this rank lead its part (is it on the bridge)? */
 static inline bool leads(const hc_decomp_t *d)

@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * Decomposition's multi-leader programs: every carrier of a part moves a
  * share across parts.  The plan is MPI-free (coll_hiercoll_plan_decomp.h,
  * "Multi-leader"): carrier i of a part of c carriers owns the slice

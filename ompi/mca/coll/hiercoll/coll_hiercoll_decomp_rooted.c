@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * Decomposition's programs of the rooted collectives: one to all (bcast,
  * scatter(v)) and all to one (reduce, gather(v)).
  */
@@ -43,8 +47,8 @@ bool hc_dx_run_scatter(hc_dx_t *x)
     const bool v = HC_SCATTERV == c->coll, root = c->rank == c->root;
     const int rp = d->lay.part[c->root], rk = local(d, c->root), nq = d->lay.nparts;
     const int tag = MCA_COLL_BASE_TAG_GATHERV;
-    const blocks_t sblocks = {(char *) c->sbuf, v ? c->scounts : NULL, v ? c->sdispls : NULL,
-                              c->scount, c->stype, NULL};
+    const blocks_t sblocks = {
+        (char *) c->sbuf, v ? c->scounts : NULL, v ? c->sdispls : NULL, c->scount, c->stype, NULL};
     void *mine = c->in_place ? MPI_IN_PLACE : c->rbuf;
     int *pc = x->iv[0], *mc = x->iv[1];
     DX_BEGIN(x);
@@ -121,8 +125,8 @@ bool hc_dx_run_reduce(hc_dx_t *x)
         DX_SUB(x, d->part, reduce, c->in_place ? MPI_IN_PLACE : c->sbuf, x->acc, c->rcount,
                c->rtype, c->op, 0);
         DX_WAIT(x);
-        DX_SUB(x, d->bridge, reduce, d->p == rp ? MPI_IN_PLACE : x->acc,
-               d->p == rp ? x->acc : NULL, c->rcount, c->rtype, c->op, rp);
+        DX_SUB(x, d->bridge, reduce, d->p == rp ? MPI_IN_PLACE : x->acc, d->p == rp ? x->acc : NULL,
+               c->rcount, c->rtype, c->op, rp);
         DX_WAIT(x);
         if (d->p == rp && !root) {
             hc_dx_p2p(x, true, rk, x->acc, c->rcount, c->rtype, tag);
@@ -142,8 +146,8 @@ bool hc_dx_run_gather(hc_dx_t *x)
     const bool v = HC_GATHERV == c->coll, root = c->rank == c->root;
     const int rp = d->lay.part[c->root], rk = local(d, c->root), nq = d->lay.nparts;
     const int tag = MCA_COLL_BASE_TAG_GATHERV;
-    const blocks_t rblocks = {c->rbuf, v ? c->rcounts : NULL, v ? c->rdispls : NULL, c->rcount,
-                              c->rtype, NULL};
+    const blocks_t rblocks = {
+        c->rbuf, v ? c->rcounts : NULL, v ? c->rdispls : NULL, c->rcount, c->rtype, NULL};
     const void *mine = c->in_place ? MPI_IN_PLACE : c->sbuf;
     const int64_t my_bytes = (int64_t) c->scount * (int64_t) c->ssize;
     int *pc = x->iv[0], *mc = x->iv[1];

@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * Multi-leader decomposition, MPI-free: the model that chooses between
  * one leader per part and every carrier of a part, the bridges'
  * algorithm, and every rank's whole plan of a decomposed collective, for

@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * Rings and chains: the bandwidth-optimal plans.  Every rank sends each
  * byte it must send once: a ring reduce-scatter or allgather sends
  * (n-1)/n of the vector per rank, a pipelined chain bcast or reduce the

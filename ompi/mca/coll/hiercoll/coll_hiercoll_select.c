@@ -2,10 +2,16 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
- * Selection: which algorithm serves a call (decomposition, the
- * short-circuit, the rules, each collective's auto), and dispatch: the
- * layer below (coll_hiercoll_below.c), a plan, stages, a direct or a
- * request algorithm.
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
+ * Selection: which algorithm serves a call, and dispatch: the layer below
+ * (coll_hiercoll_below.c), a plan, stages, a direct or a request
+ * algorithm.  Under auto, mca_coll_hiercoll_select asks in this order:
+ * decomposition, the shared-memory node level, the short-circuit, the
+ * selection rules, the collective's auto_pick.  docs/using.md lists the
+ * same order; test docs-selection checks it against this file's calls.
  */
 #include "ompi_config.h"
 
@@ -187,12 +193,12 @@ const hc_algo_t *mca_coll_hiercoll_select(const hc_call_t *c)
                 return NULL;
             }
         }
-        /* the selection rules (coll_hiercoll_fast.c); the call records the
-         * rule that decided, for verbose output */
         if (NULL == a) { /* short-circuit reductions before the rules (measured
                           * on ops without absorbing values) */
             a = mca_coll_hiercoll_shortcut_auto(c);
         }
+        /* the selection rules (coll_hiercoll_fast.c); the call records the
+         * rule that decided, for verbose output */
         const hcp_rule_t *rule = NULL == a ? mca_coll_hiercoll_rule_of(c) : NULL;
         if (NULL != rule && HCP_RULE_FALLBACK == rule->algo && can_fall_back) {
             ((hc_call_t *) c)->rule = rule;
@@ -319,7 +325,8 @@ int mca_coll_hiercoll_dispatch(hc_call_t *c, ompi_request_t **request, struct om
             m->stats.calls[c->coll]--;
             return mca_coll_hiercoll_dispatch(c, request, info);
         }
-        if (OMPI_SUCCESS == rc && HC_BLOCKING == c->mode && mca_coll_hiercoll_shm_start == a->start) {
+        if (OMPI_SUCCESS == rc && HC_BLOCKING == c->mode
+            && mca_coll_hiercoll_shm_start == a->start) {
             mca_coll_hiercoll_fast_fill(c, &mca_coll_hiercoll_shm_mark, NULL);
         }
         return rc;
@@ -393,7 +400,8 @@ void mca_coll_hiercoll_describe(mca_coll_hiercoll_module_t *m)
                     if (HC_BARRIER != k) {
                         snprintf(lim, sizeof(lim), "<=%zuB", mca_coll_hiercoll_params.shm_auto_max);
                     }
-                    pre += (size_t) snprintf(what[md] + pre, sizeof(what[md]) - pre, "=shm%s,", lim);
+                    pre +=
+                        (size_t) snprintf(what[md] + pre, sizeof(what[md]) - pre, "=shm%s,", lim);
                     after_shm = pre;
                 }
                 bool whole;
