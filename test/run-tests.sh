@@ -2099,6 +2099,18 @@ if [ -x "$hcc" ] || [ "$list" = yes ]; then
     run "hc-cost-shm-csv" 60 bash -c '"$1" shm --csv | grep -cE "^(epyc|xeon|memory)"' _ "$hcc"
     EXPECT=("unknown option --bogus")
     run "hc-cost-shm-bad-option" 60 bash -c '! "$1" shm --bogus' _ "$hcc"
+    # decomp: every rank's multi-leader, one-leader and flat plans of the
+    # five collectives in the simulator, every byte checked, on 8 nodes x 4
+    # and 3 x 5 (the 32,768-rank runs are the design note's); multi-leader
+    # crosses with the bound, a rank at most its share (allreduce 8 x 4:
+    # 2(N-1)/N / 4 = 0.4375 L); the model's crossover table
+    EXPECT=("^8x4 +allreduce +multi k=4 [a-z]+ +[0-9]+ +[0-9]+ +1\.9375 +0\.4375 +14\.0 +14 .* yes$"
+            "^3x5 +reduce_scatter +multi k=5 chain .* 2\.0 +2 .* yes$"
+            "^8x4 +bcast +multi k=4 chain +[0-9]+ +[0-9]+ +[0-9.]+ +0\.2500 +7\.0 +7 .* yes$")
+    REJECT=(" NO$" "not exact")
+    run "hc-cost-decomp-check" 60 "$hcc" decomp --check --shapes 8x4,3x5 --bytes 65536
+    EXPECT=("smallest vector .* more carriers than one leader pay" "^ +128 +[0-9.]+K/[0-9.]+K k128 ")
+    run "hc-cost-decomp-crossover" 60 "$hcc" decomp --crossover
 fi
 # contrib/hc_scale_check.sh, the many-core check, here at np 2:
 # its steps listed (--dry-run), a short run (t_shm and hc_bench --report
