@@ -9,8 +9,12 @@
  */
 #include "ompi_config.h"
 
+#include <pthread.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "ompi/request/request.h"
 
 #include "coll_hiercoll.h"
 #include "coll_hiercoll_below.h"
@@ -195,10 +199,87 @@ void mca_coll_hiercoll_release_prev(mca_coll_hiercoll_module_t *m)
 }
 
 /* ------------------------------------------------------------------ */
+/* The layer below's requests: their communicator kept alive            */
+/* ------------------------------------------------------------------ */
+
+/* Open MPI 4.1's libnbc does not retain the communicator of its
+ * nonblocking and persistent requests: a communicator freed while they
+ * are in flight (as MPI allows) is destroyed under them, and their
+ * progress, or the next MPI_Start, reads freed memory.  hiercoll's own
+ * requests retain theirs; those it passes to the layer below get the
+ * same: the communicator retained until the request is freed (the
+ * request's req_free wrapped, and put back before it runs). */
+typedef struct {
+    ompi_request_t *req;
+    ompi_request_free_fn_t free;
+    ompi_communicator_t *comm;
+} kept_t;
+
+static kept_t *kept;
+static size_t nkept, capkept;
+static pthread_mutex_t kept_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int kept_free(ompi_request_t **r)
+{
+    ompi_request_t *req = *r;
+    kept_t e = {NULL, NULL, NULL};
+    pthread_mutex_lock(&kept_lock);
+    for (size_t i = nkept; i-- > 0;) {
+        if (kept[i].req == req) {
+            e = kept[i];
+            kept[i] = kept[--nkept];
+            break;
+        }
+    }
+    pthread_mutex_unlock(&kept_lock);
+    if (NULL == e.free) {
+        return OMPI_ERR_NOT_FOUND; /* (never: only requests kept get this function) */
+    }
+    req->req_free = e.free;
+    int rc = e.free(r);
+    OBJ_RELEASE(e.comm);
+    return rc;
+}
+
+static void keep(ompi_request_t *req, ompi_communicator_t *comm)
+{
+    if (NULL == req || &ompi_request_null.request == req || &ompi_request_empty == req
+        || NULL == req->req_free) {
+        return; /* (nothing in flight: the layer below's static requests) */
+    }
+    pthread_mutex_lock(&kept_lock);
+    if (nkept == capkept) {
+        size_t cap = capkept ? 2 * capkept : 64;
+        kept_t *v = realloc(kept, cap * sizeof(*v));
+        if (NULL == v) {
+            pthread_mutex_unlock(&kept_lock);
+            return; /* (the request runs as it would without hiercoll) */
+        }
+        kept = v;
+        capkept = cap;
+    }
+    OBJ_RETAIN(comm);
+    kept[nkept++] = (kept_t){req, req->req_free, comm};
+    req->req_free = kept_free;
+    pthread_mutex_unlock(&kept_lock);
+}
+
+/* ------------------------------------------------------------------ */
 /* Fallback: the previous layer's function, unchanged arguments         */
 /* ------------------------------------------------------------------ */
 
+static int call_below(hc_call_t *c, ompi_request_t **req, struct ompi_info_t *info);
+
 int mca_coll_hiercoll_fallback(hc_call_t *c, ompi_request_t **req, struct ompi_info_t *info)
+{
+    int rc = call_below(c, req, info);
+    if (OMPI_SUCCESS == rc && HC_BLOCKING != c->mode && NULL != req) {
+        keep(*req, c->comm);
+    }
+    return rc;
+}
+
+static int call_below(hc_call_t *c, ompi_request_t **req, struct ompi_info_t *info)
 {
     mca_coll_base_comm_coll_t *p = &c->module->prev;
     ompi_communicator_t *comm = c->comm;
