@@ -44,6 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "opal/datatype/opal_convertor.h"
 #include "opal/runtime/opal_progress.h"
 #include "opal/util/output.h"
 #include "ompi/mca/coll/base/coll_tags.h"
@@ -168,6 +169,74 @@ static int place_scratch(const hcp_plan_t *p, hc_bind_t *b, void **mem, size_t *
 }
 
 /* ------------------------------------------------------------------ */
+/* Local copies                                                         */
+/* ------------------------------------------------------------------ */
+
+/* A local copy between two datatypes of one signature, as
+ * ompi_datatype_sndrcv does it (packed through a buffer), but in pieces
+ * that end where elements of both types end: Open MPI 4.1.4's sndrcv cuts
+ * at 64 KiB, and where that cut falls inside an element of some datatypes
+ * (a subarray of a darray of MPI_2INT) its loop stops one piece short and
+ * the message's tail is never written (known issues). */
+int mca_coll_hiercoll_copy(const void *src, size_t scount, ompi_datatype_t *sdt, void *dst,
+                           size_t rcount, ompi_datatype_t *rdt)
+{
+    size_t ssize = 0, rsize = 0;
+    ompi_datatype_type_size(sdt, &ssize);
+    ompi_datatype_type_size(rdt, &rsize);
+    size_t total = scount * ssize, room = rcount * rsize;
+    if (0 == room) {
+        return 0 == total ? OMPI_SUCCESS : MPI_ERR_TRUNCATE;
+    }
+    if (sdt == rdt || (ompi_datatype_t *) MPI_PACKED == rdt || (ompi_datatype_t *) MPI_PACKED == sdt
+        || total <= 64 * 1024 || scount > INT32_MAX || rcount > INT32_MAX) {
+        /* (one piece, or no convertor resumed: sndrcv is right) */
+        return ompi_datatype_sndrcv(src, (int32_t) scount, sdt, dst, (int32_t) rcount, rdt);
+    }
+    /* pieces of whole elements of both types (their sizes' least common
+     * multiple), about 64 KiB; one piece where that multiple is large */
+    size_t a = ssize, b = rsize;
+    while (0 != b) {
+        size_t t = a % b;
+        a = b;
+        b = t;
+    }
+    size_t lcm = ssize / a * rsize;
+    size_t piece = lcm <= (4u << 20) ? (64 * 1024 / lcm) * lcm : total;
+    if (0 == piece) {
+        piece = lcm; /* (elements longer than 64 KiB: one multiple at a time) */
+    }
+    char *buf = malloc(piece);
+    if (NULL == buf) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    opal_convertor_t sc, rc;
+    OBJ_CONSTRUCT(&sc, opal_convertor_t);
+    OBJ_CONSTRUCT(&rc, opal_convertor_t);
+    opal_convertor_copy_and_prepare_for_send(ompi_mpi_local_convertor, &sdt->super, scount, src,
+                                             0, &sc);
+    opal_convertor_copy_and_prepare_for_recv(ompi_mpi_local_convertor, &rdt->super, rcount, dst,
+                                             0, &rc);
+    size_t done = 0, most = total < room ? total : room;
+    while (done < most) {
+        struct iovec iov = {.iov_base = buf, .iov_len = most - done < piece ? most - done : piece};
+        uint32_t n = 1;
+        size_t max = iov.iov_len;
+        (void) opal_convertor_pack(&sc, &iov, &n, &max);
+        if (0 == max) {
+            break;
+        }
+        n = 1;
+        (void) opal_convertor_unpack(&rc, &iov, &n, &max);
+        done += max;
+    }
+    OBJ_DESTRUCT(&sc);
+    OBJ_DESTRUCT(&rc);
+    free(buf);
+    return total <= room ? OMPI_SUCCESS : MPI_ERR_TRUNCATE;
+}
+
+/* ------------------------------------------------------------------ */
 /* Rounds                                                               */
 /* ------------------------------------------------------------------ */
 
@@ -175,9 +244,9 @@ static int place_scratch(const hcp_plan_t *p, hc_bind_t *b, void **mem, size_t *
  * send the ops marked local on its local communicator, with a tag of that
  * communicator's own nonblocking tag space (other collectives that run on
  * it, coll/inter's for one, reserve theirs there too). */
-static int local_tag(ompi_communicator_t *comm)
+static int local_tag(ompi_communicator_t *lcomm)
 {
-    return OMPI_COMM_IS_INTER(comm) ? ompi_coll_base_nbc_reserve_tags(comm->c_local_comm, 1) : 0;
+    return NULL != lcomm ? ompi_coll_base_nbc_reserve_tags(lcomm, 1) : 0;
 }
 
 /* Post round r: its receives first (so that no message of the round
@@ -186,7 +255,7 @@ static int local_tag(ompi_communicator_t *comm)
  * a sendrecv when the round is an exchange), and a round that only
  * receives one message receives it blocking. */
 static int post_round(mca_coll_hiercoll_module_t *m, ompi_communicator_t *icomm,
-                      const hcp_plan_t *p, const hc_bind_t *b, int r, int itag, int ltag,
+                      ompi_communicator_t *lcomm, const hcp_plan_t *p, const hc_bind_t *b, int r, int itag, int ltag,
                       ompi_request_t **reqs, int *nreq, bool block_last)
 {
     int rc = OMPI_SUCCESS, begin = hcp_round_begin(p, r), end = p->round_end[r];
@@ -204,7 +273,7 @@ static int post_round(mca_coll_hiercoll_module_t *m, ompi_communicator_t *icomm,
         if (HCP_RECV != op->kind) {
             continue;
         }
-        ompi_communicator_t *comm = op->local ? icomm->c_local_comm : icomm;
+        ompi_communicator_t *comm = op->local ? lcomm : icomm;
         int tag = op->local ? ltag : itag;
         void *addr = addr_of(b, op->buf, op->off);
         ompi_datatype_t *t = type_of(b, op->buf, type_index(b, op));
@@ -222,7 +291,7 @@ static int post_round(mca_coll_hiercoll_module_t *m, ompi_communicator_t *icomm,
         if (HCP_SEND != op->kind) {
             continue;
         }
-        ompi_communicator_t *comm = op->local ? icomm->c_local_comm : icomm;
+        ompi_communicator_t *comm = op->local ? lcomm : icomm;
         int tag = op->local ? ltag : itag;
         void *addr = addr_of(b, op->buf, op->off);
         ompi_datatype_t *t = type_of(b, op->buf, type_index(b, op));
@@ -251,7 +320,7 @@ static int copy(const hc_bind_t *b, const hcp_op_t *op, hc_stats_t *st)
     if (dt == sdt && op->count == op->scount) {
         return ompi_datatype_copy_content_same_ddt(dt, (size_t) op->count, dst, src);
     }
-    return ompi_datatype_sndrcv(src, (int32_t) op->scount, sdt, dst, (int32_t) op->count, dt);
+    return mca_coll_hiercoll_copy(src, (size_t) op->scount, sdt, dst, (size_t) op->count, dt);
 }
 
 static int local_ops(mca_coll_hiercoll_module_t *m, const hcp_plan_t *p,
@@ -582,7 +651,8 @@ static int plain_rounds(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm
     }
     for (int r = 0; r < p->nrounds && OMPI_SUCCESS == rc; ++r) {
         int nreq = 0;
-        rc = post_round(m, comm, p, b, r, tag, tag, reqs, &nreq, true);
+        rc = post_round(m, comm, OMPI_COMM_IS_INTER(comm) ? comm->c_local_comm : NULL, p, b, r,
+                        tag, tag, reqs, &nreq, true);
         if (nreq > 0) {
             int wrc = ompi_request_wait_all(nreq, reqs, MPI_STATUSES_IGNORE);
             if (OMPI_SUCCESS == rc) {
@@ -655,6 +725,10 @@ typedef struct mca_coll_hiercoll_request_t {
     ompi_coll_base_nbc_request_t super;
     mca_coll_hiercoll_module_t *module;
     ompi_communicator_t *comm;
+    /* an intercommunicator's local communicator, retained: MPI_Comm_free
+     * frees it at once (Open MPI's ompi_comm_free), requests in flight or
+     * not, and leaves MPI_COMM_NULL in its place */
+    ompi_communicator_t *lcomm;
     hcp_plan_t plan;
     hc_bind_t bind;      /* of the current plan */
     void *scratch;
@@ -688,6 +762,7 @@ static void request_construct(mca_coll_hiercoll_request_t *req)
     req->super.super.req_start = request_start;
     req->module = NULL;
     req->comm = NULL;
+    req->lcomm = NULL;
     hcp_init(&req->plan);
     req->scratch = NULL;
     req->scratch_size = 0;
@@ -717,6 +792,9 @@ static int request_free(ompi_request_t **ompi_req)
     free(req->reqs);
     if (NULL != req->module) {
         OBJ_RELEASE(req->module);
+    }
+    if (NULL != req->lcomm) {
+        OBJ_RELEASE(req->lcomm);
     }
     if (NULL != req->comm) {
         OBJ_RELEASE(req->comm);
@@ -835,9 +913,9 @@ static bool advance(mca_coll_hiercoll_request_t *req)
             }
             continue; /* round -1 of the new stage: post its round 0 */
         }
-        req->error = post_round(req->module, req->comm, &req->plan, &req->bind, req->round,
-                                req->tag - (req->staged ? req->stage : 0), req->ltag,
-                                req->reqs, &req->nreqs, false);
+        req->error = post_round(req->module, req->comm, req->lcomm, &req->plan, &req->bind,
+                                req->round, req->tag - (req->staged ? req->stage : 0),
+                                req->ltag, req->reqs, &req->nreqs, false);
         if (OMPI_SUCCESS != req->error && 0 == req->nreqs) {
             return true;
         }
@@ -865,7 +943,7 @@ static void complete(mca_coll_hiercoll_request_t *req)
 static void reserve_tags(mca_coll_hiercoll_request_t *req)
 {
     req->tag = ompi_coll_base_nbc_reserve_tags(req->comm, req->staged ? req->stages.nstages : 1);
-    req->ltag = local_tag(req->comm);
+    req->ltag = local_tag(req->lcomm);
 }
 
 /* Begin an execution: round -1 done, post round 0.  Nonblocking requests
@@ -1089,6 +1167,10 @@ static mca_coll_hiercoll_request_t *new_request(mca_coll_hiercoll_module_t *m,
     req->super.super.req_mpi_object.comm = comm;
     OBJ_RETAIN(comm);
     req->comm = comm;
+    if (OMPI_COMM_IS_INTER(comm)) {
+        OBJ_RETAIN(comm->c_local_comm);
+        req->lcomm = comm->c_local_comm;
+    }
     OBJ_RETAIN(m);
     req->module = m;
     return req;

@@ -49,6 +49,10 @@ void mca_coll_hiercoll_exec_fini(void);
 void mca_coll_hiercoll_progress_need(void);
 /* The fixed tag of a blocking collective's messages (as coll/base's). */
 int mca_coll_hiercoll_blocking_tag(hc_coll_t coll);
+/* A local copy between two datatypes of one signature (ompi_datatype_sndrcv's
+ * arguments and return codes; see the function for why not sndrcv itself). */
+int mca_coll_hiercoll_copy(const void *src, size_t scount, ompi_datatype_t *sdt, void *dst,
+                           size_t rcount, ompi_datatype_t *rdt);
 
 /* Early exit (short-circuit reductions): the requests of calls that
  * returned early are completed later by the progress function, by the
