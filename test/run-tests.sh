@@ -1956,21 +1956,21 @@ if [ -x "$hcf" ] || [ "$list" = yes ]; then
         run "fuzz-regress-$rname" 300 "$fuzz_sh" -t 240 "${MPI[@]}" -np "$rnp" "${FUZZ[@]}" \
             "$hcf" --np "$rnp" --timeout 60 $rargs
     done 3<<REGRESSIONS
-offload-bcast-mixed-types-np2|2|--case 0xb08eab7579baae1f
-offload-ibcast-mixed-types-np2|2|--case 0xb08eab7579baae1f --mode nonblocking
-offload-ibcast-short-int-np2|2|--case 0x5fc468e3fa43f985 --coll bcast --algo offload --mode nonblocking --packed 0
-offload-ibcast-derived-np2|2|--case 0x57a2d2cef1214168 --coll bcast --algo offload --mode nonblocking --packed 0
-shm-allreduce-element-16k-np2|2|--case 0xb9b9dc59300f9a27 --coll allreduce --algo auto,shm
-shm-allgatherv-short-int-np2|2|--case 0x75b9c2dcca87c529 --coll $SHM_HOLES --algo shm --reps 1 --count 2731
-shm-bcast-unsigned-at-cell-edge-np3|3|--case 0x213b80f4f2b5149d --comm prefix:2 --mode blocking --root 0 --count 482
-shm-scatterv-struct-holes-np2|2|--case 0xdf5f428916c18853 --algo $ALGOS_BUT_OFFLOAD --comm world --mode blocking --root 0 --packed 0 --count 632
-shm-gather-struct-holes-np2|2|--case 0xf0574b24f43bd55f --algo $ALGOS_BUT_OFFLOAD --comm world --root 0 --subtype 1 --count 508
-shm-reduce-scatter-block-element-32k-np2|2|--case 0x57bde277cdd72f2d --algo $ALGOS_BUT_OFFLOAD
-shm-reduce-scatter-block-lb7-np3|3|--case 0x3695cdca6b48f33c --comm prefix:2 --mode blocking --reps 1 --packed 0 --count 1
-shm-reduce-scatter-lb2-np5|5|--case 0x03ad9dd22d17b9c6 --comm prefix:2 --mode blocking --reps 1 --in-place 0
-shm-allreduce-lb-np3|3|--case 0x02c8f0f94ae053a3 --comm world --count 1
-alltoallv-in-place-negative-displs-np4|4|--case 0x45b53be0fe6fb887 --count 1
-shm-allgatherv-vector-short-int-np2|2|--case 0x0471830c4d7fdcc2 --comm world --count 152
+offload-bcast-mixed-types-np2|2|--case 0xb08eab7579baae1f --gen 1
+offload-ibcast-mixed-types-np2|2|--case 0xb08eab7579baae1f --mode nonblocking --gen 1
+offload-ibcast-short-int-np2|2|--case 0x5fc468e3fa43f985 --coll bcast --algo offload --mode nonblocking --packed 0 --gen 1
+offload-ibcast-derived-np2|2|--case 0x57a2d2cef1214168 --coll bcast --algo offload --mode nonblocking --packed 0 --gen 1
+shm-allreduce-element-16k-np2|2|--case 0xb9b9dc59300f9a27 --coll allreduce --algo auto,shm --gen 1
+shm-allgatherv-short-int-np2|2|--case 0x75b9c2dcca87c529 --coll $SHM_HOLES --algo shm --reps 1 --count 2731 --gen 1
+shm-bcast-unsigned-at-cell-edge-np3|3|--case 0x213b80f4f2b5149d --comm prefix:2 --mode blocking --root 0 --count 482 --gen 1
+shm-scatterv-struct-holes-np2|2|--case 0xdf5f428916c18853 --algo $ALGOS_BUT_OFFLOAD --comm world --mode blocking --root 0 --packed 0 --count 632 --gen 1
+shm-gather-struct-holes-np2|2|--case 0xf0574b24f43bd55f --algo $ALGOS_BUT_OFFLOAD --comm world --root 0 --subtype 1 --count 508 --gen 1
+shm-reduce-scatter-block-element-32k-np2|2|--case 0x57bde277cdd72f2d --algo $ALGOS_BUT_OFFLOAD --gen 1
+shm-reduce-scatter-block-lb7-np3|3|--case 0x3695cdca6b48f33c --comm prefix:2 --mode blocking --reps 1 --packed 0 --count 1 --gen 1
+shm-reduce-scatter-lb2-np5|5|--case 0x03ad9dd22d17b9c6 --comm prefix:2 --mode blocking --reps 1 --in-place 0 --gen 1
+shm-allreduce-lb-np3|3|--case 0x02c8f0f94ae053a3 --comm world --count 1 --gen 1
+alltoallv-in-place-negative-displs-np4|4|--case 0x45b53be0fe6fb887 --count 1 --gen 1
+shm-allgatherv-vector-short-int-np2|2|--case 0x0471830c4d7fdcc2 --comm world --count 152 --gen 1
 REGRESSIONS
 fi
 
