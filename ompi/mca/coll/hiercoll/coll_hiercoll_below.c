@@ -93,6 +93,49 @@ bool mca_coll_hiercoll_has_fallback(const mca_coll_hiercoll_module_t *m, hc_coll
     return NULL != slot_fn((hc_comm_coll_t *) &m->prev, coll, mode);
 }
 
+/* ------------------------------------------------------------------ */
+/* What the layer below gets wrong                                      */
+/* ------------------------------------------------------------------ */
+
+/* Algorithms of the layer below that write outside the scratch they
+ * allocate when the datatype's true lower bound is not 0: they allocate
+ * the span of the data but receive into its start, not into its start
+ * minus the true lower bound.  tuned's ring and segmented ring allreduce
+ * (Open MPI 4.1.4 and 5.0.7, coll_base_allreduce.c; chosen by tuned's
+ * fixed rules for commutative ops from 8 bytes on 2-3 ranks and in other
+ * ranges), and libnbc's reduce by reduce-scatter and gather (its ireduce
+ * and reduce_init, commutative ops on more than 2 ranks).  A type whose
+ * true lower bound is positive writes that many bytes past the block (the
+ * heap corrupted: "free(): invalid next size"), a negative one before it. */
+bool mca_coll_hiercoll_below_lb_unsafe(const mca_coll_hiercoll_module_t *m, hc_coll_t k,
+                                       hc_mode_t md)
+{
+    const char *below = m->prev_name[k][md];
+    if (NULL == below) {
+        return false;
+    }
+    if (HC_ALLREDUCE == k && HC_BLOCKING == md) {
+        return 0 == strcmp(below, "tuned");
+    }
+    if (HC_REDUCE == k && HC_BLOCKING != md) {
+        return 0 == strcmp(below, "libnbc");
+    }
+    return false;
+}
+
+bool mca_coll_hiercoll_below_misplaces(const hc_call_t *c)
+{
+    if (!mca_coll_hiercoll_below_lb_unsafe(c->module, c->coll, c->mode)) {
+        return false;
+    }
+    ptrdiff_t tlb = 0, text = 0;
+    ompi_datatype_get_true_extent(c->rtype, &tlb, &text);
+    if (0 == tlb || NULL == c->op || !ompi_op_is_commute(c->op)) {
+        return false; /* (the non-commutative ops go to other algorithms) */
+    }
+    return HC_ALLREDUCE == c->coll || c->size > 2;
+}
+
 bool mca_coll_hiercoll_hand_back_slot(mca_coll_hiercoll_module_t *m, hc_coll_t coll, hc_mode_t mode)
 {
     hc_comm_coll_t *t = m->comm->c_coll;

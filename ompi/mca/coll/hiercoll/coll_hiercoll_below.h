@@ -37,6 +37,12 @@ void mca_coll_hiercoll_uninstall(mca_coll_hiercoll_module_t *m, ompi_communicato
 /* Save, retain and release the previous layer. */
 void mca_coll_hiercoll_save_prev(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm);
 void mca_coll_hiercoll_release_prev(mca_coll_hiercoll_module_t *m);
+/* Whether the layer below's algorithms for slot (k, md) may write outside
+ * their scratch for a datatype whose true lower bound is not 0 (tuned's
+ * ring allreduce, libnbc's ireduce), and whether this call would. */
+bool mca_coll_hiercoll_below_lb_unsafe(const mca_coll_hiercoll_module_t *m, hc_coll_t k,
+                                       hc_mode_t md);
+bool mca_coll_hiercoll_below_misplaces(const hc_call_t *c);
 /* Does the previous layer provide this slot? */
 bool mca_coll_hiercoll_has_fallback(const mca_coll_hiercoll_module_t *m, hc_coll_t coll,
                                     hc_mode_t mode);

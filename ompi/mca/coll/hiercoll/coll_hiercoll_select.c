@@ -158,7 +158,26 @@ static const hc_algo_t *last_resort(hc_coll_t coll, const hc_call_t *c)
     return NULL;
 }
 
+static const hc_algo_t *select_call(const hc_call_t *c);
+
+/* A call the layer below would run with an algorithm that writes outside
+ * its scratch (a datatype whose true lower bound is not 0: tuned's ring
+ * allreduce, libnbc's ireduce; coll_hiercoll_below.c) runs hiercoll's own
+ * algorithm instead, as auto would pick it, unless "fallback" was asked
+ * for by name. */
 const hc_algo_t *mca_coll_hiercoll_select(const hc_call_t *c)
+{
+    const hc_algo_t *a = select_call(c);
+    if (NULL == a && HC_ALGO_FALLBACK != c->module->choice[c->coll]
+        && mca_coll_hiercoll_below_misplaces(c)) {
+        const hc_algo_t *own = mca_coll_hiercoll_colls[c->coll].auto_pick(c);
+        a = NULL != own && fits(own, c) ? own : last_resort(c->coll, c);
+        ((hc_call_t *) c)->rule = NULL;
+    }
+    return a;
+}
+
+static const hc_algo_t *select_call(const hc_call_t *c)
 {
     const hc_coll_desc_t *d = &mca_coll_hiercoll_colls[c->coll];
     int choice = c->module->choice[c->coll];
