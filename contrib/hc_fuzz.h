@@ -307,6 +307,8 @@ bool hf_is_rooted(int c);
 bool hf_is_neighbor(int c);
 /* what hiercoll's info key may name for coll in family fam */
 int hf_algo_choices(int coll, int fam, char out[][32], int most);
+/* hiercoll's own plan of coll (its table's first algorithm) */
+const char *hf_own_algo(int coll, char *buf, size_t len);
 
 /* ------------------------------------------------------------------ */
 /* communicators and topologies (hc_fuzz_comm.c)                       */
@@ -409,6 +411,11 @@ void hf_inst_free(hf_inst_t *x);
 /* rank i's arguments and buffer bounds; its buffers filled (from its
  * world rank's stream, as the run fills them) */
 hf_rank_t *hf_rank(hf_inst_t *x, int i);
+/* ... its arguments and buffer bounds only (nothing filled) */
+hf_rank_t *hf_rank_args(hf_inst_t *x, int i);
+/* whether the layer below's local copy of some rank's own block would lose
+ * its tail (Open MPI 4.1.4's ompi_datatype_sndrcv, known issues) */
+bool hf_below_copy_loses(hf_inst_t *x);
 /* the reference: every rank's buffers (reg[1]) after reps calls */
 void hf_reference(hf_inst_t *x);
 long hf_draw_count(const hf_case_t *cs, long size, long blocks, long ext);

@@ -114,6 +114,16 @@ int hf_algo_choices(int coll, int fam, char out[][32], int most)
     return n;
 }
 
+const char *hf_own_algo(int coll, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s", coll_algos[coll]);
+    char *sp = strchr(buf, ' ');
+    if (NULL != sp) {
+        *sp = '\0';
+    }
+    return buf;
+}
+
 static bool coll_ok(int c)
 {
     return 0 == hf_opt.coll_mask || (hf_opt.coll_mask & (1ull << c));

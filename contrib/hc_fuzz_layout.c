@@ -838,7 +838,7 @@ static void buf_alloc(hbuf_t *b, hf_rng_t *r, bool both)
     }
 }
 
-hf_rank_t *hf_rank(hf_inst_t *x, int i)
+hf_rank_t *hf_rank_args(hf_inst_t *x, int i)
 {
     hf_rank_t *k = &x->rk[i];
     if (!k->laid) {
@@ -852,6 +852,12 @@ hf_rank_t *hf_rank(hf_inst_t *x, int i)
         }
         k->laid = true;
     }
+    return k;
+}
+
+hf_rank_t *hf_rank(hf_inst_t *x, int i)
+{
+    hf_rank_t *k = hf_rank_args(x, i);
     if (!k->filled) {
         /* the same random bytes as rank i's own run (its world rank's
          * stream); reductions' inputs values fit for the op */
@@ -870,4 +876,91 @@ hf_rank_t *hf_rank(hf_inst_t *x, int i)
         k->filled = true;
     }
     return k;
+}
+
+/* ------------------------------------------------------------------ */
+/* the layer below's local copies                                       */
+/* ------------------------------------------------------------------ */
+
+/* Whether m's data is one contiguous run per element with a gap (what
+ * Open MPI's convertor packs as "contiguous with gaps") */
+static bool contig_with_gaps(const hf_map_t *m)
+{
+    if (m->size <= 0 || m->ext == m->size || m->text != m->size) {
+        return false;
+    }
+    long at = m->tlb;
+    for (long i = 0; i < m->n; ++i) {
+        if (m->disp[i] != at) {
+            return false;
+        }
+        at += hf_basics[m->basic[i]].size;
+    }
+    return true;
+}
+
+/* Open MPI 4.1.4's ompi_datatype_sndrcv (every local copy of coll/self,
+ * coll/basic, tuned and libnbc between two datatypes) copies in 64 KiB
+ * pieces; when the last piece is only the rest of an element of a
+ * contiguous-with-gaps sending type that the piece before split, its pack
+ * reports no iovec and that rest is never written (known issues).  Does
+ * copying scount of ms into another type hit it? */
+static bool sndrcv_loses(long scount, const hf_map_t *ms, bool same)
+{
+    long b = scount * ms->size, last = b % 65536;
+    return !same && b > 65536 && last > 0 && last < ms->size && contig_with_gaps(ms);
+}
+
+bool hf_below_copy_loses(hf_inst_t *x)
+{
+    int c = x->cs.coll;
+    if (FAM_INTRA != x->fam || MPI_DATATYPE_NULL == x->ty.P
+        || !(C_GATHER == c || C_GATHERV == c || C_SCATTER == c || C_SCATTERV == c
+             || C_ALLGATHER == c || C_ALLGATHERV == c || C_ALLTOALL == c || C_ALLTOALLV == c
+             || C_ALLTOALLW == c)) {
+        return false;
+    }
+    const hf_map_t *mt = x->ty.mt;
+    if (!contig_with_gaps(mt)) {
+        return false; /* (the sending side of every own block is T) */
+    }
+    for (int r = 0; r < x->n; ++r) {
+        const hf_call_t *a = &hf_rank_args(x, r)->a;
+        if (MPI_IN_PLACE == a->sb || MPI_IN_PLACE == a->rb) {
+            continue;
+        }
+        long sc;
+        bool same;
+        switch (c) {
+        case C_GATHERV: case C_ALLGATHERV:
+            if (C_GATHERV == c && r != x->root) continue;
+            sc = a->scount;
+            same = false;
+            break;
+        case C_SCATTERV:
+            if (r != x->root) continue;
+            sc = a->scounts[r];
+            same = false;
+            break;
+        case C_ALLTOALLV:
+            sc = a->scounts[r];
+            same = false;
+            break;
+        case C_ALLTOALLW:
+            sc = a->scounts[r];
+            same = a->stypes[r] == a->rtypes[r];
+            break;
+        case C_GATHER: case C_SCATTER:
+            if (r != x->root) continue;
+            /* fall through */
+        default:
+            sc = a->scount;
+            same = false;
+            break;
+        }
+        if (sndrcv_loses(sc, mt, same)) {
+            return true;
+        }
+    }
+    return false;
 }
