@@ -307,6 +307,14 @@ static void keep(ompi_request_t *req, ompi_communicator_t *comm)
     pthread_mutex_unlock(&kept_lock);
 }
 
+int mca_coll_hiercoll_keep_comm(int rc, ompi_request_t **req, ompi_communicator_t *comm)
+{
+    if (OMPI_SUCCESS == rc && NULL != req) {
+        keep(*req, comm);
+    }
+    return rc;
+}
+
 /* ------------------------------------------------------------------ */
 /* Fallback: the previous layer's function, unchanged arguments         */
 /* ------------------------------------------------------------------ */

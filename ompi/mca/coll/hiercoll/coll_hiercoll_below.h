@@ -13,6 +13,10 @@
 
 BEGIN_C_DECLS
 
+/* A nonblocking or persistent request the layer below made (rc its return
+ * code): its communicator kept alive until it is freed (libnbc does not
+ * retain it).  Returns rc.  mca_coll_hiercoll_fallback does it itself. */
+int mca_coll_hiercoll_keep_comm(int rc, ompi_request_t **req, ompi_communicator_t *comm);
 /* Call the previous layer's function for this call. */
 int mca_coll_hiercoll_fallback(hc_call_t *c, ompi_request_t **request, struct ompi_info_t *info);
 /* Slot (coll, mode) of a communicator's collective table (or of the
