@@ -74,6 +74,7 @@
  *   --threads         MPI_THREAD_MULTIPLE, and cases with threads
  *   --ref R           serial (default), basic or below
  *   --timeout SEC     the watchdog's limit per case (default 120)
+ *   --hang-wait SEC   on a hang, wait this long before aborting (to attach gdb)
  *   --np N            the job must have N processes (reproducer lines say it)
  *   --log DIR         every rank keeps its current case line in DIR
  *   --no-shrink       report a mismatch without shrinking it
@@ -102,6 +103,7 @@ static struct {
     uint64_t run_seed;
     long cases, first;
     double time_limit, timeout;
+    int hang_wait;
     bool one_case, verbose, shrink;
     uint64_t case_seed;
     char coll_arg[256], algo_arg[256], dim_arg[128], nodim_arg[128];
@@ -186,6 +188,9 @@ static void *watchdog(void *arg)
                              "hc_fuzz: HANG: rank %d: the case ran past %.0f s (--timeout) in %s; "
                              "reproduce: %s\n", hf_opt.rank, G.timeout, hf_run_side, cur_line);
             if (write(2, msg, (size_t) n)) {
+            }
+            if (G.hang_wait > 0) {
+                sleep((unsigned) G.hang_wait); /* (time to attach a debugger) */
             }
             alarm(20); /* (should MPI_Abort not end the process) */
             MPI_Abort(MPI_COMM_WORLD, 3);
@@ -554,6 +559,8 @@ int main(int argc, char **argv)
             G.time_limit = atof(v);
         } else if (0 == strcmp(o, "--timeout")) {
             G.timeout = atof(v);
+        } else if (0 == strcmp(o, "--hang-wait")) {
+            G.hang_wait = atoi(v);
         } else if (0 == strcmp(o, "--case")) {
             G.one_case = true;
             G.case_seed = strtoull(v, NULL, 0);

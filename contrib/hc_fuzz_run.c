@@ -772,6 +772,12 @@ static void run_threads(const hf_case_t *cs, hf_verdict_t *v)
         hf_rng_t r = hf_stream(cs->seed, 200 + (uint64_t) i);
         t[i].units = 1 + (int) hf_below(&r, 3);
         t[i].base = base_comm(&t[i].tmpl);
+        if (MPI_COMM_WORLD == t[i].base) {
+            /* a communicator of the thread's own: each thread's units dup
+             * theirs, and two threads must not call one communicator's
+             * collectives at once */
+            MPI_Comm_dup(MPI_COMM_WORLD, &t[i].base);
+        }
         t[i].member = MPI_COMM_NULL != t[i].base;
         if (t[i].member) {
             where_make(&t[i].where, &t[i].tmpl, t[i].base);
@@ -787,9 +793,7 @@ static void run_threads(const hf_case_t *cs, hf_verdict_t *v)
         if (t[i].member) {
             pthread_join(t[i].th, NULL);
             where_free(&t[i].where);
-            if (MPI_COMM_WORLD != t[i].base) {
-                MPI_Comm_free(&t[i].base);
-            }
+            MPI_Comm_free(&t[i].base);
         }
         if (t[i].v.bad) {
             v->bad = t[i].v.bad > v->bad ? t[i].v.bad : v->bad;

@@ -2007,6 +2007,11 @@ shm-reduce-scatter-lb2-np5|5|--case 0x03ad9dd22d17b9c6 --comm prefix:2 --mode bl
 shm-allreduce-lb-np3|3|--case 0x02c8f0f94ae053a3 --comm world --count 1 --gen 1
 alltoallv-in-place-negative-displs-np4|4|--case 0x45b53be0fe6fb887 --count 1 --gen 1
 shm-allgatherv-vector-short-int-np2|2|--case 0x0471830c4d7fdcc2 --comm world --count 152 --gen 1
+freed-persistent-passed-to-libnbc-np3|3|--case 0x4acff19907b5ed39 --gen 2
+freed-ireduce-deferred-to-libnbc-np2|2|--case 0xa2c8d89afac5dd75 --gen 2
+freed-inter-persistent-reduce-np3|3|--case 0x0eeab5e99ad5cfba --gen 2
+self-copy-darray-in-subarray-tail-np2|2|--case 0x7688e03ebc0a2130 --gen 2
+inter-scatterv-merged-receive-type-np2|2|--case 0xdb69ca94e9247d44 --gen 2
 REGRESSIONS
 fi
 
