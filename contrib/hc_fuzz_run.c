@@ -583,9 +583,10 @@ static void run_unit(hf_where_t *w, const hf_case_t *cs, const hf_ovr_t *o, hf_v
             c.reps = 1; /* (a batch runs its blocking and nonblocking calls once) */
         }
         if (FAM_INTER == w->fam && cs->freed && MD_BLOCKING != c.mode) {
-            /* an intercommunicator freed in flight: hiercoll's own plans
-             * (Open MPI 4.1.4's libnbc reads the local communicator that
-             * MPI_Comm_free has already freed: known issues) */
+            /* an intercommunicator freed in flight (by --freed 1 only):
+             * hiercoll's own plans (Open MPI 4.1.4's libnbc reads the local
+             * communicator that MPI_Comm_free has already freed: known
+             * issues) */
             hf_own_algo(c.coll, c.algo, sizeof(c.algo));
         }
         for (int j = 0; j < i; ++j) {

@@ -2009,7 +2009,7 @@ alltoallv-in-place-negative-displs-np4|4|--case 0x45b53be0fe6fb887 --count 1 --g
 shm-allgatherv-vector-short-int-np2|2|--case 0x0471830c4d7fdcc2 --comm world --count 152 --gen 1
 freed-persistent-passed-to-libnbc-np3|3|--case 0x4acff19907b5ed39 --gen 2
 freed-ireduce-deferred-to-libnbc-np2|2|--case 0xa2c8d89afac5dd75 --gen 2
-freed-inter-persistent-reduce-np3|3|--case 0x0eeab5e99ad5cfba --gen 2
+freed-inter-persistent-reduce-np3|3|--case 0x0eeab5e99ad5cfba --gen 2 --freed 1
 self-copy-darray-in-subarray-tail-np2|2|--case 0x7688e03ebc0a2130 --gen 2
 inter-scatterv-merged-receive-type-np2|2|--case 0xdb69ca94e9247d44 --gen 2
 REGRESSIONS
