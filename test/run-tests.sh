@@ -1968,6 +1968,29 @@ if [ -x "$hcf" ] || [ "$list" = yes ]; then
     # ... and single copy from 8 bytes (a bcast of any type through the levels)
     fuzz fuzz-seed9-levels-cma-np8 8 300 9 --mca coll_hiercoll_shm_group_size 2 \
         --mca coll_hiercoll_shm_topology "pack:2 numa:2 l3:2 core:1" --mca coll_hiercoll_shm_cma_min 8
+    # every case of a run in one of the dimensions added with the serial
+    # reference (generation 2; the seeds above draw them now and then):
+    # intercommunicators of two groups of any sizes, the neighborhood
+    # collectives on Cartesian grids and (distributed) graphs, up to 6
+    # calls in flight completed in each rank's own order with the
+    # communicator freed in flight, receive types of another count, uneven
+    # decomposition criteria by info key (block:K, lists), and threads
+    # (MPI_THREAD_MULTIPLE, a communicator each)
+    fuzz fuzz-seed10-inter-np3 3 200 10 -- --dim inter
+    fuzz fuzz-seed11-neighbor-np4 4 150 11 -- --dim neighbor
+    fuzz fuzz-seed12-batch-freed-np3 3 200 12 -- --dim batch,freed
+    fuzz fuzz-seed13-rshape-np2 2 400 13 -- --dim rshape
+    fuzz fuzz-seed14-crit-np5 5 150 14 -- --dim crit
+    fuzz fuzz-seed15-threads-np3 3 30 15 -- --threads --dim threads
+    # fake nodes from the launcher (the default criterion, node: parts of
+    # 3, 1 and 2), by slot
+    if [ "$list" = yes ] || "${fake[@]}" --probe >/dev/null 2>&1; then
+        EXPECT=("$FUZZ_OK")
+        REJECT=("MISMATCH|fatal signal|HANG")
+        run "fuzz-seed16-fakenodes-np6" 600 "$fuzz_sh" -t 560 "${fake[@]}" --slots 3,1,2 -np 6 \
+            "${BY_SLOT[@]}" --mca mpi_yield_when_idle 1 "${FUZZ[@]}" "$hcf" --np 6 --seed 16 \
+            --cases 100 --time 100 --timeout 120 --log "$logdir"
+    fi
     # one seed nobody chose: its number is in the log ("run seed N").  On
     # Open MPI 4.1 only for now: on 5.0.7 a random seed drew an alltoallv
     # of a resized vector of resized shorts (lb -15, extent 124) whose last
