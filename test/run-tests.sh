@@ -1908,6 +1908,12 @@ if [ -n "$malloc_debug" ] || [ "$list" = yes ]; then
         REJECT=("free\(\)|signal")
         run "truelb-hiercoll-np$np" 120 "${MPI[@]}" -np $np "${HEAP[@]}" "$truelb"
     done
+    # ... and where the shared-memory level, not yet set up, would pass a
+    # nonblocking reduce straight to libnbc
+    EXPECT=("$TRUELB_OK")
+    REJECT=("free\\(\\)|signal")
+    run "truelb-hiercoll-shm-deferred-np3" 120 "${MPI[@]}" -np 3 --mca coll_hiercoll_shm_oversubscribed 1 \
+        --mca coll_hiercoll_shm_min_calls 0 "${HEAP[@]}" "$truelb" --only reduce
     EXPECT=("$TRUELB_OK")
     REJECT=("free\(\)|signal")
     run "truelb-hiercoll-tuned-ring-np4" 120 "${MPI[@]}" -np 4 --mca coll_tuned_use_dynamic_rules 1 \
@@ -2028,6 +2034,7 @@ freed-ireduce-deferred-to-libnbc-np2|2|--case 0xa2c8d89afac5dd75 --gen 2
 freed-inter-persistent-reduce-np3|3|--case 0x0eeab5e99ad5cfba --gen 2 --freed 1
 self-copy-darray-in-subarray-tail-np2|2|--case 0x7688e03ebc0a2130 --gen 2
 inter-scatterv-merged-receive-type-np2|2|--case 0xdb69ca94e9247d44 --gen 2
+ireduce-negative-true-lb-deferred-np3|3|--case 0x2963932fe5df92c3 --gen 2 --no-dim inter,neighbor,batch,freed,rshape,crit
 REGRESSIONS
 fi
 

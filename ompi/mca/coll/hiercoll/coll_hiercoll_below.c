@@ -123,17 +123,25 @@ bool mca_coll_hiercoll_below_lb_unsafe(const mca_coll_hiercoll_module_t *m, hc_c
     return false;
 }
 
-bool mca_coll_hiercoll_below_misplaces(const hc_call_t *c)
+bool mca_coll_hiercoll_below_misplaces_dt(const mca_coll_hiercoll_module_t *m, hc_coll_t k,
+                                          hc_mode_t md, ompi_datatype_t *dt, ompi_op_t *op,
+                                          int size)
 {
-    if (!mca_coll_hiercoll_below_lb_unsafe(c->module, c->coll, c->mode)) {
+    if (!mca_coll_hiercoll_below_lb_unsafe(m, k, md)) {
         return false;
     }
     ptrdiff_t tlb = 0, text = 0;
-    ompi_datatype_get_true_extent(c->rtype, &tlb, &text);
-    if (0 == tlb || NULL == c->op || !ompi_op_is_commute(c->op)) {
+    ompi_datatype_get_true_extent(dt, &tlb, &text);
+    if (0 == tlb || NULL == op || !ompi_op_is_commute(op)) {
         return false; /* (the non-commutative ops go to other algorithms) */
     }
-    return HC_ALLREDUCE == c->coll || c->size > 2;
+    return HC_ALLREDUCE == k || size > 2;
+}
+
+bool mca_coll_hiercoll_below_misplaces(const hc_call_t *c)
+{
+    return mca_coll_hiercoll_below_misplaces_dt(c->module, c->coll, c->mode, c->rtype, c->op,
+                                                c->size);
 }
 
 bool mca_coll_hiercoll_hand_back_slot(mca_coll_hiercoll_module_t *m, hc_coll_t coll, hc_mode_t mode)

@@ -47,6 +47,9 @@ void mca_coll_hiercoll_release_prev(mca_coll_hiercoll_module_t *m);
 bool mca_coll_hiercoll_below_lb_unsafe(const mca_coll_hiercoll_module_t *m, hc_coll_t k,
                                        hc_mode_t md);
 bool mca_coll_hiercoll_below_misplaces(const hc_call_t *c);
+bool mca_coll_hiercoll_below_misplaces_dt(const mca_coll_hiercoll_module_t *m, hc_coll_t k,
+                                          hc_mode_t md, ompi_datatype_t *dt, ompi_op_t *op,
+                                          int size);
 /* Does the previous layer provide this slot? */
 bool mca_coll_hiercoll_has_fallback(const mca_coll_hiercoll_module_t *m, hc_coll_t coll,
                                     hc_mode_t mode);

@@ -670,7 +670,9 @@ static int hc_ireduce(const void *sbuf, void *rbuf, hc_count_t count, ompi_datat
                       mca_coll_base_module_t *module)
 {
     HC_PASS_WIDE(!HC_FITS_INT(count), ireduce, sbuf, rbuf, count, dtype, op, root, comm, request);
-    if (HC_NB_DEFERS(module, HC_REDUCE, coll_ireduce, (size_t) count * dtype->super.size)) {
+    if (HC_NB_DEFERS(module, HC_REDUCE, coll_ireduce, (size_t) count * dtype->super.size)
+        && !mca_coll_hiercoll_below_misplaces_dt(HC_MODULE(module), HC_REDUCE, HC_NONBLOCKING,
+                                                 dtype, op, ompi_comm_size(comm))) {
         mca_coll_hiercoll_module_t *m = HC_MODULE(module);
         return mca_coll_hiercoll_keep_comm(m->prev.coll_ireduce(sbuf, rbuf, count, dtype, op, root,
                                                                 comm, request,
