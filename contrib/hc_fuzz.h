@@ -91,6 +91,9 @@ void hf_types_init(void);
 extern const int hf_nbasics;
 #define HF_NBASICS_GEN1 23 /* generation 1 draws among the first 23 */
 int hf_nbasics_of(int gen);
+/* whether point to point moves every byte of basic b (0 for long doubles
+ * with Open MPI 5.0: only their value bytes) */
+int hf_basic_moves_whole(int b);
 
 /* ---- one element of a datatype, flattened: scalars in typemap order ---- */
 typedef struct {

@@ -220,6 +220,9 @@ static void draw(hf_case_t *cs, uint64_t seed, int gen, const hf_case_t *inherit
         }
     } else if (hf_chance(&r, 15)) {
         cs->pick_basic = (int) (bas % (uint64_t) nb);
+        if (!hf_basic_moves_whole(cs->pick_basic)) {
+            cs->pick_basic = (int) (bas % 16); /* (a basic type of the first 16) */
+        }
     }
     cs->type_seed = hf_next(&r);
     int sz = (int) hf_below(&r, 100);
