@@ -180,7 +180,7 @@ void hf_ops_fini(void);
 /* the element maps the user ops look up (every case's types, every
  * thread's: registered while the case runs) */
 void hf_user_types_add(MPI_Datatype t, const hf_map_t *m);
-void hf_user_types_remove(MPI_Datatype t);
+void hf_user_types_remove(MPI_Datatype t, const hf_map_t *m);
 long hf_user_op_unknown(void); /* calls with a datatype not registered, so far */
 /* the reference's reductions on packed scalars: inout = in (op) inout,
  * count elements of map m (predefined ops: m is a predefined type's) */

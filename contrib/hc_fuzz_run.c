@@ -701,9 +701,9 @@ static void run_unit(hf_where_t *w, const hf_case_t *cs, const hf_ovr_t *o, hf_v
         }
     }
     for (int i = 0; i < n; ++i) {
-        hf_user_types_remove(x[i].ty.T);
+        hf_user_types_remove(x[i].ty.T, x[i].ty.mt);
         if (MPI_DATATYPE_NULL != x[i].ty.P) {
-            hf_user_types_remove(x[i].ty.P);
+            hf_user_types_remove(x[i].ty.P, x[i].ty.mp);
         }
         if (0 == i) {
             snprintf(v->desc, sizeof(v->desc), "%s", x[0].desc);

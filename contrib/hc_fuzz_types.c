@@ -1068,11 +1068,13 @@ void hf_user_types_add(MPI_Datatype t, const hf_map_t *m)
     pthread_mutex_unlock(&reg_lock);
 }
 
-void hf_user_types_remove(MPI_Datatype t)
+/* (by type and map: threads may hold one predefined type at once, each
+ * with a map of its own that goes with its case) */
+void hf_user_types_remove(MPI_Datatype t, const hf_map_t *m)
 {
     pthread_mutex_lock(&reg_lock);
     for (int i = 0; i < HF_NREG; ++i) {
-        if (NULL != reg[i].m && reg[i].t == t) {
+        if (m == reg[i].m && reg[i].t == t) {
             reg[i].m = NULL;
             break;
         }

@@ -2036,6 +2036,7 @@ self-copy-darray-in-subarray-tail-np2|2|--case 0x7688e03ebc0a2130 --gen 2
 inter-scatterv-merged-receive-type-np2|2|--case 0xdb69ca94e9247d44 --gen 2
 ireduce-negative-true-lb-deferred-np3|3|--case 0x2963932fe5df92c3 --gen 2 --no-dim inter,neighbor,batch,freed,rshape,crit
 offload-threads-channel-opened-inside-progress-np3|3|--case 0x205c327220e6ee08 --gen 2 --threads --dim threads
+threads-one-predefined-type-user-op-np3|3|--case 0xedb47fc0c534f230 --gen 2 --threads --dim threads
 REGRESSIONS
 fi
 
