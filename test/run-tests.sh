@@ -2034,6 +2034,7 @@ freed-ireduce-deferred-to-libnbc-np2|2|--case 0xa2c8d89afac5dd75 --gen 2
 freed-inter-persistent-reduce-np3|3|--case 0x0eeab5e99ad5cfba --gen 2 --freed 1
 self-copy-darray-in-subarray-tail-np2|2|--case 0x7688e03ebc0a2130 --gen 2
 inter-scatterv-merged-receive-type-np2|2|--case 0xdb69ca94e9247d44 --gen 2
+inter-ireduce-scatter-local-tag-after-libnbc-np3|3|--case 0x86163c8d5bc59f00 --gen 2 --coll reduce_scatter,reduce_scatter_block --dim inter,batch
 ireduce-negative-true-lb-deferred-np3|3|--case 0x2963932fe5df92c3 --gen 2 --no-dim inter,neighbor,batch,freed,rshape,crit
 offload-threads-channel-opened-inside-progress-np3|3|--case 0x205c327220e6ee08 --gen 2 --threads --dim threads
 threads-one-predefined-type-user-op-np3|3|--case 0xedb47fc0c534f230 --gen 2 --threads --dim threads

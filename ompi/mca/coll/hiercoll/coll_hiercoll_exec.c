@@ -17,8 +17,8 @@
  * stage) when it starts, a persistent request when it is CREATED.
  * (Blocking calls on intercommunicators take fixed tags instead: see
  * coll_hiercoll_inter.c.)  On an intercommunicator, the ops a plan marks
- * local go to the own group through its local communicator, with a tag
- * reserved there.
+ * local go to the own group through its local communicator, with the
+ * request's tag negated (local_tag below).
  *
  * Why persistent requests reserve at creation: MPI 4.0 (6.13) matches
  * persistent collectives in the order they were initialized, and lets
@@ -240,13 +240,18 @@ int mca_coll_hiercoll_copy(const void *src, size_t scount, ompi_datatype_t *sdt,
 /* Rounds                                                               */
 /* ------------------------------------------------------------------ */
 
-/* Tags of the own group's communicator: an intercommunicator's plans
- * send the ops marked local on its local communicator, with a tag of that
- * communicator's own nonblocking tag space (other collectives that run on
- * it, coll/inter's for one, reserve theirs there too). */
-static int local_tag(ompi_communicator_t *lcomm)
+/* The tag of a nonblocking or persistent intercommunicator call's ops
+ * marked local, which go to the own group on the local communicator: its
+ * intercommunicator tag negated, a positive tag.  No collective uses
+ * positive tags there, and nothing else sends on that communicator.  A tag
+ * of either nonblocking tag space could meet another collective's: libnbc's
+ * intercommunicator reduce_scatter(_block) sends on the local communicator
+ * with its intercommunicator tag, and the collectives that run on the local
+ * communicator (Open MPI's context-id ireduce, for one) take tags of its own
+ * space; both spaces count down from the same base. */
+static int local_tag(ompi_communicator_t *lcomm, int tag)
 {
-    return NULL != lcomm ? ompi_coll_base_nbc_reserve_tags(lcomm, 1) : 0;
+    return NULL != lcomm ? -tag : 0;
 }
 
 /* Post round r: its receives first (so that no message of the round
@@ -943,7 +948,7 @@ static void complete(mca_coll_hiercoll_request_t *req)
 static void reserve_tags(mca_coll_hiercoll_request_t *req)
 {
     req->tag = ompi_coll_base_nbc_reserve_tags(req->comm, req->staged ? req->stages.nstages : 1);
-    req->ltag = local_tag(req->lcomm);
+    req->ltag = local_tag(req->lcomm, req->tag);
 }
 
 /* Begin an execution: round -1 done, post round 0.  Nonblocking requests
