@@ -1,4 +1,12 @@
 #!/bin/sh
+#
+# Copyright (c) 2026 The hiercoll authors.
+# $COPYRIGHT$
+#
+# Additional copyrights may follow
+#
+# $HEADER$
+#
 # Print the Debian archive this machine's apt uses (its URI, e.g. the one
 # in /etc/apt/sources.list.d/debian.sources), so that the roots made by
 # contrib/ompi5-root.sh and contrib/deb-test.sh come from the same place

@@ -1,4 +1,12 @@
 #!/bin/bash
+#
+# Copyright (c) 2026 The hiercoll authors.
+# $COPYRIGHT$
+#
+# Additional copyrights may follow
+#
+# $HEADER$
+#
 # Check that ompi/mca/coll/hiercoll builds inside an Open MPI source tree:
 # copy the component into a copy of the tree, regenerate it with
 # autogen.pl (which must find the component), configure (which must run

@@ -3,6 +3,10 @@
 # Copyright (c) 2026 The hiercoll authors.
 # $COPYRIGHT$
 #
+# Additional copyrights may follow
+#
+# $HEADER$
+#
 # check-layers.sh: the MPI side of hiercoll stays in layers (HACKING.md,
 # "Layers").  Fails when
 #   - two object files call each other in a circle (from the symbols each
@@ -42,12 +46,13 @@ layer_of() {
     coll_hiercoll_caps | coll_hiercoll_decomp | coll_hiercoll_gatherv | coll_hiercoll_inter | \
         coll_hiercoll_neighbor | coll_hiercoll_offload | coll_hiercoll_offload_transport | \
         coll_hiercoll_offload_ucx | coll_hiercoll_ofi) echo 4 ;;
-    # 4 the shared-memory level, in rooms (coll_hiercoll_shm.c's map; no
+    # 4 the shared-memory level, in files (coll_hiercoll_shm.c's map; no
     # circle among them): entry points; operations, channels, requests; the
     # families' state machines; set-up and placement; the hierarchy; flag
     # lines and waiting; memory; the shared types and hot helpers
     coll_hiercoll_shm | coll_hiercoll_shm_op | coll_hiercoll_shm_bcast | coll_hiercoll_shm_reduce | \
-        coll_hiercoll_shm_move | coll_hiercoll_shm_setup | coll_hiercoll_shm_group | \
+        coll_hiercoll_shm_move | coll_hiercoll_shm_long | coll_hiercoll_shm_setup | \
+        coll_hiercoll_shm_group | \
         coll_hiercoll_shm_lines | coll_hiercoll_shm_arena | coll_hiercoll_shm_internal) echo 4 ;;
     # 3 executor
     coll_hiercoll_exec) echo 3 ;;
@@ -58,7 +63,7 @@ layer_of() {
     coll_hiercoll | coll_hiercoll_params | coll_hiercoll_hooks) echo 1 ;;
     # 0 MPI-free: planners, plan IR, rules, triggered engine, compat
     coll_hiercoll_plan* | coll_hiercoll_rules* | coll_hiercoll_trig* | coll_hiercoll_ofi_trig | \
-        coll_hiercoll_compat) echo 0 ;;
+        coll_hiercoll_compat | coll_hiercoll_atomic) echo 0 ;;
     *) echo "" ;;
     esac
 }

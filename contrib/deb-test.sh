@@ -1,4 +1,12 @@
 #!/bin/sh
+#
+# Copyright (c) 2026 The hiercoll authors.
+# $COPYRIGHT$
+#
+# Additional copyrights may follow
+#
+# $HEADER$
+#
 # The Debian package, built and tested the way a site installs it
 # (make check-deb; as root):
 #

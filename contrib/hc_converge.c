@@ -2,9 +2,13 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * hc_converge: the convergence test of an iterative solver, hiercoll
  * against another component side by side in ONE job (the short-circuit
- * reductions' benchmark, spec/short-circuit.md).
+ * reductions' benchmark, docs/short-circuit.md).
  *
  * Every iteration each rank contributes its `converged` flag to
  * MPI_Allreduce(MPI_LAND) of one int: a fraction F of the ranks is not

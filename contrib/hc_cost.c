@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * hc_cost: prints what hiercoll's plans cost, per process count: rounds,
  * messages, bytes sent, received, reduced and copied, receive partners and
  * a modelled time (LogGP-like, see sim/hiercoll_sim.h), computed by the
@@ -154,8 +158,8 @@ static const cmd_t cmds[] = {
     {"gatherv", "tree gatherv/scatterv with message chains against linear", hc_cost_gatherv},
     {"rhrd", "allreduce/reduce: the patented non-power-of-two RHRD against the classic",
      hc_cost_rhrd},
-    {"offload", "triggered offload allreduce/reduce (seed 003): trees and K against the seed "
-                "and recursive doubling", hc_cost_offload},
+    {"offload", "triggered offload allreduce/reduce: trees and K against the Tianhe "
+                "measurements and recursive doubling", hc_cost_offload},
     {"shm", "the node level: critical path of barrier, bcast, reduce, allreduce for flat, "
             "two-level and n-level on many-core nodes; shared memory per communicator",
      hc_cost_shm},

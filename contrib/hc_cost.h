@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * hc_cost: the planners' cost model (no MPI).  Each capability adds a
  * subcommand in its own file (hc_cost_<name>.c) and one line to the table
  * in hc_cost.c.

@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * hc_cost gatherv: the tree gatherv (and scatterv) with message chains
  * against the linear algorithm, per process count: the root's partners,
  * messages, bytes copied and rounds, the modelled time (the conservative

@@ -2,15 +2,21 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
- * hc_cost offload: the triggered offload's allreduce (seed 003) modelled by
- * the event simulation of all ranks' engines (sim/hiercoll_trig_sim.h):
- * every packet takes one hop of alpha and phi of its receiver's time (an
- * engine handles one packet at a time, as a NIC's trigger unit does).  alpha and phi are fitted
- * (least squares) to the seed's measured 4-nomial figures (48 bytes: 24.94 / 31.21 / 38.42 us at 64
- * / 128 / 256 nodes); a recursive-doubling allreduce costs ceil(log2 n) rounds (two more when n is
- * not a power of two) of a host round trip alpha_rd fitted to the seed's MPICH 3.3.2 figures (34.22
- * / 45.23 / 58.73 us).  Printed per n: the modelled latency of each tree shape and K, recursive
- * doubling, and the seed's measurements where it has them.
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
+ * hc_cost offload: the triggered offload's allreduce modelled by the event
+ * simulation of all ranks' engines (sim/hiercoll_trig_sim.h): every packet
+ * takes one hop of alpha and phi of its receiver's time (an engine handles
+ * one packet at a time, as a NIC's trigger unit does).  alpha and phi are
+ * fitted (least squares) to the published 4-nomial measurements on
+ * Tianhe's NIC (48 bytes: 24.94 / 31.21 / 38.42 us at 64 / 128 / 256
+ * nodes); a recursive-doubling allreduce costs ceil(log2 n) rounds (two
+ * more when n is not a power of two) of a host round trip alpha_rd fitted
+ * to their MPICH 3.3.2 figures (34.22 / 45.23 / 58.73 us).  Printed per n:
+ * the modelled latency of each tree shape and K, recursive doubling, and
+ * those measurements where they exist.
  *
  *   hc_cost offload [--n 16,64,128,256,1024,32768] [--bytes 48] [--extra reduce]
  */
@@ -22,9 +28,9 @@
 #include "hc_cost.h"
 #include "hiercoll_trig_sim.h"
 
-static const int seed_n[3] = {64, 128, 256};
-static const double seed_offload[3] = {24.94, 31.21, 38.42}; /* 4-nomial */
-static const double seed_mpich[3] = {34.22, 45.23, 58.73};
+static const int tianhe_n[3] = {64, 128, 256};
+static const double tianhe_offload[3] = {24.94, 31.21, 38.42}; /* 4-nomial */
+static const double tianhe_mpich[3] = {34.22, 45.23, 58.73};
 
 /* The finish time of one call at n ranks (time units of hop and fire). */
 static double model(int n, hct_shape_t s, int k, int all, size_t count, double hop, double fire)
@@ -75,15 +81,15 @@ int hc_cost_offload(int argc, char **argv)
     }
     int all = NULL == o.extra || 0 != strcmp(o.extra, "reduce");
     size_t count = (size_t) (o.bytes > 0 ? o.bytes : 48) / 8;
-    /* fit alpha, phi: T = alpha D + phi F on the seed's three points */
+    /* fit alpha, phi: T = alpha D + phi F on Tianhe's three points */
     double a11 = 0, a12 = 0, a22 = 0, b1 = 0, b2 = 0, rr = 0, rb = 0;
     for (int i = 0; i < 3; ++i) {
-        double d = model(seed_n[i], HCT_KNOMIAL, 4, 1, 6, 1, 0);
-        double f = model(seed_n[i], HCT_KNOMIAL, 4, 1, 6, 0, 1);
+        double d = model(tianhe_n[i], HCT_KNOMIAL, 4, 1, 6, 1, 0);
+        double f = model(tianhe_n[i], HCT_KNOMIAL, 4, 1, 6, 0, 1);
         a11 += d * d, a12 += d * f, a22 += f * f;
-        b1 += d * seed_offload[i], b2 += f * seed_offload[i];
-        rr += (double) rd_rounds(seed_n[i]) * rd_rounds(seed_n[i]);
-        rb += rd_rounds(seed_n[i]) * seed_mpich[i];
+        b1 += d * tianhe_offload[i], b2 += f * tianhe_offload[i];
+        rr += (double) rd_rounds(tianhe_n[i]) * rd_rounds(tianhe_n[i]);
+        rb += rd_rounds(tianhe_n[i]) * tianhe_mpich[i];
     }
     double det = a11 * a22 - a12 * a12;
     double alpha = det != 0 ? (b1 * a22 - b2 * a12) / det : b1 / a11;
@@ -98,8 +104,8 @@ int hc_cost_offload(int argc, char **argv)
     double alpha_rd = rb / rr;
     printf("# hc_cost offload: %s of %zu doubles; alpha %.3f us per hop, phi %.3f us per packet "
            "received "
-           "(fitted to the seed's 4-nomial allreduce), recursive doubling %.3f us per round "
-           "(fitted to the seed's MPICH)\n",
+           "(fitted to Tianhe's 4-nomial allreduce), recursive doubling %.3f us per round "
+           "(fitted to Tianhe's MPICH)\n",
            all ? "allreduce" : "reduce", count, alpha, phi, alpha_rd);
     printf("%7s", "n");
     static const char *sh[2] = {"knomial", "kary"};
@@ -110,7 +116,7 @@ int hc_cost_offload(int argc, char **argv)
             printf(" %9s", h);
         }
     }
-    printf(" %9s %9s %9s %10s\n", "rec_dbl", "seed_4nom", "seed_mpich", "pkts/call");
+    printf(" %9s %9s %9s %10s\n", "rec_dbl", "th_4nom", "th_mpich", "pkts/call");
     for (int i = 0; i < o.nn; ++i) {
         int n = o.ns[i];
         printf("%7d", n);
@@ -126,10 +132,10 @@ int hc_cost_offload(int argc, char **argv)
         }
         int si = -1;
         for (int j = 0; j < 3; ++j) {
-            si = seed_n[j] == n ? j : si;
+            si = tianhe_n[j] == n ? j : si;
         }
         if (si >= 0 && all) {
-            printf(" %9.2f %9.2f", seed_offload[si], seed_mpich[si]);
+            printf(" %9.2f %9.2f", tianhe_offload[si], tianhe_mpich[si]);
         } else {
             printf(" %9s %9s", "-", "-");
         }

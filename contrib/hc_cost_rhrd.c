@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * hc_cost rhrd: large-vector allreduce (or reduce) by recursive halving and
  * doubling, the patented non-power-of-two scheme (hiercoll's "rhrd")
  * against the classic one ("rabenseifner", Open MPI tuned's algorithm 6),
@@ -25,7 +29,7 @@
  * and the most bytes a rank sends (allreduce): classic (3/2 + 2 (N-1)/N) L,
  * patent (3/2 + (N-2)/N) L; reduce: classic L + (N-1)/N L (r = 1: L/2
  * less), patent L + (N-2)/(2N) L.  The classic scheme's first two formulas are the
- * patent's own (spec/rhrd.md); the others follow from the schedules.
+ * patent's own (US 11/669,600); the others follow from the schedules.
  */
 #include "hc_cost.h"
 

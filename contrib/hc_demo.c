@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * hc_demo: a few collectives, each checked against the value it must have.
  * Run it with hiercoll's verbose and statistics switches on to see what the
  * component chose for every collective and what it sent (run-demo.sh).

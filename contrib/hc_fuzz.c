@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * hc_fuzz: a differential fuzzer of hiercoll's collectives.
  *
  * Every case is drawn from a 64-bit case seed (run seed + case index):
@@ -14,12 +18,13 @@
  * subarray and darray in C and Fortran order, struct with holes and
  * negative displacements, resized with negative lower bounds and extents
  * beyond the data, dup; elements of 1 B to 64 KiB), and on the receive
- * side the same type, a packed one of the same signature, its repeating
- * part received more times, or runs of it received fewer; counts (0, 1,
- * small, around the flag line's 112 bytes, the 8 KiB cells and their
- * multiples, the single-copy threshold, large); roots; MPI_IN_PLACE where
- * MPI allows it; v-counts uneven, with zeros, blocks in rank order or
- * reversed with gaps; predefined ops on fitting types (MINLOC and MAXLOC
+ * side the same type, a packed one of the same signature (not where the
+ * layer below's copy to it loses the end: hf_below_copy_loses), its
+ * repeating part received more times, or runs of it received fewer;
+ * counts (0, 1, small, around the flag line's 112 bytes, the 8 KiB cells
+ * and their multiples, the single-copy threshold, large); roots;
+ * MPI_IN_PLACE where MPI allows it; v-counts uneven, with zeros, blocks in
+ * rank order or reversed with gaps; predefined ops on fitting types (MINLOC and MAXLOC
  * on the pair types) and user ops, commutative or not (exact in any
  * grouping); the communicator (MPI_COMM_WORLD's dup, a reversed split, a
  * subset, two halves at once, one rank each; an intercommunicator between
@@ -131,7 +136,8 @@ static void repro_line(const hf_case_t *cs, const hf_ovr_t *o, char *buf, size_t
     } while (0)
     if (HF_GEN != cs->gen) ADD(" --gen %d", cs->gen);
     if (hf_opt.threads_ok) ADD(" --threads");
-    if (HF_REF_SERIAL != hf_opt.ref) ADD(" --ref %s", HF_REF_BASIC == hf_opt.ref ? "basic" : "below");
+    if (HF_REF_SERIAL != hf_opt.ref)
+        ADD(" --ref %s", HF_REF_BASIC == hf_opt.ref ? "basic" : "below");
     if (G.coll_arg[0]) ADD(" --coll %s", G.coll_arg);
     if (G.algo_arg[0]) ADD(" --algo %s", G.algo_arg);
     if (G.dim_arg[0]) ADD(" --dim %s", G.dim_arg);
@@ -449,8 +455,8 @@ static void mca_from_env(void)
             continue;
         }
         const char *kv = *e + 9;
-        if (strncmp(kv, "coll", 4) && strncmp(kv, "btl", 3) && strncmp(kv, "pml", 3) && strncmp(kv, "op=", 3)
-            && strncmp(kv, "mpi_yield", 9)) {
+        if (strncmp(kv, "coll", 4) && strncmp(kv, "btl", 3) && strncmp(kv, "pml", 3)
+            && strncmp(kv, "op=", 3) && strncmp(kv, "mpi_yield", 9)) {
             continue;
         }
         const char *eq = strchr(kv, '=');
@@ -728,7 +734,8 @@ int main(int argc, char **argv)
         MPI_Bcast(&stop, 1, MPI_INT, 0, G.ctl);
         if (stop) {
             if (0 == hf_opt.rank) {
-                fprintf(stderr, "hc_fuzz: --time %.0f s reached after %ld cases\n", G.time_limit, i);
+                fprintf(stderr, "hc_fuzz: --time %.0f s reached after %ld cases\n", G.time_limit,
+                        i);
             }
             break;
         }
@@ -754,9 +761,10 @@ int main(int argc, char **argv)
     double dt = now() - t0;
     if (0 == hf_opt.rank) {
         print_counts();
-        fprintf(stderr, "hc_fuzz: np %d seed %llu: %ld cases, %ld mismatches, %.1f s, %.0f cases/minute\n",
-               hf_opt.np, (unsigned long long) G.run_seed, ran, failed, dt,
-               dt > 0 ? 60.0 * (double) ran / dt : 0.0);
+        fprintf(stderr,
+                "hc_fuzz: np %d seed %llu: %ld cases, %ld mismatches, %.1f s, %.0f cases/minute\n",
+                hf_opt.np, (unsigned long long) G.run_seed, ran, failed, dt,
+                dt > 0 ? 60.0 * (double) ran / dt : 0.0);
         fflush(stderr);
     }
     MPI_Comm_free(&G.ctl);

@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * hc_fuzz: the differential fuzzer's shared declarations.
  *   hc_fuzz.c        the driver: options, the run of cases, shrinking, the
  *                    watchdog, the counts per dimension

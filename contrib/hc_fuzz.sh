@@ -3,6 +3,10 @@
 # Copyright (c) 2026 The hiercoll authors.
 # $COPYRIGHT$
 #
+# Additional copyrights may follow
+#
+# $HEADER$
+#
 # hc_fuzz.sh: runs one hc_fuzz job and, when it fails, names the case to
 # run again.  hc_fuzz prints every case's reproducer line before running it
 # (rank 0) and the shrunk one after a mismatch; a crash or a hang (its

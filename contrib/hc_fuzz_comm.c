@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * hc_fuzz's communicators beyond splits and dups: intercommunicators
  * (two groups of a base communicator, of any sizes), topologies with every
  * rank's neighbor lists computed here (Cartesian grids of up to 3
@@ -120,7 +124,8 @@ static void cart_make(hf_topo_t *t, hf_rng_t *r)
 static void graph_make(hf_topo_t *t, hf_rng_t *r)
 {
     int n = t->n, ne = (int) hf_below(r, (uint64_t) (2 * n + 2));
-    int *ea = hf_alloc(sizeof(int) * (size_t) (ne + 1)), *eb = hf_alloc(sizeof(int) * (size_t) (ne + 1));
+    int *ea = hf_alloc(sizeof(int) * (size_t) (ne + 1)),
+        *eb = hf_alloc(sizeof(int) * (size_t) (ne + 1));
     for (int q = 0; q < n; ++q) {
         t->indeg[q] = 0;
     }
@@ -159,7 +164,8 @@ static void graph_make(hf_topo_t *t, hf_rng_t *r)
 static void dist_make(hf_topo_t *t, hf_rng_t *r)
 {
     int n = t->n, ne = (int) hf_below(r, (uint64_t) (3 * n + 2));
-    int *ea = hf_alloc(sizeof(int) * (size_t) (ne + 1)), *eb = hf_alloc(sizeof(int) * (size_t) (ne + 1));
+    int *ea = hf_alloc(sizeof(int) * (size_t) (ne + 1)),
+        *eb = hf_alloc(sizeof(int) * (size_t) (ne + 1));
     for (int q = 0; q < n; ++q) {
         t->indeg[q] = t->outdeg[q] = 0;
     }
@@ -197,7 +203,8 @@ static void dist_make(hf_topo_t *t, hf_rng_t *r)
         shuffle_ints(r, t->src[q], t->indeg[q]);
         shuffle_ints(r, t->dst[q], t->outdeg[q]);
     }
-    snprintf(t->desc, sizeof(t->desc), "dist_graph of %d edges%s", ne, weighted ? ", weighted" : "");
+    snprintf(t->desc, sizeof(t->desc), "dist_graph of %d edges%s", ne,
+             weighted ? ", weighted" : "");
     free(ea);
     free(eb);
 }

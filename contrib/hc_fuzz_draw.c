@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * hc_fuzz: a case from its 64-bit seed.  Generation 1 draws exactly what
  * the fuzzer's first version drew (stream 1: the collective, mode,
  * communicator, root, op, datatype, counts, in place, repetitions); 
@@ -194,7 +198,11 @@ static void draw(hf_case_t *cs, uint64_t seed, int gen, const hf_case_t *inherit
     int w = (int) hf_below(&r, 100);
     cs->mode = w < 50 ? MD_BLOCKING : w < 78 ? MD_NONBLOCKING : MD_PERSISTENT;
     w = (int) hf_below(&r, 100);
-    cs->comm = w < 45 ? CM_WORLD : w < 62 ? CM_REVERSED : w < 77 ? CM_SUBSET : w < 90 ? CM_PARITY : CM_ONE;
+    cs->comm = w < 45   ? CM_WORLD
+               : w < 62 ? CM_REVERSED
+               : w < 77 ? CM_SUBSET
+               : w < 90 ? CM_PARITY
+                        : CM_ONE;
     cs->mask = hf_next(&r);
     cs->key_rev = hf_chance(&r, 50);
     cs->root_raw = hf_next(&r);

@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * hc_fuzz: a call's instance.  Its datatypes (the generated tree; the
  * receive side's type: the same, its packed twin, a shorter type of the
  * same signature received more times, or a longer one fewer), its count,
@@ -63,8 +67,9 @@ void hf_types_make(const hf_case_t *cs, hf_types_t *ty, int fam)
     hf_rng_t r = hf_stream(cs->type_seed, 3);
     hf_tree_gen(&ty->tree, &r, cs->type_max, cs->pick_basic >= 0 ? 0 : cs->type_depth,
                 cs->pick_basic, cs->shape, cs->gen);
-    for (int again = 0; again < 8 && cs->gen >= 2
-                        && odd_shorts(&ty->tree.node[cs->subtype < ty->tree.n ? cs->subtype : 0].map);
+    for (int again = 0;
+         again < 8 && cs->gen >= 2
+         && odd_shorts(&ty->tree.node[cs->subtype < ty->tree.n ? cs->subtype : 0].map);
          ++again) {
         hf_tree_free(&ty->tree);
         hf_tree_gen(&ty->tree, &r, cs->type_max, again < 7 ? cs->type_depth : 0,
@@ -198,7 +203,8 @@ static int vcount(const hf_case_t *cs, int j, int n, long c, uint64_t salt)
     case 1: return (int) (c * (j + 1) / n);
     case 2: return (int) hf_below(&r, (uint64_t) c + 1);
     case 3: return (j % 2) ? (int) c : 0;
-    default: return j == (int) (cs->root_raw % (uint64_t) n) ? (int) c : (hf_chance(&r, 30) ? 1 : 0);
+    default:
+        return j == (int) (cs->root_raw % (uint64_t) n) ? (int) c : (hf_chance(&r, 30) ? 1 : 0);
     }
 }
 
@@ -550,8 +556,9 @@ static void lay_intra(hf_inst_t *x, int me, hf_rank_t *k)
             }
             int *cnt = s ? a->rcounts : a->scounts, *dsp = s ? a->rdispls : a->sdispls;
             for (int j = 0; j < n; ++j) {
-                bool pk = w ? (s ? wpacked(cs, j, me, 1, in_place) : wpacked(cs, me, j, 0, in_place))
-                            : (s && !in_place);
+                bool pk =
+                    w ? (s ? wpacked(cs, j, me, 1, in_place) : wpacked(cs, me, j, 0, in_place))
+                      : (s && !in_place);
                 maps[j] = pk ? mr : mt;
                 if (w) {
                     (s ? a->rtypes : a->stypes)[j] = pk ? R : T;
@@ -561,7 +568,8 @@ static void lay_intra(hf_inst_t *x, int me, hf_rank_t *k)
                 for (int j = 0; j < n; ++j) maps[j] = mr;
             }
             for (int j = 0; j < n; ++j) {
-                int base = s ? pcount(cs, j, me, n, c, in_place) : pcount(cs, me, j, n, c, in_place);
+                int base =
+                    s ? pcount(cs, j, me, n, c, in_place) : pcount(cs, me, j, n, c, in_place);
                 cnt[j] = (int) units(x, maps[j], base);
             }
             place_int(n, cnt, maps, w ? 1 : maps[0]->ext, cs->vorder ^ s, cs->vseed + (uint64_t) s,
@@ -642,7 +650,8 @@ static void lay_inter(hf_inst_t *x, int me, hf_rank_t *k)
         bool gathering = C_GATHERV == cs->coll;
         const hf_map_t *mm = gathering ? mr : mt, *mo = gathering ? mt : mr;
         if (is_root) {
-            int *cnt = gathering ? a->rcounts : a->scounts, *dsp = gathering ? a->rdispls : a->sdispls;
+            int *cnt = gathering ? a->rcounts : a->scounts,
+                *dsp = gathering ? a->rdispls : a->sdispls;
             for (int j = 0; j < nr; ++j) {
                 cnt[j] = (int) units(x, mm, vcount(cs, j, nr, c, 0));
                 maps[j] = mm;
@@ -699,7 +708,8 @@ static void lay_inter(hf_inst_t *x, int me, hf_rank_t *k)
                 if (w) {
                     (s ? a->rtypes : a->stypes)[j] = pk ? R : T;
                 }
-                long base = vcount(cs, sl * 64 + rl, 4096, x->cg[sgp], 0x2000u * (uint64_t) (sgp + 1));
+                long base =
+                    vcount(cs, sl * 64 + rl, 4096, x->cg[sgp], 0x2000u * (uint64_t) (sgp + 1));
                 cnt[j] = (int) units(x, maps[j], base);
             }
             place_int(nr, cnt, maps, w ? 1 : maps[0]->ext, cs->vorder ^ s, cs->vseed + (uint64_t) s,

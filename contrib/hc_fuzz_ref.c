@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * hc_fuzz's serial reference: what MPI says every receive buffer holds
  * after a call, computed in each process from every rank's arguments and
  * inputs (hc_fuzz_layout.c knows them all) by MPI's definitions alone:

@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * hc_fuzz: running a case.  A case is one UNIT (one call repeated, or a
  * batch of calls in flight on one communicator), or THREADS: several
  * threads (MPI_THREAD_MULTIPLE), each with a communicator of its own,

@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * hc_fuzz: running a case (hc_fuzz_run.c) and the counts per dimension.
  */
 #ifndef HC_FUZZ_RUN_H

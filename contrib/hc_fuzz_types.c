@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * hc_fuzz's datatypes and values: the generator of datatype trees (every
  * node an MPI type and its flattened element map, checked against
  * MPI_Pack), packed twins of the same signature, data fit for each op, the
@@ -47,7 +51,10 @@ enum { B_CHAR, B_SCHAR, B_UCHAR, B_BYTE, B_SHORT, B_USHORT, B_INT, B_UNSIGNED, B
        B_LDOUBLE, B_FCOMPLEX, B_DCOMPLEX, B_LDCOMPLEX, B_LDOUBLE_INT, B_N };
 
 #define SC(n, k, s) {MPI_DATATYPE_NULL, n, k, s, s, {0}, {0}, s}
-#define PAIR(n, T, a, b) {MPI_DATATYPE_NULL, n, BK_PAIR, 0, (int) sizeof(T), {a, b}, {0, (int) offsetof(T, i)}, 0}
+#define PAIR(n, T, a, b)                                                                           \
+    {                                                                                              \
+        MPI_DATATYPE_NULL, n, BK_PAIR, 0, (int) sizeof(T), {a, b}, {0, (int) offsetof(T, i)}, 0    \
+    }
 hf_basic_t hf_basics[B_N] = {
     [B_CHAR] = SC("MPI_CHAR", BK_CHAR, 1),
     [B_SCHAR] = SC("MPI_SIGNED_CHAR", BK_INT_S, 1),
@@ -264,7 +271,8 @@ static void map_check(hf_tree_t *tr, int k)
         sum += z;
         if (m->disp[i] < tlb || m->disp[i] + z > tlb + text) {
             describe(tr, k, d, sizeof(d));
-            fprintf(stderr, "hc_fuzz: generator: scalar %ld at %ld outside the true extent %ld+%ld: %s\n",
+            fprintf(stderr,
+                    "hc_fuzz: generator: scalar %ld at %ld outside the true extent %ld+%ld: %s\n",
                     i, m->disp[i], (long) tlb, (long) text, d);
             MPI_Abort(MPI_COMM_WORLD, 2);
         }
@@ -880,8 +888,16 @@ static int describe(const hf_tree_t *tr, int k, char *buf, size_t len)
     switch (nd->kind) {
     case TN_PRED: OUT("%s", hf_basics[nd->basic].name); break;
     case TN_CONTIG: OUT("contig(%d,", nd->count); KID(0); OUT(")"); break;
-    case TN_VECTOR: OUT("vector(%d,%d,%ld,", nd->count, nd->blocklen, nd->stride); KID(0); OUT(")"); break;
-    case TN_HVECTOR: OUT("hvector(%d,%d,%ldB,", nd->count, nd->blocklen, nd->stride); KID(0); OUT(")"); break;
+    case TN_VECTOR:
+        OUT("vector(%d,%d,%ld,", nd->count, nd->blocklen, nd->stride);
+        KID(0);
+        OUT(")");
+        break;
+    case TN_HVECTOR:
+        OUT("hvector(%d,%d,%ldB,", nd->count, nd->blocklen, nd->stride);
+        KID(0);
+        OUT(")");
+        break;
     case TN_INDEXED:
     case TN_HINDEXED:
     case TN_INDEXED_BLOCK:

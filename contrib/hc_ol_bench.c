@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * hc_ol_bench: latency and OVERLAP of the triggered offload, per backend,
  * against tuned and libnbc, side by side in ONE job.
  *

@@ -3,6 +3,10 @@
 # Copyright (c) 2026 The hiercoll authors.
 # $COPYRIGHT$
 #
+# Additional copyrights may follow
+#
+# $HEADER$
+#
 # hc_overlap.sh: how much of an MPI_Iallreduce overlaps a compute loop that
 # makes no MPI call, hiercoll's (decomposition forced by default) against
 # the same stack without hiercoll (libnbc for the nonblocking call), side

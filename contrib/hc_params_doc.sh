@@ -1,4 +1,12 @@
 #!/bin/sh
+#
+# Copyright (c) 2026 The hiercoll authors.
+# $COPYRIGHT$
+#
+# Additional copyrights may follow
+#
+# $HEADER$
+#
 # Writes docs/parameters.md, the reference of hiercoll's MCA parameters, from
 # what the component registers: `ompi_info --param coll hiercoll --level 9
 # --parsable` (the component must be on ompi_info's path:
@@ -33,7 +41,7 @@ its level (`ompi_info --level N` shows levels up to N), its default and
 Open MPI's own description of it. Set them with `mpirun --mca NAME VALUE`,
 `OMPI_MCA_NAME=VALUE` in the environment, an MCA parameters file, or the
 site file (`coll_hiercoll_site_file`); many also per communicator through
-info keys ([using.md](using.md#parameters)). A bad value gets one
+info keys ([using.md](using.md#info-keys)). A bad value gets one
 `hiercoll: ERROR:` line and the default.
 
 | parameter | level | default | description |
@@ -57,6 +65,7 @@ $4 != "param" { next }
 END {
     dep["coll_hiercoll_site_file"] = "Open MPI'"'"'s sysconfdir/hiercoll-mca-params.conf"
     dep["coll_hiercoll_offload_ofi_built"] = "what this build has"
+    dep["coll_hiercoll_shm_atomics"] = "what this build has"
     dep["coll_hiercoll_offload_transports_built"] = "what this build has"
     dep["coll_hiercoll_offload_transports_loadable"] = "what loads here"
     for (i = 1; i <= n; ++i) {

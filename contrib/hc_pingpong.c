@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * hc_pingpong: the physical floor of an on-node collective.  Two processes
  * (fork) bounce one 64-byte line through a shared page: each waits until
  * the line holds its turn's number (acquire load), then writes the next

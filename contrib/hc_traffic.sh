@@ -3,6 +3,10 @@
 # Copyright (c) 2026 The hiercoll authors.
 # $COPYRIGHT$
 #
+# Additional copyrights may follow
+#
+# $HEADER$
+#
 # hc_traffic.sh: exactly what a collective sends, per call, for hiercoll and
 # the components it is compared with, from Open MPI's pml monitoring.
 #
@@ -31,7 +35,7 @@
 # "monitoring" in any --mca coll list (Open MPI 4.1.4 crashes at finalize
 # otherwise).  Prints one table row per contender; -c FILE appends CSV.
 #
-# Parts and forms (issue 19: does a nonblocking call cross between parts
+# Parts and forms (does a nonblocking call cross between parts
 # more often than the blocking one?):
 #   -P CRIT   the crossing columns count messages between the parts of
 #             CRIT: block:K (ranks K at a time), list:A+B,C+D... (unlisted

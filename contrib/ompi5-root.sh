@@ -1,4 +1,12 @@
 #!/bin/sh
+#
+# Copyright (c) 2026 The hiercoll authors.
+# $COPYRIGHT$
+#
+# Additional copyrights may follow
+#
+# $HEADER$
+#
 # Build, test and inspect hiercoll against Open MPI 5.0 (Debian 13, trixie)
 # inside a Debian 13 root made with mmdebstrap from Debian's archive.
 #
@@ -92,10 +100,15 @@ copy_source() {
     dst="$ROOT/src/hiercoll"
     mkdir -p "$dst"
     # The tracked files and untracked, not ignored ones; the build dir stays.
-    # New inodes (--remove-destination): a script running there keeps its own.
+    # Only files whose contents differ are copied, with the time of the copy:
+    # a root last built from another tree rebuilds what changed (its objects
+    # may be newer than this tree's sources).  New inodes
+    # (--remove-destination): a script running there keeps its own.
     (cd "$SRC" && { git ls-files -z --cached --others --exclude-standard 2>/dev/null ||
         find . -path ./_build -prune -o -type f -print0; }) |
-        (cd "$SRC" && xargs -0 cp --parents -p --remove-destination -t "$dst" 2>/dev/null || true)
+        (cd "$SRC" && xargs -0 -r sh -c 'for f; do [ ! -f "$f" ] || cmp -s "$f" "$0/$f" ||
+            cp --parents --preserve=mode --remove-destination -t "$0" "$f"; done' "$dst" \
+            2>/dev/null || true)
     [ -f "$dst/configure.ac" ] || { say "copying the source failed"; exit 1; }
 }
 

@@ -1,4 +1,12 @@
 #!/bin/sh
+#
+# Copyright (c) 2026 The hiercoll authors.
+# $COPYRIGHT$
+#
+# Additional copyrights may follow
+#
+# $HEADER$
+#
 # The demo on one screen, with the component built in this tree, one process
 # per core (mpirun's default: no oversubscription):
 #   1. hc_demo: a few collectives in every mode, each checked;

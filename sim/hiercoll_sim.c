@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * Symbolic simulator for hiercoll plans: see hiercoll_sim.h.
  */
 #include "hiercoll_sim.h"
@@ -781,8 +785,8 @@ int sim_run(sim_t *s, const sim_model_t *model)
     for (size_t i = 0; i < s->tab_cap; ++i) {
         if (s->tab[i].key && s->tab[i].n > 0) {
             posted_t p = s->tab[i].q[s->tab[i].head];
-            fail(s, "unmatched %s posted by rank %d", HCP_SEND == s->tab[i].kind ? "send" : "receive",
-                 p.rank);
+            fail(s, "unmatched %s posted by rank %d",
+                 HCP_SEND == s->tab[i].kind ? "send" : "receive", p.rank);
             return -1;
         }
     }
@@ -817,9 +821,10 @@ const char *sim_expect(sim_t *s, int rank, int buf, int64_t off, int64_t len,
         }
         if (NULL != what) {
             snprintf(msg, sizeof(msg),
-                     "rank %d buf %d bytes [%lld,+%lld): %s (have %u contributions [%d..%d] shift %lld, want %u [%d..%d] shift %lld)",
-                     rank, buf, (long long) g->off, (long long) g->len, what, g->v.cnt,
-                     g->v.lo, g->v.hi, (long long) g->v.shift, want.cnt, want.lo, want.hi,
+                     "rank %d buf %d bytes [%lld,+%lld): %s (have %u contributions [%d..%d] shift "
+                     "%lld, want %u [%d..%d] shift %lld)",
+                     rank, buf, (long long) g->off, (long long) g->len, what, g->v.cnt, g->v.lo,
+                     g->v.hi, (long long) g->v.shift, want.cnt, want.lo, want.hi,
                      (long long) want.shift);
             return msg;
         }

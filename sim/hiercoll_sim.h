@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * A symbolic simulator for hiercoll plans (MPI-free).
  *
  * It runs the plans of all n ranks together: sends and receives match in

@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * Event-driven simulation of all ranks' triggered engines: see
  * hiercoll_trig_sim.h.
  */

@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * An event-driven simulation of all ranks' triggered-operation engines
  * (coll_hiercoll_trig.h), MPI-free.  Every rank has its own engine and
  * channel; its backend puts each packet on a global event queue that

@@ -3,6 +3,10 @@
 # Copyright (c) 2026 The hiercoll authors.
 # $COPYRIGHT$
 #
+# Additional copyrights may follow
+#
+# $HEADER$
+#
 # Run an Open MPI job on this one machine as if it were spread over
 # several nodes: every "node" is an Open MPI daemon started (through
 # plm/rsh, with this script as its rsh agent) under its own host name in

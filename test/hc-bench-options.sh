@@ -3,6 +3,10 @@
 # Copyright (c) 2026 The hiercoll authors.
 # $COPYRIGHT$
 #
+# Additional copyrights may follow
+#
+# $HEADER$
+#
 # contrib/hc_bench over its option combinations, briefly (one trial of two
 # calls), every rank under glibc's heap checks (libc_malloc_debug's
 # MALLOC_CHECK_=3, and MALLOC_PERTURB_ so that memory read before it is

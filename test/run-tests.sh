@@ -3,6 +3,10 @@
 # Copyright (c) 2026 The hiercoll authors.
 # $COPYRIGHT$
 #
+# Additional copyrights may follow
+#
+# $HEADER$
+#
 # hiercoll's test suite (run by "make check"): the planners' Check tests,
 # then MPI tests under mpirun against the component built in this tree.
 # Every test has a timeout; each test's output is kept in test/logs/.
@@ -36,13 +40,12 @@ done
 
 testdir=$top_builddir/test
 logdir=$testdir/logs
-mkdir -p "$logdir"
 
 # The component as built here, ahead of Open MPI's own directory.
 so=$top_builddir/ompi/mca/coll/hiercoll/.libs/mca_coll_hiercoll.so
 stage=$testdir/_components
-mkdir -p "$stage"
 if [ "$list" = no ]; then
+    mkdir -p "$logdir" "$stage"
     if [ ! -f "$so" ]; then
         echo "run-tests.sh: $so is missing: build first (make)" >&2
         exit 2
@@ -51,6 +54,10 @@ if [ "$list" = no ]; then
     # build keeps the copy it mapped; cp over it truncated that copy under
     # its processes, which died of SIGBUS)
     cp -f "$so" "$stage/.new.$$" && mv -f "$stage/.new.$$" "$stage/$(basename "$so")"
+    # its help file beside it, where the component looks when Open MPI's own
+    # directory has none (opal_show_help_add_dir)
+    help=$(cd "$(dirname "$0")/.." && pwd)/ompi/mca/coll/hiercoll/help-coll-hiercoll.txt
+    cp -f "$help" "$stage/.help.$$" && mv -f "$stage/.help.$$" "$stage/$(basename "$help")"
     # the offload's transport plugins, where an installed component has them
     rm -rf "$stage/hiercoll.new.$$"
     for p in "$(dirname "$so")"/hiercoll_*.so; do
@@ -174,6 +181,9 @@ run() {
         why="exit code $rc"
     fi
     local re n
+    # a message of help-coll-hiercoll.txt that show_help could not find
+    grep -q "You were supposed to get help about" "$log" &&
+        why="${why:+$why; }a help message was not found (show_help's \"Sorry!\")"
     for re in "${EXPECT[@]+"${EXPECT[@]}"}"; do
         grep -qE -- "$re" "$log" || why="${why:+$why; }missing /$re/"
     done
@@ -325,6 +335,22 @@ EXPECT=("$OK"
 run "gatherv-level-info-key-np4" 300 "${MPI[@]}" -np 4 --mca coll hiercoll,basic,libnbc \
     --mca coll_hiercoll_verbose 1 --mca coll_hiercoll_stats 1 --mca coll_hiercoll_gatherv_tree_min 2 \
     "$colls" --only gatherv,scatterv --info hiercoll_gatherv_level=aggressive
+# Pair types whose data is one run in a larger extent (MPI_LONG_INT,
+# MPI_DOUBLE_INT, MPI_LONG_DOUBLE_INT) at the counts whose bytes pass
+# 64 KiB inside the last element, sent and received as the type, a packed
+# and a wide twin: gather, scatter, gatherv and scatterv forced to linear,
+# then gatherv and scatterv to the tree, whose root packs and unpacks the
+# chains of blocks in reverse rank order (t_pairs, against serial
+# references).  Open MPI's own local copies lose the end of some of them:
+# the stack without hiercoll fails this test.
+for np in 4 7; do
+    EXPECT=("t_pairs: np $np: [0-9]+ checks, 0 failed"
+            "hiercoll: stats comm t_pairs linear cid [0-9]+ rank 0/$np: calls [1-9][0-9]* \(passed on 0\).* gather:[1-9][0-9]* gatherv:[1-9][0-9]* scatter:[1-9][0-9]* scatterv:[1-9]"
+            "hiercoll: stats comm t_pairs tree cid [0-9]+ rank 0/$np: calls [1-9][0-9]* \(passed on 0\).* gatherv:[1-9][0-9]* scatterv:[1-9]")
+    REJECT=("$NONE_PASSED")
+    run "pairs-64k-edges-np$np" 300 "${MPI[@]}" -np $np --mca coll hiercoll,basic,libnbc \
+        --mca coll_hiercoll_stats 1 "$testdir/mpi/t_pairs"
+done
 
 # allreduce and reduce forced to one algorithm (args: ALGORITHM NP...):
 # t_colls checks every mode, count, root, in place, datatype and op (the
@@ -348,7 +374,7 @@ forced_reductions() {
 forced_reductions rhrd 1 2 3 4 5 6 7 8 12
 forced_reductions rabenseifner 3 6   # the classic scheme, for comparison
 # ---------------------------------------------------------------------------
-# Triggered offload (seed 003): allreduce and reduce forced to "offload" on
+# Triggered offload: allreduce and reduce forced to "offload" on
 # each transport.  t_colls checks every mode, count, root, in place, type
 # and op (what the ALU cannot do goes to the next algorithm); t_offload
 # several communicators in flight (one freed), runs of reduces at every
@@ -431,7 +457,7 @@ run "offload-bad-params-np3" 300 "${MPI[@]}" -np 3 "${OL[@]}" --mca coll_hiercol
     --mca coll_hiercoll_offload_tree ring --mca coll_hiercoll_offload_backend ib "$offload"
 
 
-# Short-circuit reductions (seed 004): t_colls' reductions through the
+# Short-circuit reductions: t_colls' reductions through the
 # shortcut algorithms (its sums, user ops and non-commutative ops run them
 # plain), then t_shortcut: every (op, datatype) with an absorbing value
 # against Open MPI's op functions, forced and under auto, ranks differing
@@ -574,7 +600,7 @@ run "decomp-info-key-np3" 300 "${MPI[@]}" -np 3 --mca coll hiercoll,tuned,basic,
 # hiercoll, and Open MPI makes no sub-communicator without it: one line,
 # no decomposition (no Open MPI error for every communicator), results exact.
 EXPECT=("t_comms: np 4: [0-9]+ checks, 0 failed"
-        "MPI_COMM_WORLD: decomposition by block:3: not decomposed: the components below hiercoll leave collective slots empty")
+        "MPI_COMM_WORLD: decomposition by block:3: not decomposed: the layer below leaves collective slots empty")
 REJECT=("none of them said" "decomp comm MPI_COMM_WORLD")
 run "decomp-basic-declines-np4" 120 "${MPI[@]}" -np 4 --mca coll hiercoll,basic \
     --mca coll_hiercoll_decomp_criterion block:3 --mca coll_hiercoll_allreduce_algorithm decomp \
@@ -628,7 +654,7 @@ every_algorithm every-algorithm-libnbc-block3-np7 7 hiercoll,basic,libnbc block:
 every_algorithm every-algorithm-tuned-list-np5 5 hiercoll,tuned,basic,libnbc list:0+1,2,3+4 -
 every_algorithm every-algorithm-tuned-block3-np4 4 hiercoll,tuned,basic,libnbc block:3 -
 
-# The nonblocking and persistent forms decomposed (issue 19): t_dnb, every
+# The nonblocking and persistent forms decomposed: t_dnb, every
 # collective forced to decomp, 50 calls in flight completed in reverse, on
 # two communicators, persistent requests started in different orders and
 # restarted, against serial references, on the default stack and the short
@@ -861,23 +887,46 @@ run "slots-basic-inter-np3" 120 "${MPI[@]}" -np 3 --mca coll hiercoll,basic "$sl
 # ---------------------------------------------------------------------------
 # Parameters: bad values get one clear line and the default, nothing lost
 # ---------------------------------------------------------------------------
-EXPECT=("t_comms: np 3: [0-9]+ checks, 0 failed")
 EXPECT_ONCE=('hiercoll: ERROR: coll_hiercoll_bcast_algorithm="bogus" is not an algorithm of bcast'
              'hiercoll: ERROR: coll_hiercoll_verbose="7" is not an integer in \[0, 2\]; using 0'
              'hiercoll: ERROR: coll_hiercoll_priority="300" is not an integer in \[-1, 100\]; using 40'
              'hiercoll: ERROR: coll_hiercoll_gatherv_level="silly"'
              'hiercoll: ERROR: coll_hiercoll_gatherv_tree_min="0" is not an integer in \[1, '
-             'info key hiercoll_bcast_algorithm="no_such_algorithm"')
+             'hiercoll: ERROR: info key hiercoll_bcast_algorithm="no_such_algorithm"'
+             'hiercoll cannot use the values above')
+EXPECT=("t_comms: np 3: [0-9]+ checks, 0 failed" "A communicator's info key has a value hiercoll cannot use")
 run "params-bad-values" 120 "${MPI[@]}" -np 3 --mca coll hiercoll,basic,libnbc \
     --mca coll_hiercoll_bcast_algorithm bogus --mca coll_hiercoll_verbose 7 \
     --mca coll_hiercoll_priority 300 --mca coll_hiercoll_gatherv_level silly \
     --mca coll_hiercoll_gatherv_tree_min 0 "$comms" 20
 
+# The messages read the same where Open MPI's show_help cannot find this
+# build's help-coll-hiercoll.txt: the component alone in a directory (no
+# file beside it), or beside another version of the file (an older
+# hiercoll installed there): the copy built into the component, never
+# show_help's "Sorry!" (run() rejects that in every test)
+if [ "$list" = no ]; then
+    rm -rf "$testdir/help-alone" "$testdir/help-other"
+    mkdir -p "$testdir/help-alone" "$testdir/help-other"
+    cp "$stage/mca_coll_hiercoll.so" "$testdir/help-alone/"
+    cp "$stage/mca_coll_hiercoll.so" "$testdir/help-other/"
+    sed 's/hiercoll cannot use the values above/(another version)/' \
+        "$stage/help-coll-hiercoll.txt" >"$testdir/help-other/help-coll-hiercoll.txt"
+fi
+for where in alone other; do
+    EXPECT_ONCE=('hiercoll: ERROR: coll_hiercoll_verbose="7" is not an integer in \[0, 2\]; using 0'
+                 'hiercoll cannot use the values above')
+    EXPECT=("t_colls: np 2: [0-9]+ checks, 0 failed")
+    run "help-messages-$where" 120 "${MPI[@]}" -np 2 --mca coll hiercoll,basic,libnbc \
+        --mca mca_base_component_path "$testdir/help-$where:$syscomp" \
+        --mca coll_hiercoll_verbose 7 "$colls" --quick --only bcast
+done
+
 # Every numeric parameter with a negative, a garbage and an out-of-range
 # value (three runs): one error line each, the default kept (registered
 # through reg_number(); a new numeric parameter belongs in this list)
 # ---------------------------------------------------------------------------
-# Shared-memory node level (issue 17): the collectives of SHM_COLLS
+# Shared-memory node level: the collectives of SHM_COLLS
 # forced to "shm"; t_colls checks every mode, count, root, in place,
 # datatype and op against serial references (what shm declines, e.g. a
 # reduction on a non-contiguous type, goes to the next algorithm), on the
@@ -921,7 +970,7 @@ run "shm-fold-ranks4-np3" 600 "${MPI[@]}" -np 3 --mca coll hiercoll,basic,libnbc
 # line demotion off (coll_hiercoll_shm_demote; an info key per
 # communicator, a bad one is one line and the MCA choice): the same results
 EXPECT=("$OK" "${SHM_RAN[@]}")
-EXPECT_ONCE=('hiercoll: info key hiercoll_shm_demote="maybe" on .* is neither true nor false; keeping the MCA choice')
+EXPECT_ONCE=('hiercoll: ERROR: info key hiercoll_shm_demote="maybe" on .* is neither true nor false; keeping the MCA choice')
 REJECT=("shm: 3 processes, .* bytes$")
 run "shm-demote-off-np3" 600 "${MPI[@]}" -np 3 --mca coll hiercoll,basic,libnbc \
     --mca coll_hiercoll_verbose 2 --mca coll_hiercoll_shm_demote 0 "${SHM[@]}" "$colls" \
@@ -936,17 +985,28 @@ for np in 1 2 3 5 8; do
     run "shm-t_shm-np$np" 600 "${MPI[@]}" -np $np --mca coll hiercoll,basic,libnbc \
         --mca coll_hiercoll_shm_min_calls 0 "${SHM[@]}" "$shm" --cycles 300
 done
+# The hierarchy's runs below check every slot reuse against the done lines
+# (coll_hiercoll_shm_debug_reuse: an abort where the cached "every rank has
+# finished" ran ahead of them); a cache that starts ahead on one rank (fault
+# ahead:1) shows the check fires
+DEBUG_REUSE=(--mca coll_hiercoll_shm_debug_reuse 1)
+EXPECT=("hiercoll: shm debug reuse: MPI_COMM_WORLD rank 1 \(world 1\), channel 0: operation [0-9]+ would reuse slot [0-9]+ of [0-9]+, the cache saying every rank has finished operation 1099511627776, but rank [0-9]+'s done line says [0-9]+: the cached minimum ran ahead")
+run "shm-debug-reuse-fires-np3" 120 bash -c '! "$@"' _ "${MPI[@]}" -np 3 \
+    --mca coll hiercoll,basic,libnbc "${DEBUG_REUSE[@]}" --mca coll_hiercoll_shm_fault ahead:1 \
+    "${SHM[@]}" "$shm" --cycles 2
 # two levels (groups of 2 and 3 consecutive ranks and their leaders) for
 # barrier and inline reductions: the same serial references, the
 # non-commutative product exact (groups are runs of ranks)
 for g in 2 3; do
     EXPECT=("$OK" ": allreduce = shm \(blocking" ": barrier = shm \(blocking")
     run "shm-groups$g-colls-np7" 600 "${MPI[@]}" -np 7 --mca coll hiercoll,basic,libnbc \
-        --mca coll_hiercoll_verbose 2 --mca coll_hiercoll_shm_group_size $g "${SHM[@]}" "$colls" \
+        --mca coll_hiercoll_verbose 2 --mca coll_hiercoll_shm_group_size $g "${SHM[@]}" \
+        "${DEBUG_REUSE[@]}" "$colls" \
         --only allreduce,reduce,barrier
     EXPECT=("$SHM_OK")
     run "shm-groups$g-t_shm-np8" 600 "${MPI[@]}" -np 8 --mca coll hiercoll,basic,libnbc \
-        --mca coll_hiercoll_shm_group_size $g "${SHM[@]}" "$shm" --cycles 20 --any-order
+        --mca coll_hiercoll_shm_group_size $g "${SHM[@]}" "${DEBUG_REUSE[@]}" "$shm" --cycles 20 \
+        --any-order
 done
 # groups past 10 ranks (3 groups of 4): the matrix
 # product exact whatever the grouping (t_common.h's matmul stays in
@@ -954,7 +1014,8 @@ done
 # suite grouped 8 ranks at most, the 16-core check showed it)
 EXPECT=("$SHM_OK")
 run "shm-groups4-t_shm-np12" 900 "${MPI[@]}" -np 12 --mca coll hiercoll,basic,libnbc \
-    --mca coll_hiercoll_shm_group_size 4 "${SHM[@]}" "$shm" --cycles 5 --any-order
+    --mca coll_hiercoll_shm_group_size 4 "${SHM[@]}" "${DEBUG_REUSE[@]}" "$shm" --cycles 5 \
+    --any-order
 # groups from the bindings (coll_hiercoll_shm_group_level): a rankfile puts
 # ranks 0-2 and 7 on core 0, 3-6 on core 1, so groups by core are the runs
 # 0-2, 3-6, 7 (sizes 3,4,1: not blocks of the group size); bound round
@@ -978,7 +1039,7 @@ rankfile() {
     esac
 }
 GROUPS_BY=(--mca coll hiercoll,basic,libnbc --mca coll_hiercoll_verbose 2
-           --mca coll_hiercoll_shm_group_size 4)
+           --mca coll_hiercoll_shm_group_size 4 "${DEBUG_REUSE[@]}")
 EXPECT=("$SHM_OK" "8 processes, .*, hierarchy 1 level: core 3 groups of 1-4; top 3; left out: numa \(all in one\), socket \(all in one\)")
 run "shm-groups-core-t_shm-np8" 600 "${MPI_RF[@]}" -np 8 $(rankfile "$rf_blocks") \
     "${GROUPS_BY[@]}" --mca coll_hiercoll_shm_group_level core "${SHM[@]}" "$shm" --cycles 20 \
@@ -1016,7 +1077,7 @@ run "shm-topology-bad-np8" 600 "${MPI[@]}" -np 8 "${GROUPS_BY[@]}" \
 # serial references, the non-commutative product exact (runs of ranks at
 # every level), every shm collective on top (t_shm) at 13, 16 and 32 ranks;
 # uneven groups; a list of levels; flat past the group size
-LV=(--mca coll hiercoll,basic,libnbc --mca coll_hiercoll_verbose 1)
+LV=(--mca coll hiercoll,basic,libnbc --mca coll_hiercoll_verbose 1 "${DEBUG_REUSE[@]}")
 EXPECT=("$SHM_OK" "16 processes, .*, hierarchy 3 levels: l3 8 groups of 2, numa 4 groups of 2, socket 2 groups of 2; top 2, topology")
 run "shm-levels-t_shm-np16" 600 "${MPI[@]}" -np 16 "${LV[@]}" \
     --mca coll_hiercoll_shm_topology "pack:2 numa:2 l3:2 core:2" "${SHM[@]}" "$shm" --cycles 2 \
@@ -1054,6 +1115,118 @@ EXPECT=("$SHM_OK")
 EXPECT_ONCE=('hiercoll: ERROR: coll_hiercoll_shm_levels="l3,board": a level is numa, socket, l3, l2, l1, core or hwthread; auto')
 run "shm-levels-bad-np9" 600 "${MPI[@]}" -np 9 "${LV[@]}" \
     --mca coll_hiercoll_shm_levels l3,board "${SHM[@]}" "$shm" --cycles 1 --any-order
+# errors down the levels (2 levels at np 9: l3 runs of 2, their leaders in
+# runs by package; the top 0, 4, 8): world rank 4, which forwards to 5, 6
+# and (through 6) 7, fails its single-copy reads of a bcast (fault
+# treeread): 4-7 return an error, nobody MPI_SUCCESS with bytes it did not
+# get; rank 4 finds no scratch for its folds of a reduction in cells
+# (fault treefold): every rank of an allreduce, and a reduce's root,
+# return an error, nobody a stale fold
+LV_FAULT=(--mca coll hiercoll,basic,libnbc --mca coll_hiercoll_verbose 1 "${DEBUG_REUSE[@]}"
+          --mca coll_hiercoll_shm_group_size 4 --mca coll_hiercoll_shm_topology "pack:2 l3:2 core:2")
+EXPECT=("t_shm: np 9: 81 checks, 0 failed" "9 processes, .*hierarchy 2 levels: l3 5 groups of 1-2, numa 3 groups of 1-2; top 3")
+for it in 0 1 2; do
+    EXPECT+=("t_shm: errors: bcast $it: error on ranks 4,5,6,7; wrong data on ranks none")
+done
+run "shm-levels-fault-treeread-4-np9" 300 "${MPI[@]}" -np 9 "${LV_FAULT[@]}" \
+    --mca coll_hiercoll_shm_cma_min 8 --mca coll_hiercoll_shm_fault treeread:4 "${SHM[@]}" \
+    "$shm" --errors
+EXPECT=("t_shm: np 9: 81 checks, 0 failed" "9 processes, .*no single copy, hierarchy 2 levels")
+for it in 0 1 2; do
+    EXPECT+=("t_shm: errors: allreduce $it: error on ranks 0,1,2,3,4,5,6,7,8; wrong data on ranks none"
+             "t_shm: errors: reduce $it: error on ranks 0,4; wrong data on ranks none")
+done
+run "shm-levels-fault-treefold-4-np9" 300 "${MPI[@]}" -np 9 "${LV_FAULT[@]}" \
+    --mca coll_hiercoll_shm_cma_min 0 --mca coll_hiercoll_shm_fault treefold:4 "${SHM[@]}" \
+    "$shm" --errors
+# ... and flat, a single-copy reduction's slice folded by one rank whose
+# reads fail (fault cmaslice): whoever reads that slice (every rank of an
+# allreduce, a reduce's root) returns an error, none a wrong slice
+EXPECT=("t_shm: np 3: 27 checks, 0 failed" "single copy \(CMA\) from 8 bytes")
+for it in 0 1 2; do
+    EXPECT+=("t_shm: errors: allreduce $it: error on ranks 0,1,2; wrong data on ranks none"
+             "t_shm: errors: reduce $it: error on ranks 0,1; wrong data on ranks none")
+done
+run "shm-fault-cmaslice-1-np3" 300 "${MPI[@]}" -np 3 --mca coll hiercoll,basic,libnbc \
+    --mca coll_hiercoll_verbose 1 --mca coll_hiercoll_shm_cma_min 8 \
+    --mca coll_hiercoll_shm_fault cmaslice:1 "${SHM[@]}" "$shm" --errors
+# one hierarchy for all: ranks 0-3 build theirs by l3, 4-7 by socket (per
+# rank environments; the region's layout is the same): the set-up agrees
+# a digest of every rank's hierarchy and paths, finds them different, and
+# every rank uses the layer below (before: a hang in the first call)
+EXPECT=("$SHM_OK" "MPI_COMM_WORLD: shm: the ranks built different hierarchies .*; rank 0's: 1 level: l3 4 groups of 2; top 4; every rank uses the layer below")
+REJECT=("shm: [0-9]+ processes, region of")
+run "shm-levels-differ-np8" 120 "${MPI[@]}" -np 8 "${LV_FAULT[@]}" "${SHM[@]}" \
+    sh -c 'case $OMPI_COMM_WORLD_RANK in [0-3]) export OMPI_MCA_coll_hiercoll_shm_levels=l3 ;;
+    *) export OMPI_MCA_coll_hiercoll_shm_levels=socket ;; esac; exec "$@"' sh "$shm" --cycles 2 \
+    --any-order
+# 64-bit atomics lock-free, decided when the component is compiled
+# (coll_hiercoll_atomic.h): yes on this target, no for a 32-bit x86 without
+# cmpxchg8b (i486: gcc's atomics take libatomic's lock there), where the
+# node level is built off.  Then that path (HIERCOLL_TEST_ATOMIC64=0
+# pretends it): ompi_info says so, one verbose line, no region, results
+# right
+hcdir=$(cd "$(dirname "$0")/.." && pwd)/ompi/mca/coll/hiercoll
+EXPECT=("atomics: this target: lock-free")
+[ "$(uname -m)" = x86_64 ] && EXPECT+=("atomics: i486: not lock-free")
+run "shm-atomics-compile" 60 sh -c 'p="#include \"coll_hiercoll_atomic.h\"
+_Static_assert(HC_ATOMIC64_LOCK_FREE == WANT, \"HC_ATOMIC64_LOCK_FREE\");"
+    echo "$p" | cc -fsyntax-only -DWANT=1 -I"$1" -x c - || exit 1
+    echo "atomics: this target: lock-free"
+    if echo "int x;" | cc -m32 -march=i486 -fsyntax-only -x c - 2>/dev/null; then
+        echo "$p" | cc -m32 -march=i486 -fsyntax-only -DWANT=0 -I"$1" -x c - || exit 1
+        echo "atomics: i486: not lock-free"
+    fi' sh "$hcdir"
+EXPECT=('"coll_hiercoll_shm_atomics" \(current value: "lock-free"'
+        '"coll_hiercoll_shm_atomics" \(current value: "not lock-free \(the shared-memory node level is off\)"')
+run "shm-atomics-ompi-info" 60 sh -c '"$1" --param coll hiercoll --level 9;
+    HIERCOLL_TEST_ATOMIC64=0 "$1" --param coll hiercoll --level 9' sh "$ompi_info"
+EXPECT=("$SHM_OK")
+EXPECT_ONCE=("shm: 64-bit atomics are not lock-free on this target \(coll_hiercoll_shm_atomics\): the shared-memory node level is off")
+REJECT=("shm: [0-9]+ processes, region of")
+run "shm-atomics-off-np3" 300 "${MPI[@]}" -np 3 -x HIERCOLL_TEST_ATOMIC64=0 \
+    --mca coll hiercoll,basic,libnbc --mca coll_hiercoll_verbose 1 "${SHM[@]}" "$shm" --cycles 5 \
+    --any-order
+# the stress program (t_stress): mixed bcasts (a rotating root; line, cells
+# in chunks, single copy), allreduces and reduces (a non-commutative
+# matrix product over many chunks and by single copy, int64 sums in the
+# line; in place or not), barriers and three nonblocking calls in flight,
+# every payload encoding (iteration, rank); random sleeps on random ranks
+# and leaders; buffers and inputs overwritten right after each return; 2
+# slots; every slot reuse checked against the done lines.  Flat at np 4
+# (the lean calls, the hot rows), then 2, 3 and 4 levels below the top at
+# np 8, 16, 32 (a level at least halves the leaders and the top holds at
+# most the group size, 2: np 8 has at most 2)
+STRESS=(--mca coll hiercoll,basic,libnbc --mca coll_hiercoll_verbose 1 --mca coll_hiercoll_shm_slots 2
+        "${DEBUG_REUSE[@]}" "${SHM[@]}")
+STRESS_LV=(--mca coll_hiercoll_shm_group_size 2
+           --mca coll_hiercoll_shm_topology "pack:2 numa:2 l3:2 core:4")
+stress=$testdir/mpi/t_stress
+EXPECT=("t_stress: np 4: 1000 iterations, [0-9]+ checks, 0 failed" "shm: 4 processes, region of .*\(2 slots")
+run "stress-flat-np4" 300 "${MPI[@]}" -np 4 "${STRESS[@]}" "$stress" --iters 1000 --seed 1
+EXPECT=("t_stress: np 8: 1000 iterations, [0-9]+ checks, 0 failed" "shm: 8 processes, .*\(2 slots.*hierarchy 2 levels: l3 4 groups of 2, numa 2 groups of 2; top 2")
+run "stress-levels2-np8" 300 "${MPI[@]}" -np 8 "${STRESS[@]}" "${STRESS_LV[@]}" "$stress" \
+    --iters 1000 --seed 2
+EXPECT=("t_stress: np 16: 300 iterations, [0-9]+ checks, 0 failed" "shm: 16 processes, .*hierarchy 3 levels: l3 8 groups of 2, numa 4 groups of 2, socket 2 groups of 2; top 2")
+run "stress-levels3-np16" 300 "${MPI[@]}" -np 16 "${STRESS[@]}" "${STRESS_LV[@]}" "$stress" \
+    --iters 300 --seed 3
+EXPECT=("t_stress: np 16: 200 iterations, [0-9]+ checks, 0 failed" "shm: 16 processes, .*no single copy, hierarchy 3 levels")
+run "stress-levels3-nocma-np16" 300 "${MPI[@]}" -np 16 "${STRESS[@]}" "${STRESS_LV[@]}" \
+    --mca coll_hiercoll_shm_cma_min 0 "$stress" --iters 200 --seed 4
+EXPECT=("t_stress: np 32: 100 iterations, [0-9]+ checks, 0 failed" "shm: 32 processes, .*hierarchy 4 levels: l3 16 groups of 2, numa 8 groups of 2, socket 4 groups of 2, ranks 2 groups of 2; top 2")
+run "stress-levels4-np32" 300 "${MPI[@]}" -np 32 "${STRESS[@]}" "${STRESS_LV[@]}" "$stress" \
+    --iters 100 --seed 5
+# the same through the long cells (from 113 bytes, chunks of 4 KiB, so
+# the stress program's long bcasts and reductions take many chunks): flat
+# at np 4, two levels at np 8
+LONG_ON=(--mca coll_hiercoll_shm_long on --mca coll_hiercoll_shm_long_min 113
+         --mca coll_hiercoll_shm_long_chunk 4K)
+EXPECT=("t_stress: np 4: 400 iterations, [0-9]+ checks, 0 failed" "shm: long cells: ")
+run "stress-long-flat-np4" 300 "${MPI[@]}" -np 4 "${STRESS[@]}" "${LONG_ON[@]}" "$stress" \
+    --iters 400 --seed 6
+EXPECT=("t_stress: np 8: 400 iterations, [0-9]+ checks, 0 failed" "shm: long cells: ")
+run "stress-long-levels2-np8" 300 "${MPI[@]}" -np 8 "${STRESS[@]}" "${STRESS_LV[@]}" \
+    "${LONG_ON[@]}" "$stress" --iters 400 --seed 7
 # line traffic counted (coll_hiercoll_stats; flag and done lines, and the
 # lines of cells): 100 8-byte allreduces at np 8
 # on 2 packages x 2 NUMA nodes x 2 L3 of one core.  Flat, every rank reads
@@ -1131,6 +1304,114 @@ if [ -x "$top_builddir/contrib/hc_bench" ] || [ "$list" = yes ]; then
         "${LINES_BY[@]/allreduce_algorithm/bcast_algorithm}" \
         "$top_builddir/contrib/hc_bench" --coll bcast --min 4096 --max 4096 --traffic 100
 fi
+# long messages through the levels' cells (coll_hiercoll_shm_long "on";
+# docs/design/shm-long.md).  Every shm bcast, reduce and allreduce
+# against serial references, every length from 113 bytes in chunks of 4
+# KiB (several chunks, every digit): a flat region (np 5), a regular
+# hierarchy (np 16, digits 2 2 2 2: the reductions through the levels),
+# an irregular one (np 13: the bcast down the levels, the reductions on
+# the level's other paths); 300 dup/allreduce/bcast/free cycles of 64 KiB
+# (the cells come back to their arenas: none fails to carve, the maps flat)
+LONG=(--mca coll_hiercoll_shm_long on --mca coll_hiercoll_shm_long_min 113
+      --mca coll_hiercoll_shm_long_chunk 4K)
+LONG_BY=(--mca coll hiercoll,basic,libnbc --mca coll_hiercoll_verbose 1 "${SHM[@]}" "${LONG[@]}")
+EXPECT=("$OK" "shm: long cells: .*reductions through the levels")
+run "shm-long-colls-np5" 600 "${MPI[@]}" -np 5 "${LONG_BY[@]}" "$colls" --only bcast,reduce,allreduce
+EXPECT=("$OK" "16 processes, .*hierarchy 3 levels: l3 8 groups of 2"
+        "shm: long cells: .*reductions through the levels")
+run "shm-long-levels-colls-np16" 900 "${MPI[@]}" -np 16 "${LONG_BY[@]}" \
+    --mca coll_hiercoll_shm_topology "pack:2 numa:2 l3:2 core:2" "$colls" --only bcast,reduce,allreduce
+EXPECT=("$OK" "13 processes, .*hierarchy 3 levels" "shm: long cells: .*reductions elsewhere")
+run "shm-long-levels-colls-np13" 600 "${MPI[@]}" -np 13 "${LONG_BY[@]}" \
+    --mca coll_hiercoll_shm_group_size 2 --mca coll_hiercoll_shm_topology "pack:2 numa:2 l3:2 core:2" \
+    "$colls" --only bcast,reduce,allreduce
+EXPECT=("$SHM_OK" "t_shm: 300 cycles: /proc/self/maps ([0-9]+) -> \\1 lines")
+REJECT=("could not carve or map the long cells")
+run "shm-long-cycles-np4" 600 "${MPI[@]}" -np 4 "${LONG_BY[@]}" "$shm" --cycles 300 --cycle-bytes 65536
+# one rank that cannot carve its cells: every rank takes the other paths
+# (one line a communicator), the same results
+EXPECT=("$SHM_OK")
+EXPECT_ONCE=("MPI_COMM_WORLD: shm: a rank could not carve or map the long cells")
+REJECT=("shm: long cells: ")
+run "shm-long-fault-np3" 600 "${MPI[@]}" -np 3 "${LONG_BY[@]}" --mca coll_hiercoll_shm_fault long:1 \
+    "$shm" --cycles 20 --cycle-bytes 65536
+# ... counted (coll_hiercoll_stats; test/shm-counts.sh, per rank and call
+# in units of the message L): at 64 ranks on pack:2 numa:2 l3:4 core:4, a
+# bcast of 1 MiB copies at most 1.25 L a rank (1.234: the leaders twice)
+# and no cell is read by more than 8 ranks (the root's: its 3 + 3 + 1
+# members and the other top rank); an allreduce moves at most 4 L a rank
+# (3.33: in, the slices folded, out); no process_vm_readv, at 16 ranks as
+# at 64 (the single copy before: 2 (n - 1) calls a rank)
+if [ -x "$top_builddir/contrib/hc_bench" ] || [ "$list" = yes ]; then
+    counts=$(cd "$(dirname "$0")" && pwd)/shm-counts.sh
+    LONG_LINES=(--mca coll hiercoll,basic,libnbc --mca coll_hiercoll_stats 1
+                --mca coll_hiercoll_shm_min_calls 0 --mca coll_hiercoll_shm_long on
+                --mca coll_hiercoll_bcast_algorithm shm --mca coll_hiercoll_allreduce_algorithm shm)
+    # (the job's output, then its counts against the bounds)
+    counted() {
+        local out=$1 coll=$2 L=$3 calls=$4
+        shift 4
+        local i=1
+        while [ "${!i}" != -- ]; do i=$((i + 1)); done
+        "${@:1:i-1}" >"$out" 2>&1
+        local rc=$?
+        cat "$out"
+        [ $rc -eq 0 ] && bash "$counts" "$out" "$coll" "$L" "$calls" "${@:i+1}"
+    }
+    export -f counted
+    EXPECT=("counts bcast: 64 ranks" "counts: ok bytes mean" "counts: ok readers" "counts: ok cma calls")
+    REJECT=("counts: FAIL")
+    run "shm-long-counts-bcast-np64" 900 bash -c 'counts=$0; counted "$@"' "$counts" \
+        "$logdir/shm-long-counts-bcast-np64.out" bcast 1048576 2 "${MPI[@]}" -np 64 "${LONG_LINES[@]}" \
+        --mca coll_hiercoll_shm_topology "pack:2 numa:2 l3:4 core:4" \
+        "$top_builddir/contrib/hc_bench" --coll bcast --min 1M --max 1M --traffic 2 \
+        -- --mean-at-most 1.25 --readers-at-most 8 --calls-at-most 0
+    EXPECT=("counts allreduce: 64 ranks" "counts: ok bytes mean" "counts: ok bytes of one rank"
+            "counts: ok cma calls")
+    REJECT=("counts: FAIL")
+    run "shm-long-counts-allreduce-np64" 900 bash -c 'counts=$0; counted "$@"' "$counts" \
+        "$logdir/shm-long-counts-allreduce-np64.out" allreduce 1048576 2 "${MPI[@]}" -np 64 "${LONG_LINES[@]}" \
+        --mca coll_hiercoll_shm_topology "pack:2 numa:2 l3:4 core:4" \
+        "$top_builddir/contrib/hc_bench" --coll allreduce --min 1M --max 1M --traffic 2 \
+        -- --mean-at-most 4 --max-at-most 4 --calls-at-most 0
+    EXPECT=("counts allreduce: 16 ranks" "counts: ok cma calls")
+    REJECT=("counts: FAIL")
+    run "shm-long-counts-allreduce-np16" 600 bash -c 'counts=$0; counted "$@"' "$counts" \
+        "$logdir/shm-long-counts-allreduce-np16.out" allreduce 1048576 2 "${MPI[@]}" -np 16 "${LONG_LINES[@]}" \
+        --mca coll_hiercoll_shm_topology "pack:2 numa:2 l3:2 core:2" \
+        "$top_builddir/contrib/hc_bench" --coll allreduce --min 1M --max 1M --traffic 2 \
+        -- --mean-at-most 4 --calls-at-most 0
+    # auto (every process a core, as on a real node: coll_hiercoll_shm_oversubscribed):
+    # the long cells for a bcast of 1 MiB and a reduce of 16 KiB on 4
+    # processes (no system call); single copy for a bcast on 2 and a reduce
+    # of 64 KiB on 4 (the model's margin there depends on the machine)
+    AUTO_LINES=(--mca coll hiercoll,basic,libnbc --mca coll_hiercoll_stats 1
+                --mca coll_hiercoll_shm_min_calls 0 --mca coll_hiercoll_shm_oversubscribed 1)
+    for c in "bcast 4 1M 1048576 -" "bcast 2 1M 1048576 FAIL" "reduce 4 16K 16384 -" \
+             "reduce 4 64K 65536 FAIL"; do
+        set -- $c
+        if [ "$5" = FAIL ]; then
+            EXPECT=("counts $1: $2 ranks" "counts: FAIL cma calls a call")
+            not="!"
+        else
+            EXPECT=("counts $1: $2 ranks" "counts: ok cma calls a call 0.000 <= 0")
+            not=""
+        fi
+        run "shm-long-auto-$1-$3-np$2" 300 bash -c 'counts=$0; '"$not"' counted "$@"' "$counts" \
+            "$logdir/shm-long-auto-$1-$3-np$2.out" "$1" "$4" 2 "${MPI[@]}" -np "$2" "${AUTO_LINES[@]}" \
+            "$top_builddir/contrib/hc_bench" --coll "$1" --min "$3" --max "$3" --traffic 2 \
+            -- --calls-at-most 0
+    done
+    # (and the counts can fail: the single copy before, at 16 ranks, 30
+    # process_vm_readv calls a rank and 15 readers of one buffer)
+    EXPECT=("counts allreduce: 16 ranks" "counts: FAIL cma calls a call 30.000 > 0"
+            "counts: FAIL readers 15.000 > 8")
+    run "shm-long-counts-flat-fails-np16" 600 bash -c 'counts=$0; ! counted "$@"' "$counts" \
+        "$logdir/shm-long-counts-flat-fails-np16.out" allreduce 1048576 2 "${MPI[@]}" -np 16 \
+        "${LONG_LINES[@]/on/off}" --mca coll_hiercoll_shm_topology "pack:2 numa:2 l3:2 core:2" \
+        "$top_builddir/contrib/hc_bench" --coll allreduce --min 1M --max 1M --traffic 2 \
+        -- --readers-at-most 8 --calls-at-most 0
+fi
 # persistent requests on shm (a channel each, in init order) started in
 # different orders on different ranks and restarted (t_persist)
 for np in 3 5; do
@@ -1175,6 +1456,12 @@ EXPECT=("$OK" ": gatherv = shm \(blocking" ": iscatterv = shm \(nonblocking")
 run "shm-v-root-only-args-np3" 300 "${MPI[@]}" -np 3 --mca coll hiercoll,basic,libnbc \
     --mca coll_hiercoll_verbose 2 "${SHM[@]}" "$colls" --only gather,gatherv,scatter,scatterv \
     --root-only-args
+# nonblocking gatherv, scatterv, allgatherv and reduce_scatter whose count
+# and displacement arrays the caller overwrites once the call returns (as
+# mpi4py 3.1.4's Iallgatherv frees them): the level runs from its own copy
+EXPECT=("t_shm: np 3: 720 checks, 0 failed" ": iallgatherv = shm \(nonblocking" ": iscatterv = shm \(nonblocking")
+run "shm-nb-arrays-clobbered-np3" 120 "${MPI[@]}" -np 3 --mca coll hiercoll,basic,libnbc \
+    --mca coll_hiercoll_verbose 2 "${SHM[@]}" "$shm" --clobber-arrays
 # a failure on one rank: every rank falls back (no region is ever set up:
 # rank 0's line after the agreement never appears), no hang
 SHM_SET_UP='shm: [0-9]+ processes, region of'
@@ -1344,7 +1631,8 @@ NUMERIC=(priority:40 verbose:0 bcast_binomial_max:524288 allreduce_rhrd_min:6553
          offload_credits:64 shm_arena_size:4194304 shm_cell_size:8192 shm_chan_bytes:262144
          shm_slots:4 shm_persistent:2 shm_min_calls:16 shm_spin:2000 shm_watchdog:0
          shm_auto_max:16777216 shm_fold_max:4096 shm_fold_ranks:2
-         shm_cma_min:16384 shm_group_size:8 shm_reduce_min:512)
+         shm_cma_min:16384 shm_group_size:8 shm_reduce_min:512
+         shm_long_min:16384 shm_long_chunk:65536 shm_long_slots:4)
 for bad in -5 banana 99999999999999999999; do
     args=() EXPECT_ONCE=()
     for p in "${NUMERIC[@]}"; do
@@ -1417,7 +1705,7 @@ for bad in garbage:"(not text|line 1: want the header)" truncated:"truncated: no
     name=${bad%%:*}
     EXPECT=("t_comms: np 3: [0-9]+ checks, 0 failed")
     EXPECT_ONCE=("hiercoll: ERROR: coll_hiercoll_rules_file=\"$rdir/$name\": ${bad#*:}.*; using the built-in rules\$"
-                 "hiercoll: ERROR")
+                 "hiercoll: ERROR: (coll_hiercoll_|/)" "hiercoll cannot read the selection rules named above")
     run "rules-file-$name" 120 "${MPI[@]}" -np 3 --mca coll hiercoll,basic,libnbc \
         --mca coll_hiercoll_rules_file "$rdir/$name" "$comms" 20
 done
@@ -1437,7 +1725,7 @@ fi
 EXPECT=("t_comms: np 3: [0-9]+ checks, 0 failed" "MPI_COMM_WORLD \(cid 0, np 3\).* allreduce=rhrd"
         "MPI_COMM_WORLD \(cid 0, np 3\).* bcast=linear")
 EXPECT_ONCE=("hiercoll: ERROR: $rdir/site.conf: line 5: coll_hiercoll_no_such_parameter is no parameter of hiercoll"
-             "hiercoll: ERROR")
+             "hiercoll: ERROR: (coll_hiercoll_|/)" "hiercoll ignores the lines above of its site file")
 run "site-file-np3" 120 "${MPI[@]}" -np 3 --mca coll hiercoll,basic,libnbc \
     --mca coll_hiercoll_site_file "$rdir/site.conf" --mca coll_hiercoll_bcast_algorithm linear "$comms" 20
 # the shared-memory level's parameters there too (they are registered
@@ -1449,7 +1737,7 @@ if [ "$list" = no ]; then
 fi
 EXPECT=("$OK" "MPI_COMM_WORLD: shm: 2 processes, .*\(8 slots, .*, lines not demoted")
 EXPECT_ONCE=("hiercoll: ERROR: $rdir/site-bool.conf: coll_hiercoll_shm_oversubscribed = \"maybe\" is not true or false; ignored"
-             "hiercoll: ERROR")
+             "hiercoll: ERROR: (coll_hiercoll_|/)")
 run "site-file-bool-np2" 120 "${MPI[@]}" -np 2 --mca coll hiercoll,basic,libnbc \
     --mca coll_hiercoll_site_file "$rdir/site-bool.conf" --mca coll_hiercoll_verbose 1 \
     --mca coll_hiercoll_allreduce_algorithm shm "$colls" --only allreduce --quick
@@ -1493,7 +1781,7 @@ EXPECT=("t_fast: np 3: [0-9]+ checks, 0 failed")
 run "fast-shm-lean-np3" 300 "${MPI[@]}" -np 3 --mca coll hiercoll,basic,libnbc "$fast" 300 \
     "${SHM_FAST[@]}"
 EXPECT=("t_fast: np 2: [0-9]+ checks, 0 failed")
-EXPECT_ONCE=('hiercoll: info key hiercoll_shm_lean="maybe" on .* is neither true nor false; keeping the MCA choice')
+EXPECT_ONCE=('hiercoll: ERROR: info key hiercoll_shm_lean="maybe" on .* is neither true nor false; keeping the MCA choice')
 run "fast-shm-lean-off-np2" 300 "${MPI[@]}" -np 2 --mca coll hiercoll,basic,libnbc \
     --mca coll_hiercoll_shm_lean 0 "$fast" 300 --no-inflight "${SHM_FAST[@]}" \
     --info hiercoll_shm_lean=maybe
@@ -1509,7 +1797,7 @@ run "fast-shm-lean-groups2-np5" 120 "${MPI[@]}" -np 5 --mca coll hiercoll,basic,
     --mca coll_hiercoll_shm_group_size 2 "$fast" 200 --no-inflight "${SHM_FAST[@]}"
 
 # Hand-back: a blocking collective passed on N times in a row goes back to
-# the component below (its slot then calls it directly); results stay
+# the layer below (its slot then calls it directly); results stay
 # exact through the change, on many communicators, freed in flight too.
 EXPECT=("t_fast: np 4: [0-9]+ checks, 0 failed"
         "hiercoll: .*: (reduce|allreduce) goes back to tuned after 3 blocking calls")
@@ -1584,6 +1872,27 @@ EXPECT=("check-docs: the README's two commands and .ci/run are in step")
 run "docs-ci-in-step" 60 "$srcdir/contrib/check-docs.sh" ci "$srcdir"
 EXPECT=("check-docs: [1-9][0-9]* commands, 0 failed")
 run "docs-commands" 600 "$srcdir/contrib/check-docs.sh" commands "$srcdir" "$top_builddir"
+# ... the table of what runs (contrib/hc_whatruns.sh; written with 4.1's
+# stack below, so checked there), the selection order that docs/using.md
+# lists against mca_coll_hiercoll_select's calls, and every topic of
+# help-coll-hiercoll.txt used and explained in docs/troubleshooting.md
+case $ompi_series in
+5.* | 6.*) selected docs-what-runs && [ "$list" = no ] &&
+         echo "SKIP: docs-what-runs (docs/what-runs.md is written with Open MPI 4.1's stack)" ;;
+*)
+    EXPECT=("check-docs: docs/what-runs.md is in step with the component")
+    run "docs-what-runs" 120 "$srcdir/contrib/check-docs.sh" what-runs "$srcdir" "$top_builddir"
+    ;;
+esac
+EXPECT=("check-docs: docs/using.md gives the selection order of coll_hiercoll_select.c")
+run "docs-selection" 60 "$srcdir/contrib/check-docs.sh" selection "$srcdir"
+EXPECT=("check-docs: [1-9][0-9]* topics of help-coll-hiercoll.txt, each used and explained")
+run "docs-help" 60 "$srcdir/contrib/check-docs.sh" help "$srcdir"
+# ... and sentences a reader follows in one breath: none over 60 words,
+# no paragraph or list item over 12 lines (tables and code aside), in the
+# README, HACKING (at most 600 lines: a map), docs/ and design/
+EXPECT=("check-docs: every sentence at most 60 words, every paragraph at most 12 lines")
+run "docs-style" 60 "$srcdir/contrib/check-docs.sh" style "$srcdir"
 # verbose 2: one line per call
 EXPECT=("t_comms: np 3: [0-9]+ checks, 0 failed"
         "hiercoll: .*: allreduce = recursive_doubling \(blocking, np 3\) by auto"
@@ -1595,7 +1904,8 @@ run "verbose-2" 120 "${MPI[@]}" -np 3 --mca coll hiercoll,basic --mca coll_hierc
 # A libmpi whose internal structures differ: one warning, hiercoll
 # declines, the collectives still run (on the other components).
 EXPECT=("$OK")
-EXPECT_ONCE=("hiercoll: WARNING: the running Open MPI's ompi_communicator_t is")
+EXPECT_ONCE=("hiercoll: WARNING: the running Open MPI's ompi_communicator_t is"
+             "hiercoll was built against another Open MPI")
 REJECT=("hiercoll: stats")
 run "abi-mismatch-declines" 300 "${MPI[@]}" -np 3 -x HIERCOLL_TEST_ABI_MISMATCH=1 \
     --mca coll hiercoll,tuned,basic,libnbc,self --mca coll_hiercoll_stats 1 "$colls" --quick
@@ -1724,7 +2034,7 @@ if [ -x "$hcc" ] || [ "$list" = yes ]; then
     EXPECT=("unknown option --bogus")
     run "hc-cost-shm-bad-option" 60 bash -c '! "$1" shm --bogus' _ "$hcc"
 fi
-# contrib/hc_scale_check.sh, the many-core check (issue 34), here at np 2:
+# contrib/hc_scale_check.sh, the many-core check, here at np 2:
 # its steps listed (--dry-run), a short run (t_shm and hc_bench --report
 # up to 4 KiB; the CSV written), a budget too short for any step (each
 # skipped, said, none run) and a build without the component (refused)
@@ -1735,13 +2045,14 @@ if [ -x "$hcb" ] || [ "$list" = yes ]; then
     REJECT=("STEP: shm-groups")
     run "scale-check-dry-run" 60 "$scale" --build "$top_builddir" --mpirun "$mpirun" --np 2 \
         --bench-nps 2 --allow-oversubscribe --out "$logdir/scale-dry" --dry-run
-    EXPECT=("PASS: shm-t_shm-np2 " "PASS: bench-np2 " "^2 passed, 0 failed$"
-            "CSV: .*/hc_scale_bench.csv" "(PNG: |no PNG: )")
+    EXPECT=("PASS: shm-t_shm-np2 " "PASS: shm-stress-np2 " "PASS: bench-np2 "
+            "^3 passed, 0 failed$" "CSV: .*/hc_scale_bench.csv" "(PNG: |no PNG: )")
     rm -rf "$logdir/scale-np2"
     run "scale-check-np2" 300 env OUT="$logdir/scale-np2" \
         bash -c '"$@" && grep -q "^allreduce,2,4096,auto," "$OUT/hc_scale_bench.csv"' \
         _ "$scale" --build "$top_builddir" --mpirun "$mpirun" --np 2 --bench-nps 2 \
-        --allow-oversubscribe --max 4K --only "shm-t_shm|bench" --time-budget 280
+        --allow-oversubscribe --max 4K --only "shm-t_shm|shm-stress|bench" --time-budget 280 \
+        --stress-seconds 5
     EXPECT=("SKIP: shm-colls-np2 +\(" "SKIP: bench-np2 " "^0 passed, 0 failed, [0-9]+ skipped$")
     REJECT=("PASS: |FAIL: ")
     run "scale-check-budget-skips" 60 "$scale" --build "$top_builddir" --mpirun "$mpirun" --np 2 \
@@ -1782,8 +2093,8 @@ EXPECT=("parameter \"coll_hiercoll_offload_ofi_max_triggered\""
 run "ompi-info-ofi-built" 60 "$ompi_info" --param coll hiercoll --level 9
 
 # ---------------------------------------------------------------------------
-# The offload's UCX and ofi transports are plugins loaded on first use
-# (issue 21).  t_maps reads /proc/self/maps after MPI_Init and after an
+# The offload's UCX and ofi transports are plugins loaded on first use.
+# t_maps reads /proc/self/maps after MPI_Init and after an
 # allreduce: with hiercoll loaded and the offload unused (also with an
 # offload backend set but no offloaded algorithm) no process maps
 # libfabric, UCX or PSM beyond what the stack without hiercoll maps (the
@@ -1923,7 +2234,7 @@ else
 fi
 
 # ---------------------------------------------------------------------------
-# The differential fuzzer (contrib/hc_fuzz, issue 33): cases drawn from
+# The differential fuzzer (contrib/hc_fuzz): cases drawn from
 # FIXED run seeds (and one random seed, printed), each call run by hiercoll
 # (auto or an algorithm forced by the communicator's info key) and by the
 # layer below on a twin communicator, every byte compared.  Each run is
@@ -1997,6 +2308,15 @@ if [ -x "$hcf" ] || [ "$list" = yes ]; then
             "${BY_SLOT[@]}" --mca mpi_yield_when_idle 1 "${FUZZ[@]}" "$hcf" --np 6 --seed 16 \
             --cases 100 --time 100 --timeout 120 --log "$logdir"
     fi
+    # the long cells (every length from 113 bytes in 4 KiB chunks: the bcast
+    # down the levels, the reduce-scatter and allgather through them; any
+    # type, in place, roots, sub-communicators), and flat at their defaults
+    fuzz fuzz-seed40-long-levels-np8 8 300 40 --mca coll_hiercoll_shm_long on \
+        --mca coll_hiercoll_shm_long_min 113 --mca coll_hiercoll_shm_long_chunk 4K \
+        --mca coll_hiercoll_shm_group_size 2 --mca coll_hiercoll_shm_topology "pack:2 numa:2 l3:2 core:1" \
+        -- --coll bcast,reduce,allreduce --algo shm
+    fuzz fuzz-seed41-long-np5 5 300 41 --mca coll_hiercoll_shm_long on -- --coll bcast,reduce,allreduce \
+        --algo shm
     # one seed nobody chose: its number is in the log ("run seed N"), on
     # Open MPI 4.1 and 5.0 alike
     EXPECT_ONCE=("hc_fuzz: np 3, run seed [0-9]+ \(--seed [0-9]+\)")
@@ -2038,6 +2358,7 @@ inter-ireduce-scatter-local-tag-after-libnbc-np3|3|--case 0x86163c8d5bc59f00 --g
 ireduce-negative-true-lb-deferred-np3|3|--case 0x2963932fe5df92c3 --gen 2 --no-dim inter,neighbor,batch,freed,rshape,crit
 offload-threads-channel-opened-inside-progress-np3|3|--case 0x205c327220e6ee08 --gen 2 --threads --dim threads
 threads-one-predefined-type-user-op-np3|3|--case 0xedb47fc0c534f230 --gen 2 --threads --dim threads
+tree-scatterv-long-int-64k-np5|5|--case 0x217a38897b0991cb --comm prefix:4 --mode blocking --root 0 --packed 0 --count 5462 --gen 1
 REGRESSIONS
 fi
 

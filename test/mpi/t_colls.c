@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * Every collective, blocking, nonblocking and persistent (twice, with new
  * data, to check that a restart re-executes), on MPI_COMM_WORLD, a dup, a
  * split with reordered ranks and MPI_COMM_SELF, with predefined and
@@ -430,7 +434,8 @@ static void test_gather_scatter(MPI_Comm comm, const char *cname)
     int rank, n;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &n);
-    int *sigs = malloc(sizeof(int) * n), *cnts = malloc(sizeof(int) * n), *ds = malloc(sizeof(int) * n);
+    int *sigs = malloc(sizeof(int) * n), *cnts = malloc(sizeof(int) * n),
+        *ds = malloc(sizeof(int) * n);
     for (int ci = 0; ci < NCOMBO; ++ci) {
         const ttype_t *s = combo[ci][0], *r = combo[ci][1];
         for (int li = 0; li < NLENS; ++li) {
@@ -489,7 +494,8 @@ static void test_gather_scatter(MPI_Comm comm, const char *cname)
                         if (want(v ? "scatterv" : "scatter")) {
                             const ttype_t *ss = r, *rr = s; /* root side uses the layout's type */
                             long myr = sigs[rank] / rr->ints;
-                            int *rbuf = tc_alloc(tc_span(rr, myr)), *rexp = tc_alloc(tc_span(rr, myr));
+                            int *rbuf = tc_alloc(tc_span(rr, myr)),
+                                *rexp = tc_alloc(tc_span(rr, myr));
                             FOR_MODES(m, rep, salt)
                             {
                                 tc_at("%s %s %s %s->%s L=%ld root=%d inplace=%d",
@@ -546,7 +552,8 @@ static void test_allgather(MPI_Comm comm, const char *cname)
     int rank, n;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &n);
-    int *sigs = malloc(sizeof(int) * n), *cnts = malloc(sizeof(int) * n), *ds = malloc(sizeof(int) * n);
+    int *sigs = malloc(sizeof(int) * n), *cnts = malloc(sizeof(int) * n),
+        *ds = malloc(sizeof(int) * n);
     for (int ci = 0; ci < NCOMBO; ++ci) {
         const ttype_t *s = combo[ci][0], *r = combo[ci][1];
         for (int li = 0; li < NLENS; ++li) {

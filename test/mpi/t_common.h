@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * Helpers for the MPI tests: deterministic data, typed buffers with gaps,
  * failure reporting, the three call modes.
  */

@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * Communicators: 1,000 create/use/free cycles (dup and split, blocking,
  * nonblocking and persistent collectives on each), per-communicator info
  * keys that choose an algorithm, the fallback or a decomposition criterion

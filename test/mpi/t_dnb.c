@@ -2,8 +2,12 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * The nonblocking and persistent forms of the 17 collectives many at a
- * time (issue 19: decomposed over parts and leaders as one request whose
+ * time (decomposed over parts and leaders as one request whose
  * stages progress in Open MPI's progress).  Every call has its own
  * buffers and data; every result is compared byte for byte with a serial
  * reference computed here.
@@ -37,7 +41,7 @@
  * ints or the 2x2 matrix product, a non-commutative user op (a
  * decomposition over interleaved parts declines it: results stay exact).
  *
- * --expect-decomp: hiercoll decomposes these calls (issue 19), its
+ * --expect-decomp: hiercoll decomposes these calls, its
  * requests retain their communicator: the freed cases run.  (Whether they
  * were decomposed, run-tests.sh reads from verbose 2; how often they cross
  * between parts, contrib/hc_traffic.sh -F counts from the pml monitoring's
@@ -493,7 +497,8 @@ static void persist(MPI_Comm comm, int coll, int nreq, int rounds, const char *w
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &n);
     dcall_t *d = calloc((size_t) nreq, sizeof(*d));
-    MPI_Request *rq = calloc((size_t) nreq, sizeof(*rq)), *perm = calloc((size_t) nreq, sizeof(*rq));
+    MPI_Request *rq = calloc((size_t) nreq, sizeof(*rq)),
+                *perm = calloc((size_t) nreq, sizeof(*rq));
     int *order = calloc((size_t) nreq, sizeof(int));
     for (int i = 0, c0 = 0; i < nreq; ++i) {
         int c = coll;

@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * The fast path of small blocking calls (coll_hiercoll_fast.c): repeated
  * bcast, reduce, allreduce and barrier calls whose arguments match the
  * previous call of the collective reuse its plan and binding.  Checks,

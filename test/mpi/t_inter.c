@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * Every collective MPI defines on intercommunicators (all but scan and
  * exscan), blocking, nonblocking and persistent (started twice, with new
  * data), on two intercommunicators made by MPI_Intercomm_create from

@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * t_large: Open MPI 6.0's large counts (the MPI 4.0 _c bindings).
  *   - MPI_Allreduce_c and MPI_Reduce_c of 2^31 + 192 signed chars (sum,
  *     in place): more elements than an int holds, which hiercoll runs as

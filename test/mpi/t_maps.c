@@ -2,7 +2,11 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
- * Which libraries a process maps (issue 21): libfabric, UCX and PSM must
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
+ * Which libraries a process maps: libfabric, UCX and PSM must
  * not be in a process where hiercoll is loaded but the offload unused; the
  * offload's transport plugins bring them only when a communicator's
  * offload uses them.  Reads /proc/self/maps after MPI_Init, and again

@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * The five neighborhood collectives, blocking, nonblocking and persistent
  * (started twice, with new data), on Cartesian communicators (a ring, a
  * line, 2-D grids with a dimension of size 1 and of size 2, periodic and

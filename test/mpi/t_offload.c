@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * The triggered offload (algorithm "offload" of allreduce and reduce, run
  * with coll_hiercoll_{allreduce,reduce}_algorithm=offload): what t_colls
  * does not stress.

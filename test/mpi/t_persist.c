@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * Persistent collectives match in INITIALIZATION order (MPI 4.0, 6.13).
  *
  * Every rank initializes the same persistent collectives in the same

@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * The shared-memory node level beyond what t_colls checks:
  *   matrix    a non-commutative user op (2x2 integer matrix product) in
  *             allreduce and reduce at every root, every mode, against the
@@ -16,7 +20,10 @@
  *             (the non-roots run ahead): the bits of the serial fold;
  *   cycles N  N times: dup, allreduce, bcast, barrier, free; the number of
  *             lines of /proc/self/maps and of our files in the backing
- *             directory must not grow after the first few cycles;
+ *             directory must not grow after the first few cycles (with
+ *             --cycle-bytes B, each cycle's dup also runs an allreduce,
+ *             a reduce and a bcast of B bytes of doubles, checked: long messages'
+ *             cells, carved in every process's arena, must come back);
  *   inflight  many nonblocking calls in flight on two communicators, one
  *             freed while its requests run, completed in reverse order;
  *   vinflight igatherv and iscatterv (every root, irregular counts, zeros,
@@ -48,8 +55,21 @@
  *             call, so it cannot agree their channels free and the next
  *             round's inits take other algorithms (the run's verbose lines
  *             count the channels taken back: 15 in 8 rounds);
+ *   errors    (--errors, alone) under MPI_ERRORS_RETURN, three times each
+ *             with other values: a bcast of 1.2 MB from rank 0, an
+ *             allreduce of 3000 ints and a reduce of them to rank 0; every
+ *             rank either returns an error or has the right bytes (run
+ *             with coll_hiercoll_shm_fault on one rank: the error must
+ *             reach whoever depends on it); rank 0 prints, per call, the
+ *             ranks that returned an error;
+ *   clobber   (--clobber-arrays, alone) iallgatherv, igatherv, iscatterv
+ *             and ireduce_scatter whose count and displacement arrays the
+ *             caller overwrites right after the call returns (as mpi4py
+ *             3.1.4's Iallgatherv frees them), 20 times each at every
+ *             root: the results right (the level keeps its own copy);
  * Prints "t_shm: np N: C checks, F failed".
- * Usage: t_shm [--cycles N] [--backing DIR] [--any-order] [--kill RANK] [--reuse N]
+ * Usage: t_shm [--cycles N] [--cycle-bytes B] [--backing DIR] [--any-order] [--kill RANK]
+ *              [--reuse N] [--errors] [--clobber-arrays]
  *   --any-order: the fold order is not checked (a fallback folded)
  *   --kill RANK: that rank dies by SIGKILL after setting regions up
  *   --stall S: the last rank comes S seconds late to an allreduce (watchdog)
@@ -331,6 +351,42 @@ static int count_files(const char *dir)
     return n;
 }
 
+static int cycle_bytes; /* --cycle-bytes */
+
+/* An allreduce, a reduce and a bcast of cycle_bytes bytes of doubles on
+ * d (the reduce's and the bcast's root rotating). */
+static void cycle_long(MPI_Comm d, int i)
+{
+    int cnt = cycle_bytes / (int) sizeof(double), root = i % np;
+    double *a = malloc(sizeof(double) * (size_t) (cnt > 0 ? cnt : 1));
+    double *b = malloc(sizeof(double) * (size_t) (cnt > 0 ? cnt : 1));
+    double *c = malloc(sizeof(double) * (size_t) (cnt > 0 ? cnt : 1));
+    for (int j = 0; j < cnt; ++j) {
+        a[j] = rank + j % 7;
+        c[j] = -1;
+    }
+    MPI_Allreduce(a, b, cnt, MPI_DOUBLE, MPI_SUM, d);
+    MPI_Reduce(a, c, cnt, MPI_DOUBLE, MPI_SUM, (root + 1) % np, d);
+    for (int j = 0; j < cnt; ++j) {
+        a[j] = rank == root ? j : -1;
+    }
+    MPI_Bcast(a, cnt, MPI_DOUBLE, root, d);
+    int bad = 0;
+    for (int j = 0; j < cnt; ++j) {
+        double sum = (double) np * (np - 1) / 2 + (double) np * (j % 7);
+        bad += b[j] != sum || a[j] != j || (rank == (root + 1) % np && c[j] != sum);
+    }
+    tc_checks++;
+    if (bad) {
+        tc_failures++;
+        printf("FAIL [rank %d] cycle %d: %d elements of %d bytes wrong\n", rank, i, bad,
+               cycle_bytes);
+    }
+    free(a);
+    free(b);
+    free(c);
+}
+
 static void test_cycles(MPI_Comm comm, int cycles, const char *backing)
 {
     int maps0 = 0, files0 = 0, maps = 0, files = 0;
@@ -339,6 +395,9 @@ static void test_cycles(MPI_Comm comm, int cycles, const char *backing)
         MPI_Comm_dup(comm, &d);
         int v = rank + i, s = 0;
         MPI_Allreduce(&v, &s, 1, MPI_INT, MPI_SUM, d);
+        if (cycle_bytes > 0) {
+            cycle_long(d, i);
+        }
         MPI_Bcast(&s, 1, MPI_INT, i % np, d);
         MPI_Barrier(d);
         tc_checks++;
@@ -563,7 +622,8 @@ static MPI_Datatype holes_type(int which)
     case 1: {
         struct cdi { char c; double d; int i; };
         int bl[3] = {1, 1, 1};
-        MPI_Aint disp[3] = {offsetof(struct cdi, c), offsetof(struct cdi, d), offsetof(struct cdi, i)};
+        MPI_Aint disp[3] = {offsetof(struct cdi, c), offsetof(struct cdi, d),
+                            offsetof(struct cdi, i)};
         MPI_Datatype ty[3] = {MPI_CHAR, MPI_DOUBLE, MPI_INT};
         MPI_Type_create_struct(3, bl, disp, ty, &v);
         MPI_Type_create_resized(v, 0, sizeof(struct cdi), &t);
@@ -653,7 +713,8 @@ static void test_holes(MPI_Comm comm)
         MPI_Datatype t = holes_type(which);
         for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); ++i) {
             for (int coll = 0; coll < 6; ++coll) {
-                holes_one(comm, twin, t, coll, counts[i], (int) ((i + (size_t) coll) % (size_t) np));
+                holes_one(comm, twin, t, coll, counts[i],
+                          (int) ((i + (size_t) coll) % (size_t) np));
             }
         }
         if (0 != which) {
@@ -724,7 +785,8 @@ static void affine(void *in, void *inout, int *len, MPI_Datatype *dt)
     const unsigned short *x = (const unsigned short *) ((const char *) in + lb);
     unsigned short *y = (unsigned short *) ((char *) inout + lb);
     for (int i = 0; i < *len; ++i, x += 2, y += 2) {
-        unsigned short a = (unsigned short) (x[0] * y[0]), b = (unsigned short) (x[0] * y[1] + x[1]);
+        unsigned short a = (unsigned short) (x[0] * y[0]),
+                       b = (unsigned short) (x[0] * y[1] + x[1]);
         y[0] = a;
         y[1] = b;
     }
@@ -736,7 +798,8 @@ static void test_lbred(MPI_Comm comm)
     MPI_Info_create(&info);
     MPI_Info_set(info, "hiercoll_allreduce_algorithm", "fallback");
     MPI_Info_set(info, "hiercoll_reduce_algorithm", "fallback");
-    MPI_Info_set(info, "hiercoll_reduce_scatter_block", "fallback"); /* (the key past 36 characters) */
+    MPI_Info_set(info, "hiercoll_reduce_scatter_block",
+                 "fallback"); /* (the key past 36 characters) */
     MPI_Info_set(info, "hiercoll_reduce_scatter_algorithm", "fallback");
     MPI_Comm twin;
     MPI_Comm_dup_with_info(comm, info, &twin);
@@ -796,9 +859,158 @@ static void test_lbred(MPI_Comm comm)
     MPI_Comm_free(&twin);
 }
 
+/* ------------------------------------------------------------------ */
+/* clobber: arrays overwritten after a nonblocking v-collective returns  */
+
+static void clobber(int *a, int n)
+{
+    for (int i = 0; i < n; ++i) {
+        a[i] = 1 << 28; /* (a displacement or count far outside any buffer) */
+    }
+}
+
+static void test_clobber(MPI_Comm comm)
+{
+    int *cnt = malloc(sizeof(int) * (size_t) np), *dsp = malloc(sizeof(int) * (size_t) np);
+    int *sb = malloc(sizeof(int) * 64 * (size_t) np), *rb = malloc(sizeof(int) * 64 * (size_t) np);
+    MPI_Barrier(comm); /* (a blocking call sets the level up) */
+    for (int it = 0; it < 20; ++it) {
+        for (int root = 0; root < np; ++root) {
+            for (int coll = 0; coll < 4; ++coll) {
+                int total = 0;
+                for (int q = 0; q < np; ++q) {
+                    cnt[q] = 1 + (q + it + root) % 7;
+                    dsp[q] = total + q; /* (a gap of q ints before block q) */
+                    total = dsp[q] + cnt[q];
+                }
+                for (int i = 0; i < 64 * np; ++i) {
+                    sb[i] = (coll == 2 ? root : rank) * 1000 + i + it;
+                    rb[i] = -1;
+                }
+                MPI_Request rq;
+                tc_at("clobber coll %d root %d it %d", coll, root, it);
+                switch (coll) {
+                case 0:
+                    MPI_Iallgatherv(sb, cnt[rank], MPI_INT, rb, cnt, dsp, MPI_INT, comm, &rq);
+                    break;
+                case 1:
+                    MPI_Igatherv(sb, cnt[rank], MPI_INT, rb, cnt, dsp, MPI_INT, root, comm, &rq);
+                    break;
+                case 2:
+                    MPI_Iscatterv(sb, cnt, dsp, MPI_INT, rb, cnt[rank], MPI_INT, root, comm, &rq);
+                    break;
+                default:
+                    MPI_Ireduce_scatter(sb, rb, cnt, MPI_INT, MPI_SUM, comm, &rq);
+                    break;
+                }
+                int want0 = cnt[rank], off0 = dsp[rank], before = 0;
+                for (int q = 0; q < rank; ++q) {
+                    before += cnt[q];
+                }
+                int *c2 = malloc(sizeof(int) * (size_t) np);
+                int *d2 = malloc(sizeof(int) * (size_t) np);
+                memcpy(c2, cnt, sizeof(int) * (size_t) np);
+                memcpy(d2, dsp, sizeof(int) * (size_t) np);
+                clobber(cnt, np);
+                clobber(dsp, np);
+                MPI_Wait(&rq, MPI_STATUS_IGNORE);
+                int bad = 0;
+                if (0 == coll || (1 == coll && rank == root)) { /* block q from rank q */
+                    for (int q = 0; q < np; ++q) {
+                        for (int i = 0; i < c2[q]; ++i) {
+                            bad += rb[d2[q] + i] != q * 1000 + i + it;
+                        }
+                        bad += q > 0 && rb[d2[q] - 1] != -1; /* (the gap untouched) */
+                    }
+                } else if (2 == coll) { /* my block of the root's */
+                    for (int i = 0; i < want0; ++i) {
+                        bad += rb[i] != root * 1000 + off0 + i + it;
+                    }
+                    bad += rb[want0] != -1;
+                } else if (3 == coll) { /* my block of the sum */
+                    for (int i = 0; i < want0; ++i) {
+                        bad += rb[i] != (np * (np - 1) / 2) * 1000 + np * (before + i + it);
+                    }
+                }
+                tc_expect(0 == bad, "clobber: %d wrong ints", bad);
+                free(c2);
+                free(d2);
+            }
+        }
+    }
+    free(cnt);
+    free(dsp);
+    free(sb);
+    free(rb);
+}
+
+/* ------------------------------------------------------------------ */
+/* errors: every rank has the right bytes or returns an error           */
+
+static void errors_report(const char *what, int err, int wrong)
+{
+    int mine[2] = {err, wrong}, *all = malloc(sizeof(int) * 2 * (size_t) np);
+    MPI_Gather(mine, 2, MPI_INT, all, 2, MPI_INT, 0, MPI_COMM_WORLD);
+    tc_expect(!wrong, "errors: %s: MPI_SUCCESS with wrong data", what);
+    if (0 == rank) {
+        char e[512] = "", w[512] = "";
+        size_t ae = 0, aw = 0;
+        for (int r = 0; r < np; ++r) {
+            if (all[2 * r] && ae < sizeof(e) - 16) {
+                ae += (size_t) snprintf(e + ae, sizeof(e) - ae, "%s%d", ae ? "," : "", r);
+            }
+            if (all[2 * r + 1] && aw < sizeof(w) - 16) {
+                aw += (size_t) snprintf(w + aw, sizeof(w) - aw, "%s%d", aw ? "," : "", r);
+            }
+        }
+        printf("t_shm: errors: %s: error on ranks %s; wrong data on ranks %s\n", what,
+               ae ? e : "none", aw ? w : "none");
+    }
+    free(all);
+}
+
+static void test_errors(MPI_Comm parent)
+{
+    MPI_Comm comm;
+    MPI_Comm_dup(parent, &comm);
+    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    const int nb = 300000, nr = 3000;
+    int *b = malloc(sizeof(int) * nb), *x = malloc(sizeof(int) * nr), *y = malloc(sizeof(int) * nr);
+    char what[64];
+    for (int it = 0; it < 3; ++it) {
+        for (int i = 0; i < nb; ++i) {
+            b[i] = 0 == rank ? it * 1000003 + i : -1;
+        }
+        int err = MPI_SUCCESS != MPI_Bcast(b, nb, MPI_INT, 0, comm), wrong = 0;
+        for (int i = 0; i < nb; ++i) {
+            wrong |= b[i] != it * 1000003 + i;
+        }
+        snprintf(what, sizeof(what), "bcast %d", it);
+        errors_report(what, err, wrong && !err);
+        for (int root = -1; root < 1; ++root) { /* -1: allreduce */
+            for (int i = 0; i < nr; ++i) {
+                x[i] = (rank + 1) * (it + 1) + i;
+                y[i] = -1;
+            }
+            err = MPI_SUCCESS != (root < 0 ? MPI_Allreduce(x, y, nr, MPI_INT, MPI_SUM, comm)
+                                           : MPI_Reduce(x, y, nr, MPI_INT, MPI_SUM, root, comm));
+            wrong = 0;
+            for (int i = 0; (root < 0 || root == rank) && i < nr; ++i) {
+                wrong |= y[i] != (np * (np + 1) / 2) * (it + 1) + np * i;
+            }
+            snprintf(what, sizeof(what), "%s %d", root < 0 ? "allreduce" : "reduce", it);
+            errors_report(what, err, wrong && !err);
+        }
+    }
+    free(b);
+    free(x);
+    free(y);
+    MPI_Comm_free(&comm);
+}
+
 int main(int argc, char **argv)
 {
-    int cycles = 200, kill_rank = -1, stall = 0, reuse = 0;
+    int cycles = 200, kill_rank = -1, stall = 0, reuse = 0, errors = 0, clob = 0;
     const char *backing = "/dev/shm";
     tc_init(&argc, &argv);
     for (int i = 1; i < argc; ++i) {
@@ -810,10 +1022,16 @@ int main(int argc, char **argv)
             stall = atoi(argv[++i]);
         } else if (0 == strcmp(argv[i], "--kill") && i + 1 < argc) {
             kill_rank = atoi(argv[++i]);
+        } else if (0 == strcmp(argv[i], "--errors")) {
+            errors = 1;
+        } else if (0 == strcmp(argv[i], "--clobber-arrays")) {
+            clob = 1;
         } else if (0 == strcmp(argv[i], "--reuse") && i + 1 < argc) {
             reuse = atoi(argv[++i]);
         } else if (0 == strcmp(argv[i], "--backing") && i + 1 < argc) {
             backing = argv[++i];
+        } else if (0 == strcmp(argv[i], "--cycle-bytes") && i + 1 < argc) {
+            cycle_bytes = atoi(argv[++i]);
         }
     }
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -837,7 +1055,11 @@ int main(int argc, char **argv)
         }
         MPI_Barrier(MPI_COMM_WORLD);
     }
-    if (reuse > 0) {
+    if (clob) {
+        test_clobber(MPI_COMM_WORLD);
+    } else if (errors) {
+        test_errors(MPI_COMM_WORLD);
+    } else if (reuse > 0) {
         test_reuse(MPI_COMM_WORLD, reuse);
     } else {
         test_matrix(MPI_COMM_WORLD);

@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * Short-circuit allreduce and reduce against Open MPI's own op functions.
  *
  * Default: every (op, datatype) pair with an absorbing value and a few

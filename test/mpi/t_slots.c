@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * The slot walker: for MPI_COMM_WORLD, a dup of it, MPI_COMM_SELF, a
  * Cartesian communicator and (with --inter) an intercommunicator made by
  * MPI_Intercomm_create from a split, walk EVERY function pointer of the
@@ -84,9 +88,12 @@ static const slot_t slots[] = {
     /* the slots only Open MPI 5.0 has (coll_hiercoll_compat.h): the
      * agreement of ULFM, which the selection does not require */
 #define OPTIONAL_SLOT(f)                                                                           \
-    {#f, offsetof(mca_coll_base_comm_coll_t, coll_##f),                                            \
-     offsetof(mca_coll_base_comm_coll_t, coll_##f##_module), offsetof(mca_coll_base_module_t, coll_##f), \
-     false, true},
+    {#f,                                                                                           \
+     offsetof(mca_coll_base_comm_coll_t, coll_##f),                                                \
+     offsetof(mca_coll_base_comm_coll_t, coll_##f##_module),                                       \
+     offsetof(mca_coll_base_module_t, coll_##f),                                                   \
+     false,                                                                                        \
+     true},
     HC_COLL_OPTIONAL_SLOTS(OPTIONAL_SLOT)
 };
 #define NSLOTS ((int) (sizeof(slots) / sizeof(slots[0])))
@@ -118,7 +125,8 @@ static const char *serving(ompi_communicator_t *comm, mca_coll_base_module_t *mo
     }
     OPAL_LIST_FOREACH(item, comm->c_coll->module_list, mca_coll_base_avail_coll_t) {
         const char *m = (const char *) item->ac_module;
-        if (item->ac_priority < owner->ac_priority && NULL != *(void *const *) (m + slots[i].module_fn)
+        if (item->ac_priority < owner->ac_priority
+            && NULL != *(void *const *) (m + slots[i].module_fn)
             && (NULL == below || item->ac_priority > below->ac_priority)) {
             below = item;
         }

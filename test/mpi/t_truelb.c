@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * Reductions of datatypes whose true lower bound is not 0, by a
  * commutative user op: blocking allreduce (Open MPI's tuned runs it by
  * its ring on 2 and 3 ranks at these sizes) and nonblocking and

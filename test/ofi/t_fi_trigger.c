@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * t_fi_trigger: proves, without MPI, that the libfabric provider found by
  * CAPABILITY (FI_TRIGGER with FI_MSG, FI_RMA and FI_ATOMIC on a reliable
  * datagram endpoint) fires what hiercoll's ofi backend relies on, between

@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * The ofi backend of the triggered engine without MPI: n simulated ranks
  * in this process, each with its own libfabric fabric, domain and
  * endpoint on the provider found by capability (FI_TRIGGER), run the

@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * The foundation's planners, run by the symbolic simulator for every
  * process count from 1 to 1,000 and samples up to 32,768: each result
  * byte carries each rank's contribution exactly once (in rank order for

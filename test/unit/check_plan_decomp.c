@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * The MPI-free side of the decomposition: parsing criteria (and rejecting
  * bad ones with a reason), grouping ranks into parts with their leaders
  * for every process count to 2,000 and samples to 32,768 under block,
@@ -160,7 +164,8 @@ static void check_decomp(const hcp_decomp_t *d, int n, const int *keys)
     /* equal keys share a part: no two parts have the same key */
     for (int p = 1; p < d->nparts; ++p) {
         for (int q = 0; q < p && d->nparts <= 64; ++q) {
-            EXPECT(keys[hcp_leader(d, p)] != keys[hcp_leader(d, q)], "parts %d, %d share a key", q, p);
+            EXPECT(keys[hcp_leader(d, p)] != keys[hcp_leader(d, q)], "parts %d, %d share a key", q,
+                   p);
         }
     }
     EXPECT_EQ(d->contiguous, contiguous);
@@ -316,7 +321,8 @@ START_TEST(pack_layouts)
         hcp_decomp_t d;
         make_keys(n % K_NKINDS, n, 1 + n % 5, &seed, keys);
         EXPECT_EQ(0, hcp_decomp_build(&d, n, keys));
-        int *pc = malloc(sizeof(int) * (size_t) d.nparts), *pd = malloc(sizeof(int) * (size_t) d.nparts);
+        int *pc = malloc(sizeof(int) * (size_t) d.nparts),
+            *pd = malloc(sizeof(int) * (size_t) d.nparts);
         for (int r = 0; r < n; ++r) {
             counts[r] = (int) (unit_rand(&seed) % 5);
         }
@@ -403,7 +409,8 @@ static void run_a2a(const hcp_decomp_t *d, int64_t *b)
     int n = d->n, nq = d->nparts;
     pairs_t pr = {n, b, 0, 0, d};
     hcp_a2a_t *a = calloc((size_t) nq, sizeof(hcp_a2a_t));
-    uint8_t **S = calloc((size_t) nq, sizeof(uint8_t *)), **R = calloc((size_t) nq, sizeof(uint8_t *));
+    uint8_t **S = calloc((size_t) nq, sizeof(uint8_t *)),
+            **R = calloc((size_t) nq, sizeof(uint8_t *));
     for (int p = 0; p < nq; ++p) {
         pr.part = p;
         EXPECT_EQ(0, hcp_a2a_layout(&a[p], d, p, pair_bytes, &pr));

@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * Tree gatherv/scatterv with message chains (coll_hiercoll_plan_gatherv.c):
  * chains against an independent reference of the paper's rules, src_lists
  * and the tree for process counts up to 32,768 with random layouts (zeros,

@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * The intercommunicator planners, run by the simulator as two groups (of
  * every pair of sizes from 1x1 to 64x64, to 40x40 for the all-to-all
  * ones, and samples up to 1000x3), every kind of root at small sizes,

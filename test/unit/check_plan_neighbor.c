@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * Neighborhood collectives (coll_hiercoll_plan_neighbor.c) through the
  * simulator: every rank of rings, Cartesian grids and tori (dimensions of
  * size 1 and 2, periodic or not), symmetric graphs with repeated edges and

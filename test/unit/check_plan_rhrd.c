@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * The RHRD planners (the patented non-power-of-two scheme and the classic
  * one), run by the symbolic simulator: allreduce at every process count
  * from 1 to 2,048, reduce to 1,024 (every root to 40), samples up to
@@ -9,7 +13,7 @@
  * element carries each rank's contribution exactly once, no rank without
  * a result touches the receive buffer, and where the vector splits into
  * equal blocks the per-rank bytes, messages and rounds and the critical
- * path equal the cost model of the spec (spec/rhrd.md), written out here
+ * path equal the patent's cost model (docs/rhrd.md), written out here
  * independently of the planner.
  */
 #include <string.h>

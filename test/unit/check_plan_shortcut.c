@@ -2,7 +2,11 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
- * Short-circuit reductions (spec/short-circuit.md).
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
+ * Short-circuit reductions (docs/short-circuit.md).
  *
  * The absorbing-value table against Open MPI's op formulas, written out
  * here (a && b, a || b, a & b, a | b, a > b ? a : b, a < b ? a : b, a * b

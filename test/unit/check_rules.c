@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * The selection rules' parser and lookup (coll_hiercoll_rules.c): good
  * files give the rules they say, every kind of bad file one clear reason
  * and no rules, and lookups pick the covering rule.

@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * The triggered-operation engine and its allreduce/reduce programs (seed
  * 003), run by the event-driven simulation of all ranks' engines
  * (sim/hiercoll_trig_sim.h): K in {2, 4, 8}, K-nomial and K-ary, every
@@ -11,7 +15,7 @@
  * tree's fixed operand order, and bitwise identical across arrival
  * orders), every packet consumed (nothing left in any MPQ or backlog),
  * no MPQ overflow under credits, and the packet counts and depth of the
- * seed's model: allreduce 2(n-1) packets per packet index and depth twice
+ * published design's model: allreduce 2(n-1) packets per packet index and depth twice
  * the tree's height, reduce n-1 and the height.
  */
 #include <string.h>
@@ -67,7 +71,7 @@ START_TEST(test_trees)
 END_TEST
 
 /* The "auto" tree: one level up to 8 ranks (at most 7 ALU operands at the
- * root), then the seed's choices; what is set is kept. */
+ * root), then the Tianhe measurements' choices; what is set is kept. */
 START_TEST(test_tree_auto)
 {
     static const struct {
@@ -295,7 +299,7 @@ static void sweep(int nmin, int nmax, int step, size_t count, int jitter_every)
 
 START_TEST(test_every_n)
 {
-    sweep(1, 1000, 1, 6, 4); /* 48 bytes: one packet, the seed's size */
+    sweep(1, 1000, 1, 6, 4); /* 48 bytes: one packet, the size of the Tianhe measurements */
 }
 END_TEST
 

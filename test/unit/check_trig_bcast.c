@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * Triggered bcast and barrier programs through the event simulation of all
  * ranks' engines (sim/hiercoll_trig_sim.h): every n to 300 and samples to
  * 32,768, K 2/4/8, both shapes, several roots, segmented vectors, random

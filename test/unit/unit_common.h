@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * Helpers shared by the planners' Check tests.
  */
 #ifndef HIERCOLL_UNIT_COMMON_H

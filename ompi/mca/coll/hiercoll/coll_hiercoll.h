@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * hiercoll: the shared types of the component (every layer of the MPI
  * side may include this header) and the leaf every layer may call
  * (coll_hiercoll_params.c: the parameters' storage and the process's
@@ -186,7 +190,7 @@ typedef struct hc_coll_desc {
 
 typedef struct hc_stats {
     uint64_t calls[HC_NCOLL];     /* run by hiercoll */
-    uint64_t fallbacks[HC_NCOLL]; /* passed to the previous component */
+    uint64_t fallbacks[HC_NCOLL]; /* passed to the layer below */
     uint64_t msgs, bytes_sent, bytes_copied, bytes_reduced;
     /* short-circuit: calls run with early exit engaged, calls that
      * returned early, requests completed after their call returned */
@@ -278,6 +282,7 @@ struct mca_coll_hiercoll_module_t {
     int sc_decider;             /* info key hiercoll_shortcut_decider, or -1 */
     bool shm_demote;            /* coll_hiercoll_shm_demote, or info key hiercoll_shm_demote */
     bool shm_lean;              /* coll_hiercoll_shm_lean, or info key hiercoll_shm_lean */
+    int shm_long;               /* coll_hiercoll_shm_long, or info key hiercoll_shm_long */
     /* selection rules and the fast path (coll_hiercoll_fast.c) */
     hcp_rule_t rules[HC_NCOLL][HC_MAX_RULES]; /* those for this size, by bytes */
     int nrules[HC_NCOLL];
@@ -293,6 +298,10 @@ OBJ_CLASS_DECLARATION(mca_coll_hiercoll_module_t);
 /* Parameters and the process's shared state (coll_hiercoll_params.c)  */
 /* ------------------------------------------------------------------ */
 
+/* The kinds of errors found before the first communicator: each is one
+ * topic of help-coll-hiercoll.txt (mca_coll_hiercoll_param_errors_report). */
+enum { HC_ERR_PARAM, HC_ERR_SITE, HC_ERR_RULES, HC_NERR };
+
 /* Registered by coll_hiercoll_component.c; every layer reads them. */
 /* The shared-memory level's most grouping levels (coll_hiercoll_shm_levels):
  * a flag line's phase has 3 bits, and an operation up and down the levels
@@ -305,9 +314,10 @@ typedef struct mca_coll_hiercoll_params_t {
     bool stats;
     char *algorithm_param[HC_NCOLL]; /* the raw MCA strings */
     int algorithm[HC_NCOLL];         /* parsed */
-    /* errors found in the parameters, reported once at the first
-     * communicator (by world rank 0) */
-    char *param_errors;
+    /* errors found in the parameters, the site file and the rules file
+     * (HC_ERR_*), reported once at the first communicator (by world rank
+     * 0), one message of help-coll-hiercoll.txt per kind */
+    char *param_errors[HC_NERR];
     bool param_errors_reported;
     /* false when the running libmpi's internal structures differ from the
      * ones hiercoll was compiled against */
@@ -361,7 +371,18 @@ typedef struct mca_coll_hiercoll_params_t {
     char *shm_levels;
     int shm_levels_mode; /* HC_LEVELS_* */
     int shm_nlv, shm_lv_by[HC_SHM_MAXLV];
+    /* long messages through the levels' cells (coll_hiercoll_shm_long.c) */
+    char *shm_long_param;
+    int shm_long; /* HC_SHM_LONG_* */
+    size_t shm_long_min, shm_long_chunk;
+    int shm_long_slots;
+    /* the node level's safety: its atomics as built (read-only), the
+     * debug cross-check of slot reuse */
+    char *shm_atomics;
+    bool shm_debug_reuse;
 } mca_coll_hiercoll_params_t;
+
+enum { HC_SHM_LONG_OFF, HC_SHM_LONG_AUTO, HC_SHM_LONG_ON };
 
 enum { HC_LEVELS_AUTO, HC_LEVELS_FLAT, HC_LEVELS_LIST };
 
@@ -390,9 +411,33 @@ void mca_coll_hiercoll_site_check(void);
 void mca_coll_hiercoll_site_free(void);
 /* The largest byte count a size parameter takes. */
 #define HC_MAX_BYTES ((long long) 1 << 50)
-/* Record a parameter error (reported once, with the default taken). */
+/* Record an error in a parameter's value (reported once, with the value
+ * taken instead after a semicolon), in the site file or in the rules
+ * file. */
 void mca_coll_hiercoll_param_error(const char *fmt, ...)
     __opal_attribute_format__(__printf__, 1, 2);
+void mca_coll_hiercoll_error_in(int kind, const char *fmt, ...)
+    __opal_attribute_format__(__printf__, 2, 3);
+/* Show the errors recorded so far (world rank 0, once). */
+void mca_coll_hiercoll_param_errors_report(ompi_communicator_t *comm);
+
+/*
+ * What a user reads: a message (topic) of help-coll-hiercoll.txt, with at
+ * least one argument after the topic.  Through Open MPI's show_help where
+ * it finds the file, else from the copy of the file built into the
+ * component (coll_hiercoll_help.h), so that a user never reads "Sorry!
+ * You were supposed to get help about..." in its place.  Where Open MPI
+ * looks for help files, and how it delivers a message, differ by series
+ * (HC_SHOW_HELP_READS_FILES, HC_SHOW_HELP: coll_hiercoll_compat.h).
+ */
+#define HC_HELP_FILE "help-coll-hiercoll.txt"
+#define mca_coll_hiercoll_show_help(topic, ...)                                                   \
+    (mca_coll_hiercoll_help_found() ? HC_SHOW_HELP(HC_HELP_FILE, (topic), __VA_ARGS__)            \
+                                    : mca_coll_hiercoll_help_builtin((topic), __VA_ARGS__))
+bool mca_coll_hiercoll_help_found(void);
+void mca_coll_hiercoll_help_builtin(const char *topic, ...);
+/* A topic whose one argument is a string (the transport plugins' way). */
+void mca_coll_hiercoll_show_help_text(const char *topic, const char *text);
 
 END_C_DECLS
 

@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * The algorithms of every collective: what each one is called, which
  * planner serves it, when it applies, and what "auto" picks.
  *
@@ -29,7 +33,7 @@
 #define DECOMP(text)                                                                               \
     {                                                                                              \
         .name = "decomp", .summary = "decomposition by coll_hiercoll_decomp_criterion: " text,     \
-        .start = mca_coll_hiercoll_decomp_start, .usable = mca_coll_hiercoll_decomp_usable             \
+        .start = mca_coll_hiercoll_decomp_start, .usable = mca_coll_hiercoll_decomp_usable         \
     }
 
 /* The shared-memory node level (coll_hiercoll_shm.c): every mode, on a
@@ -168,7 +172,7 @@ size_t mca_coll_hiercoll_decomp_describe(const mca_coll_hiercoll_module_t *m, hc
 }
 
 /* Verbose descriptions of auto: "=alg" runs hiercoll's algorithm, "->comp"
- * passes the call to the previous component. */
+ * passes the call to the layer below. */
 static void describe_fallback(const mca_coll_hiercoll_module_t *m, hc_coll_t k, hc_mode_t md,
                               char *buf, size_t len)
 {
@@ -222,7 +226,7 @@ static const hc_algo_t bcast_algos[] = {
     {.name = "binomial", .summary = "binomial tree, largest subtree first", .plan = bcast_binomial},
     DECOMP("root to the leaders over the bridge, then every part from its leader"),
     {.name = "offload",
-     .summary = "triggered offload (issue 10): the root's bytes down a K-nomial or K-ary tree "
+     .summary = "triggered offload: the root's bytes down a K-nomial or K-ary tree "
                 "armed up front, in 120-byte segments pipelined independently; predefined types",
      .usable = mca_coll_hiercoll_offload_usable,
      .start = mca_coll_hiercoll_offload_start},
@@ -371,7 +375,7 @@ static const hc_algo_t reduce_algos[] = {
                 "PROD on integer and logical types, up to coll_hiercoll_shortcut_max bytes; "
                 "beyond, the plain tree)",
      .plan = reduce_shortcut},
-    OFFLOAD("triggered offload (seed 003): chains armed up front on a K-nomial or K-ary tree, "
+    OFFLOAD("triggered offload: chains armed up front on a K-nomial or K-ary tree, "
             "fired by the transport's agent or progress; the ALU's predefined ops and types"),
     SHM("contributions inline or in cells, folded in rank order by the root (small) or "
         "slice-parallel by every rank (longer, pipelined); contiguous datatypes, any op"),
@@ -444,7 +448,7 @@ static const hc_algo_t allreduce_algos[] = {
                 "MAX/PROD on integer and logical types, up to coll_hiercoll_shortcut_max bytes; "
                 "beyond, plain recursive doubling)",
      .plan = allreduce_shortcut},
-    OFFLOAD("triggered offload (seed 003): reduce up and result down a K-nomial or K-ary tree "
+    OFFLOAD("triggered offload: reduce up and result down a K-nomial or K-ary tree "
             "armed up front, fired by the transport's agent or progress; the ALU's predefined "
             "ops and types"),
     SHM("contributions inline or in cells, folded in rank order by every rank (small) or "
@@ -484,7 +488,7 @@ static const hc_algo_t barrier_algos[] = {
      .summary = "ceil(log2 n) rounds of one zero-byte exchange",
      .plan = barrier_dissemination},
     DECOMP("part barrier, bridge barrier, part bcast of a token"),
-    OFFLOAD("triggered offload (issue 10): a zero-byte allreduce armed up front, arrivals up "
+    OFFLOAD("triggered offload: a zero-byte allreduce armed up front, arrivals up "
             "a K-nomial or K-ary tree and the release down"),
     SHM("every rank writes its flag line and reads everyone's"),
     {.name = NULL},
@@ -597,7 +601,7 @@ static void describe_vtree(const mca_coll_hiercoll_module_t *m, hc_coll_t k, hc_
 
 #define VTREE_RULE                                                                                 \
     "tree from coll_hiercoll_gatherv_tree_min processes, at the communicator's "                   \
-    "coll_hiercoll_gatherv_level; below, the previous component"
+    "coll_hiercoll_gatherv_level; on fewer, the layer below"
 
 /* ------------------------------------------------------------------ */
 /* allgather(v), alltoall(v,w)                                          */
@@ -749,7 +753,7 @@ static const hc_algo_t *prefer_fallback(const hc_call_t *c)
     return NULL;
 }
 
-#define FALLBACK_RULE "the previous component; hiercoll's plan only when there is none"
+#define FALLBACK_RULE "the layer below; hiercoll's plan only when there is none"
 
 /* The neighborhood collectives (coll_hiercoll_neighbor.c): one table of
  * algorithms; coll/basic has only their blocking forms. */
@@ -758,9 +762,9 @@ static const hc_algo_t *prefer_fallback(const hc_call_t *c)
         mca_coll_hiercoll_neighbor_describe
 #define NEIGHBOR_GATHER_RULE FALLBACK_RULE
 #define NEIGHBOR_EXCHANGE_RULE                                                                     \
-    "the previous component, except the nonblocking and persistent forms on Cartesian "          \
+    "the layer below, except the nonblocking and persistent forms on Cartesian "          \
     "communicators with a periodic dimension of size 1 or 2 (Open MPI 4.1's libnbc puts their "  \
-    "blocks in the wrong direction); hiercoll's plan when there is no previous component"
+    "blocks in the wrong direction); hiercoll's plan when there is no layer below"
 
 const hc_coll_desc_t mca_coll_hiercoll_colls[HC_NCOLL] = {
     [HC_ALLGATHER] = {allgather_algos, prefer_fallback, FALLBACK_RULE, describe_fallback},
@@ -775,8 +779,7 @@ const hc_coll_desc_t mca_coll_hiercoll_colls[HC_NCOLL] = {
     [HC_ALLTOALLW] = {alltoallw_algos, prefer_fallback, FALLBACK_RULE, describe_fallback},
     [HC_BARRIER] = {barrier_algos, barrier_auto, "dissemination", describe_barrier},
     [HC_BCAST] = {bcast_algos, bcast_auto,
-                  "binomial up to coll_hiercoll_bcast_binomial_max bytes, then the previous "
-                  "component",
+                  "binomial up to coll_hiercoll_bcast_binomial_max bytes, then the layer below",
                   describe_bcast},
     [HC_EXSCAN] = {exscan_algos, prefer_fallback, FALLBACK_RULE, describe_fallback},
     [HC_GATHER] = {gather_algos, prefer_fallback, FALLBACK_RULE, describe_fallback},
@@ -801,8 +804,8 @@ const hc_coll_desc_t mca_coll_hiercoll_colls[HC_NCOLL] = {
 
 bool mca_coll_hiercoll_shortcut_watch(const hc_call_t *c)
 {
-    return HC_ALLREDUCE == c->coll && HC_BLOCKING == c->mode && HC_ALGO_AUTO == c->module->choice[c->coll]
-           && shortcut_wanted(c);
+    return HC_ALLREDUCE == c->coll && HC_BLOCKING == c->mode
+           && HC_ALGO_AUTO == c->module->choice[c->coll] && shortcut_wanted(c);
 }
 
 const hc_algo_t *mca_coll_hiercoll_shortcut_upgrade(const hc_call_t *c, const hc_algo_t *a)

@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * The algorithm tables and auto policies (coll_hiercoll_algos.c).  Layer:
  * algorithms, between the selection (which reads the tables) and the
  * capabilities (which the tables name).

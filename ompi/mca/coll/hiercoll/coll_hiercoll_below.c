@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * The layer below: where each (collective, mode) lives in Open MPI's
  * tables, the module's saved and retained copy of the layer below, the
  * calls passed on to it with unchanged arguments, and handing a slot
@@ -324,7 +328,7 @@ int mca_coll_hiercoll_keep_comm(int rc, ompi_request_t **req, ompi_communicator_
 }
 
 /* ------------------------------------------------------------------ */
-/* Fallback: the previous layer's function, unchanged arguments         */
+/* Fallback: the layer below's function, unchanged arguments         */
 /* ------------------------------------------------------------------ */
 
 static int call_below(hc_call_t *c, ompi_request_t **req, struct ompi_info_t *info);

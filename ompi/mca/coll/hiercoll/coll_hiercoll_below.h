@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * The layer below (coll_hiercoll_below.c): Open MPI's collective tables,
  * the module's saved copy of the layer below, calls passed on to it.
  * Layer: services (calls nothing of hiercoll's but the leaf).
@@ -17,7 +21,7 @@ BEGIN_C_DECLS
  * code): its communicator kept alive until it is freed (libnbc does not
  * retain it).  Returns rc.  mca_coll_hiercoll_fallback does it itself. */
 int mca_coll_hiercoll_keep_comm(int rc, ompi_request_t **req, ompi_communicator_t *comm);
-/* Call the previous layer's function for this call. */
+/* Call the layer below's function for this call. */
 int mca_coll_hiercoll_fallback(hc_call_t *c, ompi_request_t **request, struct ompi_info_t *info);
 /* Slot (coll, mode) of a communicator's collective table (or of the
  * module's saved copy of the layer below): its function and module; and
@@ -38,7 +42,7 @@ bool mca_coll_hiercoll_hand_back_slot(mca_coll_hiercoll_module_t *m, hc_coll_t c
  * is never called there. */
 void mca_coll_hiercoll_install(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm);
 void mca_coll_hiercoll_uninstall(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm);
-/* Save, retain and release the previous layer. */
+/* Save, retain and release the layer below. */
 void mca_coll_hiercoll_save_prev(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm);
 void mca_coll_hiercoll_release_prev(mca_coll_hiercoll_module_t *m);
 /* Whether the layer below's algorithms for slot (k, md) may write outside
@@ -50,7 +54,7 @@ bool mca_coll_hiercoll_below_misplaces(const hc_call_t *c);
 bool mca_coll_hiercoll_below_misplaces_dt(const mca_coll_hiercoll_module_t *m, hc_coll_t k,
                                           hc_mode_t md, ompi_datatype_t *dt, ompi_op_t *op,
                                           int size);
-/* Does the previous layer provide this slot? */
+/* Does the layer below provide this slot? */
 bool mca_coll_hiercoll_has_fallback(const mca_coll_hiercoll_module_t *m, hc_coll_t coll,
                                     hc_mode_t mode);
 

@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * The capabilities: what the algorithm tables and the selection call to
  * run a call beyond a plain plan.  Layer: capabilities (each may call the
  * executor, the services, the leaf and the MPI-free planners; none calls

@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * hiercoll on Open MPI 4.1.x, 5.0.x and 6.0.x: the ONE place that knows
  * what differs between them.  Everything else in the project (component,
  * tests, contrib) is written once, against the names below; a difference
@@ -22,7 +26,7 @@
  *        module type is mca_coll_base_module_t in all three (2.3.0 /
  *        2.4.0 / 3.0.0: 5.0 adds agree/iagree and moves reduce_local and
  *        disable, 6.0 adds revoke_local);
- *      - how the selection treats a module that keeps the previous layer
+ *      - how the selection treats a module that keeps the layer below
  *        (HC_COLL_* below): in 4.1 and 5.0.x coll_base_comm_select()
  *        calls a module's enable before it copies that module's functions
  *        into comm->c_coll (so enable sees the layer below and saves it,
@@ -45,7 +49,9 @@
  *        extended cid; the local index prints as 4.1's c_contextid did);
  *      - coll/base: ompi_coll_base_nbc_request_t's retained objects and
  *        ompi_coll_base_retain_datatypes_w (5.0: use_topo argument);
- *      - the structures the ABI self-check compares (HC_ABI_CHECKS).
+ *      - the structures the ABI self-check compares (HC_ABI_CHECKS);
+ *      - where show_help finds help-coll-hiercoll.txt and how it
+ *        delivers a message (HC_SHOW_HELP_READS_FILES, HC_SHOW_HELP).
  */
 #ifndef MCA_COLL_HIERCOLL_COMPAT_H
 #define MCA_COLL_HIERCOLL_COMPAT_H
@@ -473,6 +479,49 @@ static inline int hc_comm_cid(const ompi_communicator_t *comm)
     X("opal_mutex_t", opal_mutex_t_class, opal_mutex_t)
 #else
 #define HC_ABI_CHECKS(X) HC_ABI_CHECKS_COMMON(X)
+#endif
+
+/* Open MPI's show_help and hiercoll's help file.  Where show_help looks:
+ * 4.1 and 5.0 read help files at run time, from their own pkgdatadir
+ * (where configure and the Debian package install
+ * help-coll-hiercoll.txt), then from each directory that
+ * opal_show_help_add_dir() added (HC_SHOW_HELP_READS_FILES 1).  6.0
+ * compiles the help files of its source tree into libopen-pal and reads
+ * no file (opal_show_help_add_dir() is kept, but no longer searched):
+ * only a component built inside that tree (HIERCOLL_IN_OMPI_TREE, from
+ * configure.m4) has its messages there; out of tree hiercoll prints them
+ * from its own copy.
+ * How it delivers (HC_SHOW_HELP): 5.0 and 6.0 hand a message to PMIx,
+ * whose runtime prints one copy however many processes send it.  4.1's
+ * opal_show_help in an application process sends it through the PMIx log
+ * to the node's daemon, whose handler forwards it to mpirun from the PMIx
+ * thread, beside the daemon's own event thread (pmix_server_log_fn in
+ * 4.1.4 and up to the v4.1.x branch): messages sent while other traffic
+ * runs (at MPI_Init, or from several processes at once) arrive corrupted
+ * or not at all ("ORTE_ERROR_LOG: Data unpack would read past end of
+ * buffer" from mpirun).  On 4.1 hiercoll renders the message from the
+ * file with opal_show_help_string and prints it itself. */
+#include <stdlib.h>
+
+#include "opal/util/output.h"
+#include "opal/util/show_help.h"
+#if HC_OMPI_6
+#define HC_SHOW_HELP_READS_FILES 0
+#else
+#define HC_SHOW_HELP_READS_FILES 1
+#endif
+#if HC_OMPI_5
+#define HC_SHOW_HELP(file, topic, ...) ((void) opal_show_help((file), (topic), 1, __VA_ARGS__))
+#else
+#define HC_SHOW_HELP(file, topic, ...)                                                            \
+    hc_show_help_print(opal_show_help_string((file), (topic), 1, __VA_ARGS__))
+static inline void hc_show_help_print(char *text)
+{
+    if (NULL != text) {
+        opal_output(0, "%s", text);
+        free(text);
+    }
+}
 #endif
 
 #endif /* !HIERCOLL_COMPAT_MPI_ONLY */

@@ -2,8 +2,13 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
- * The component: its MCA parameters (all registered here), the check of
- * Open MPI's internal structures, and the nonblocking progress hook.
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
+ * The component: its MCA parameters (all registered here, one static
+ * function per capability), the check of Open MPI's internal structures,
+ * and the nonblocking progress hook.
  */
 #include "ompi_config.h"
 
@@ -130,11 +135,10 @@ static void reg_number(const char *name, const char *desc, int level, hc_num_kin
 }
 
 /* Parse the per-collective algorithm parameters. */
-static void parse_algorithms(void)
+static void parse_algorithms(mca_coll_hiercoll_params_t *prm)
 {
-    mca_coll_hiercoll_params_t *c = &mca_coll_hiercoll_params;
     for (int k = 0; k < HC_NCOLL; ++k) {
-        const char *s = c->algorithm_param[k];
+        const char *s = prm->algorithm_param[k];
         int idx = mca_coll_hiercoll_algo_index((hc_coll_t) k, s ? s : "auto");
         if (idx < HC_ALGO_FALLBACK) {
             char names[512] = "auto, fallback";
@@ -142,22 +146,90 @@ static void parse_algorithms(void)
                 strncat(names, ", ", sizeof(names) - strlen(names) - 1);
                 strncat(names, a->name, sizeof(names) - strlen(names) - 1);
             }
-            mca_coll_hiercoll_param_error(
-                "coll_hiercoll_%s_algorithm=\"%s\" is not an algorithm of %s (one of: %s); using auto",
-                mca_coll_hiercoll_coll_names[k], s, mca_coll_hiercoll_coll_names[k], names);
+            mca_coll_hiercoll_param_error("coll_hiercoll_%s_algorithm=\"%s\" is not an algorithm "
+                                          "of %s (one of: %s); using auto",
+                                          mca_coll_hiercoll_coll_names[k], s,
+                                          mca_coll_hiercoll_coll_names[k], names);
             idx = HC_ALGO_AUTO;
         }
-        c->algorithm[k] = idx;
+        prm->algorithm[k] = idx;
     }
 }
 
-static int hiercoll_register(void)
+/* The node level's long messages through the levels' cells
+ * (coll_hiercoll_shm_long.c; docs/design/shm-long.md). */
+static void register_shm_long(mca_coll_hiercoll_params_t *prm)
 {
-    mca_coll_hiercoll_params_t *c = &mca_coll_hiercoll_params;
-    static char descs[HC_NCOLL][4096];
-    static char names[HC_NCOLL][64];
+    prm->shm_long_param = "auto";
+    reg_string("shm_long",
+               "Shared-memory node level: long bcasts, reduces and allreduces (from "
+               "coll_hiercoll_shm_long_min bytes) through cells of every process in pipelined "
+               "chunks (coll_hiercoll_shm_long_chunk), a bcast down the hierarchy's levels, "
+               "a reduction as a reduce-scatter through the levels followed by an allgather "
+               "back (no system call, at most a group's size of readers of one buffer; the "
+               "reductions on regular hierarchies and datatypes of at most 64 bytes). \"on\": "
+               "wherever the level runs such a call (forced with the algorithm \"shm\", or "
+               "by auto); \"off\": never; \"auto\": on 4 to 7 processes where the node "
+               "level's model has them faster than single copy at any machine's costs (a bcast "
+               "from coll_hiercoll_shm_cma_min, a reduce or allreduce of less than twice it), "
+               "not yet timed on more than 2 cores",
+               OPAL_INFO_LVL_5, &prm->shm_long_param);
+    if (0 == strcmp(prm->shm_long_param, "on")) {
+        prm->shm_long = HC_SHM_LONG_ON;
+    } else if (0 == strcmp(prm->shm_long_param, "off")) {
+        prm->shm_long = HC_SHM_LONG_OFF;
+    } else {
+        if (0 != strcmp(prm->shm_long_param, "auto")) {
+            mca_coll_hiercoll_param_error("coll_hiercoll_shm_long=\"%s\": auto, on or off; "
+                                          "using auto", prm->shm_long_param);
+        }
+        prm->shm_long = HC_SHM_LONG_AUTO;
+    }
+    reg_number("shm_long_min",
+               "Shared-memory node level: the smallest bcast, reduce or allreduce that "
+               "coll_hiercoll_shm_long \"on\" takes through the long cells",
+               OPAL_INFO_LVL_6, HC_NUM_SIZE, &prm->shm_long_min, 16 << 10, 1, 1LL << 40);
+    reg_number("shm_long_chunk",
+               "Shared-memory node level: bytes of one long cell, the pipeline's chunk "
+               "(coll_hiercoll_shm_long); each process of a communicator that uses them "
+               "takes coll_hiercoll_shm_long_slots cells and about as much again for the "
+               "reductions' slices from its own arena (coll_hiercoll_shm_arena_size)",
+               OPAL_INFO_LVL_6, HC_NUM_SIZE, &prm->shm_long_chunk, 64 << 10, 4 << 10, 16 << 20);
+    reg_number("shm_long_slots",
+               "Shared-memory node level: long cells per process, the chunks a writer may run "
+               "ahead of the slowest process that reads it (coll_hiercoll_shm_long)",
+               OPAL_INFO_LVL_6, HC_NUM_INT, &prm->shm_long_slots, 4, 2, 64);
+}
 
-    mca_coll_hiercoll_site_load(self());
+/* The shared-memory node level's safety: whether it is built at all (its
+ * 64-bit atomics lock-free), and a debug cross-check of its slot reuse. */
+static void register_shm_safety(mca_coll_hiercoll_params_t *prm)
+{
+    prm->shm_atomics = mca_coll_hiercoll_shm_atomics_ok()
+                         ? "lock-free"
+                         : "not lock-free (the shared-memory node level is off)";
+    (void) mca_base_component_var_register(
+        self(), "shm_atomics",
+        "Whether this build's 64-bit atomics are lock-free, as the shared-memory node level "
+        "needs (its lines are 64-bit words that processes write and read at once; where the "
+        "compiler takes a lock for them, a process-private one, a read can tear): "
+        "\"lock-free\", or \"not lock-free\" and the node level is off (decided at compile "
+        "time)",
+        MCA_BASE_VAR_TYPE_STRING, NULL, 0, MCA_BASE_VAR_FLAG_DEFAULT_ONLY, OPAL_INFO_LVL_3,
+        MCA_BASE_VAR_SCOPE_CONSTANT, &prm->shm_atomics);
+    prm->shm_debug_reuse = false;
+    reg_bool("shm_debug_reuse",
+             "Shared-memory node level, debugging: before a process writes a slot again on its "
+             "cached word that every process has finished with the slot's last operation (a "
+             "minimum of the done lines, also advanced by inference from the flag lines), it "
+             "reads every done line, and aborts with a message where the cache was ahead of "
+             "them (a slot still read would be overwritten); costs n line reads per reuse",
+             OPAL_INFO_LVL_9, &prm->shm_debug_reuse);
+}
+
+/* The component: its priority, what it prints. */
+static void register_component(mca_coll_hiercoll_params_t *prm)
+{
     reg_number("priority",
                "Priority of the hiercoll coll component (-1 disables it). With the "
                "default, hiercoll sits above tuned (30) and basic (10), so that "
@@ -167,11 +239,11 @@ static int hiercoll_register(void)
                "collectives in the three modes) and runs its own plans where no "
                "lower-priority component has the slot (under \"hiercoll,basic\": every "
                "nonblocking and persistent collective). On intercommunicators it asks for "
-               "this priority plus one (above coll/inter), passes the slots the components "
-               "below fill and runs its own plans for the others (under \"hiercoll,basic\": "
+               "this priority plus one (above coll/inter), passes the slots the layer below "
+               "fills and runs its own plans for the others (under \"hiercoll,basic\": "
                "every nonblocking and persistent one, and the blocking scatter, allreduce, "
                "reduce and reduce_scatter(_block), which basic gets wrong there)",
-               OPAL_INFO_LVL_6, HC_NUM_INT, &c->priority, 40, -1, 100);
+               OPAL_INFO_LVL_6, HC_NUM_INT, &prm->priority, 40, -1, 100);
 
     reg_number("verbose",
                "0: quiet; 1: per communicator, a header line and one line per collective naming, "
@@ -179,14 +251,21 @@ static int hiercoll_register(void)
                "also one line "
                "per call (printed by rank 0 of the communicator) naming the rule or setting "
                "that chose",
-               OPAL_INFO_LVL_5, HC_NUM_INT, &c->verbose, 0, 0, 2);
+               OPAL_INFO_LVL_5, HC_NUM_INT, &prm->verbose, 0, 0, 2);
 
-    c->stats = false;
+    prm->stats = false;
     reg_bool("stats",
              "Print, per communicator and rank when the communicator is freed, the calls hiercoll "
              "ran and passed on, the messages and bytes it sent, and the bytes it copied and "
              "reduced locally",
-             OPAL_INFO_LVL_5, &c->stats);
+             OPAL_INFO_LVL_5, &prm->stats);
+}
+
+/* Each collective's algorithm (coll_hiercoll_<coll>_algorithm), parsed. */
+static void register_algorithms(mca_coll_hiercoll_params_t *prm)
+{
+    static char descs[HC_NCOLL][4096];
+    static char names[HC_NCOLL][64];
 
     for (int k = 0; k < HC_NCOLL; ++k) {
         const hc_coll_desc_t *d = &mca_coll_hiercoll_colls[k];
@@ -199,92 +278,126 @@ static int hiercoll_register(void)
         snprintf(names[k], sizeof(names[k]), "%s_algorithm", mca_coll_hiercoll_coll_names[k]);
         snprintf(descs[k], sizeof(descs[k]),
                  "Algorithm of %s and its nonblocking and persistent forms: \"auto\" (%s), "
-                 "\"fallback\" (always the previously selected component), or one of: %s. "
+                 "\"fallback\" (always the layer below), or one of: %s. "
                  "A communicator info key \"%s\" overrides it per communicator",
                  mca_coll_hiercoll_coll_names[k], d->auto_rule, list,
                  mca_coll_hiercoll_info_key((hc_coll_t) k, key, sizeof(key)));
-        c->algorithm_param[k] = "auto";
-        reg_string(names[k], descs[k], OPAL_INFO_LVL_5, &c->algorithm_param[k]);
+        prm->algorithm_param[k] = "auto";
+        reg_string(names[k], descs[k], OPAL_INFO_LVL_5, &prm->algorithm_param[k]);
     }
+    parse_algorithms(prm);
+}
 
+/* The foundation's algorithms (coll_hiercoll_plan_basic.c). */
+static void register_basic(mca_coll_hiercoll_params_t *prm)
+{
     reg_number("bcast_binomial_max",
                "auto bcast: the largest message (bytes) broadcast by hiercoll's binomial tree; "
-               "larger ones go to the previous component (its pipelined algorithms), or stay "
+               "larger ones go to the layer below (its pipelined algorithms), or stay "
                "binomial when there is none",
-               OPAL_INFO_LVL_6, HC_NUM_SIZE, &c->bcast_binomial_max, 512 * 1024, 0, HC_MAX_BYTES);
+               OPAL_INFO_LVL_6, HC_NUM_SIZE, &prm->bcast_binomial_max, 512 * 1024, 0, HC_MAX_BYTES);
+}
 
+/* RHRD reductions (coll_hiercoll_plan_rhrd.c). */
+static void register_rhrd(mca_coll_hiercoll_params_t *prm)
+{
     /* Defaults: where RHRD overtook the small-message plans in hc_bench at
-     * 4 to 8 processes on shared memory (32-128 KiB for allreduce, 256
-     * KiB-1 MiB for reduce). */
+     * 4 to 8 processes on shared memory (docs/rhrd.md). */
     reg_number("allreduce_rhrd_min",
                "auto allreduce: the smallest vector (bytes) reduced with the RHRD scheme "
                "(recursive halving and doubling, non-power-of-two S0/S1 split) when the op is "
                "commutative; below it, and for other ops, recursive doubling",
-               OPAL_INFO_LVL_6, HC_NUM_SIZE, &c->allreduce_rhrd_min, 64 * 1024, 0, HC_MAX_BYTES);
+               OPAL_INFO_LVL_6, HC_NUM_SIZE, &prm->allreduce_rhrd_min, 64 * 1024, 0, HC_MAX_BYTES);
     reg_number("reduce_rhrd_min",
                "auto reduce: the smallest vector (bytes) reduced with the RHRD scheme when the "
                "op is commutative; below it, and for other ops, the binomial tree",
-               OPAL_INFO_LVL_6, HC_NUM_SIZE, &c->reduce_rhrd_min, 512 * 1024, 0, HC_MAX_BYTES);
+               OPAL_INFO_LVL_6, HC_NUM_SIZE, &prm->reduce_rhrd_min, 512 * 1024, 0, HC_MAX_BYTES);
+}
 
-    /* Short-circuit reductions: see coll_hiercoll_shortcut.c and the
-     * measurements in docs/short-circuit.md (contrib/hc_converge) for the defaults. */
+/* Short-circuit reductions (coll_hiercoll_shortcut.c; the measurements
+ * behind the defaults: docs/short-circuit.md). */
+static void register_shortcut(mca_coll_hiercoll_params_t *prm)
+{
     reg_number("shortcut_threshold",
                "auto allreduce/reduce with an op and datatype that have an absorbing value "
                "(LAND, LOR, BAND, BOR, MIN, MAX, PROD on integer and logical types): look for it "
                "(early exit) when at least this percentage of the last 32 such calls on the "
                "communicator had a decided result (0: always; 101: never). Ranks may differ: "
                "every rank sends the same messages either way",
-               OPAL_INFO_LVL_6, HC_NUM_INT, &c->shortcut_threshold, 10, 0, 101);
+               OPAL_INFO_LVL_6, HC_NUM_INT, &prm->shortcut_threshold, 10, 0, 101);
     reg_number("shortcut_max",
                "The largest vector (bytes) of an allreduce/reduce that may exit early (the "
                "messages must go eagerly: a rank that returned early leaves receives posted); "
                "larger ones run the plain algorithm",
-               OPAL_INFO_LVL_6, HC_NUM_SIZE, &c->shortcut_max, 2048, 0, 64 * 1024);
+               OPAL_INFO_LVL_6, HC_NUM_SIZE, &prm->shortcut_max, 2048, 0, 64 * 1024);
+}
 
-    c->gatherv_level_param = "conservative";
+/* Tree gatherv and scatterv (coll_hiercoll_gatherv.c), the level parsed. */
+static void register_gatherv(mca_coll_hiercoll_params_t *prm)
+{
+    prm->gatherv_level_param = "conservative";
     reg_string("gatherv_level",
                "Tree gatherv/scatterv level: \"conservative\" (standard conforming: the root "
                "first broadcasts the counts and displacements the tree needs) or "
                "\"aggressive\" (no broadcast: the application asserts that every rank passes "
                "valid recvcounts/displs, resp. sendcounts/displs). A communicator info key "
                "\"hiercoll_gatherv_level\" overrides it per communicator",
-               OPAL_INFO_LVL_5, &c->gatherv_level_param);
+               OPAL_INFO_LVL_5, &prm->gatherv_level_param);
 
     reg_number("gatherv_tree_min",
                "auto gatherv/scatterv: the smallest communicator (processes) on which hiercoll "
-               "runs its binomial tree with message chains; smaller ones go to the previous "
-               "component (its linear algorithm), or to hiercoll's linear one when there is "
+               "runs its binomial tree with message chains; smaller ones go to the layer below "
+               "(its linear algorithm), or to hiercoll's linear one when there is "
                "none. The default is a little past where the cost model (hc_cost gatherv) has "
                "the conservative level overtake linear for small blocks (about 80); the "
                "aggressive level overtakes it from about 32",
-               OPAL_INFO_LVL_6, HC_NUM_INT, &c->gatherv_tree_min, 128, 1, INT_MAX);
+               OPAL_INFO_LVL_6, HC_NUM_INT, &prm->gatherv_tree_min, 128, 1, INT_MAX);
+    prm->gatherv_level = mca_coll_hiercoll_gatherv_level_of(prm->gatherv_level_param);
+    if (prm->gatherv_level < 0) {
+        mca_coll_hiercoll_param_error("coll_hiercoll_gatherv_level=\"%s\" is neither "
+                                      "\"conservative\" nor \"aggressive\"; using conservative",
+                                      prm->gatherv_level_param);
+        prm->gatherv_level = 0;
+    }
+}
 
-    c->rules_file = "";
+/* The selection rules and the hand-back (coll_hiercoll_fast.c). */
+static void register_selection(mca_coll_hiercoll_params_t *prm)
+{
+    prm->rules_file = "";
     reg_string("rules_file",
-               "A selection rules file (docs/tuning.md, \"Rules file format\"; contrib/hc_tune writes "
-               "one): per collective, communicator size and message size, which of hiercoll's "
-               "algorithms runs a blocking call under auto, or \"fallback\" for the previous "
-               "component. Empty: the built-in rules, measured on the project's machine. A bad "
-               "file gives one error line and the built-in rules",
-               OPAL_INFO_LVL_5, &c->rules_file);
+               "A selection rules file (docs/tuning.md, \"Rules file format\"; contrib/hc_tune "
+               "writes one): per collective, communicator size and message size, which of "
+               "hiercoll's algorithms runs a blocking call under auto, or \"fallback\" for the "
+               "layer below. Empty: the built-in rules, measured on the project's "
+               "machine. A bad file gives one error line and the built-in rules",
+               OPAL_INFO_LVL_5, &prm->rules_file);
 
     reg_number("hand_back_after",
-               "A blocking collective that hiercoll passed on to the component below this many "
-               "times in a row on a communicator (its rules or auto chose the component below, "
+               "A blocking collective that hiercoll passed on to the layer below this many "
+               "times in a row on a communicator (its rules or auto chose the layer below, "
                "the call fed no short-circuit history) goes back to that component: the "
                "communicator's slot then calls it directly, at no cost, for the communicator's "
                "life (not with verbose 2, stats, or a decomposed communicator). 0: never",
-               OPAL_INFO_LVL_6, HC_NUM_INT, &c->hand_back_after, 1000, 0, INT_MAX);
+               OPAL_INFO_LVL_6, HC_NUM_INT, &prm->hand_back_after, 1000, 0, INT_MAX);
+}
 
-    c->inter_own = false;
+/* Intercommunicators (coll_hiercoll_inter.c). */
+static void register_inter(mca_coll_hiercoll_params_t *prm)
+{
+    prm->inter_own = false;
     reg_bool("inter_own",
              "Intercommunicators: run hiercoll's own plans for every collective (true), or only "
-             "for the slots that the components below leave empty, and for coll/basic's blocking "
+             "for the slots that the layer below leaves empty, and for coll/basic's blocking "
              "scatter, which crashes in Open MPI 4.1.4 (false, the default: the others go to the "
-             "components below, e.g. coll/inter)",
-             OPAL_INFO_LVL_6, &c->inter_own);
+             "layer below, e.g. coll/inter)",
+             OPAL_INFO_LVL_6, &prm->inter_own);
+}
 
-    c->decomp_criterion = "node";
+/* Decomposition (coll_hiercoll_decomp.c). */
+static void register_decomp(mca_coll_hiercoll_params_t *prm)
+{
+    prm->decomp_criterion = "node";
     reg_string("decomp_criterion",
                "How the decomposition algorithms (\"decomp\") split a communicator into parts "
                "and a bridge of one leader per part: \"node\" (shared memory domain), a hardware "
@@ -294,9 +407,13 @@ static int hiercoll_register(void)
                "N ranks; ranges within a part joined by '+', e.g. \"list:0+2,1+3\") or \"none\" "
                "(no decomposition). A communicator info key \"hiercoll_decomp_criterion\" "
                "overrides it per communicator",
-               OPAL_INFO_LVL_5, &c->decomp_criterion);
+               OPAL_INFO_LVL_5, &prm->decomp_criterion);
+}
 
-    c->offload_backend_param = "auto";
+/* The triggered offload and its transports (coll_hiercoll_offload*.c). */
+static void register_offload(mca_coll_hiercoll_params_t *prm)
+{
+    prm->offload_backend_param = "auto";
     reg_string("offload_backend",
                "Transport of the triggered offload (algorithm \"offload\" of allreduce and "
                "reduce): \"ucx\" (the component's own UCP worker driven by an agent thread "
@@ -308,40 +425,40 @@ static int hiercoll_register(void)
                "of the communicator has an FI_TRIGGER provider that runs triggers on a NIC, not "
                "sockets; else ucx where every node has a core to spare per agent and UCX works "
                "on every rank; else progress)",
-               OPAL_INFO_LVL_5, &c->offload_backend_param);
-    c->offload_tree_param = "auto";
+               OPAL_INFO_LVL_5, &prm->offload_backend_param);
+    prm->offload_tree_param = "auto";
     reg_string("offload_tree",
                "Tree of the triggered offload: \"knomial\", \"kary\" or \"auto\" (chosen per "
                "collective and communicator size: one level up to 8 ranks; beyond, K-nomial for "
                "allreduce, bcast and barrier, K-ary for reduce)",
-               OPAL_INFO_LVL_5, &c->offload_tree_param);
+               OPAL_INFO_LVL_5, &prm->offload_tree_param);
     reg_number("offload_radix",
                "K of the offload's K-nomial or K-ary tree: 2, 4 or 8; 0: auto (8 up to 8 ranks; "
                "beyond, allreduce, bcast and barrier 2 up to 64 ranks and 4 above, reduce 8)",
-               OPAL_INFO_LVL_5, HC_NUM_INT, &c->offload_radix, 0, 0, 8);
+               OPAL_INFO_LVL_5, HC_NUM_INT, &prm->offload_radix, 0, 0, 8);
     reg_number("offload_max_bytes",
                "The longest vector (bytes) the offload takes (it travels as 120-byte packets, "
                "each with its own counters); longer ones go to the next algorithm",
-               OPAL_INFO_LVL_6, HC_NUM_SIZE, &c->offload_max_bytes, 16384, 0, 1 << 20);
+               OPAL_INFO_LVL_6, HC_NUM_SIZE, &prm->offload_max_bytes, 16384, 0, 1 << 20);
     reg_number("offload_credits",
                "Offload flow control: packets a process may have outstanding at each peer of a "
                "communicator before the peer consumes them (keeps the packet queue bounded; at "
                "most 255, so a sender is never a persistent request's 256 starts ahead, where "
                "its port number repeats)",
-               OPAL_INFO_LVL_9, HC_NUM_INT, &c->offload_credits, 64, 2, 255);
+               OPAL_INFO_LVL_9, HC_NUM_INT, &prm->offload_credits, 64, 2, 255);
     reg_number("offload_mpq",
                "Offload: bound of each process's packet queue (packets kept before their call "
                "is armed); exceeding it is counted, never silent",
-               OPAL_INFO_LVL_9, HC_NUM_INT, &c->offload_mpq, 65536, 16, INT_MAX);
+               OPAL_INFO_LVL_9, HC_NUM_INT, &prm->offload_mpq, 65536, 16, INT_MAX);
     reg_number("offload_ofi_max_triggered",
                "ofi backend: the most triggered operations the NIC holds (e.g. cxi's limit); a "
                "quarter of it is each call's budget and calls that need more run on the "
                "progress transport (0: only the provider's counter limit)",
-               OPAL_INFO_LVL_6, HC_NUM_INT, &c->offload_ofi_max_triggered, 0, 0, INT_MAX);
+               OPAL_INFO_LVL_6, HC_NUM_INT, &prm->offload_ofi_max_triggered, 0, 0, INT_MAX);
 #if HIERCOLL_HAVE_OFI
-    c->offload_ofi_built = "yes";
+    prm->offload_ofi_built = "yes";
 #else
-    c->offload_ofi_built = "no";
+    prm->offload_ofi_built = "no";
 #endif
     (void) mca_base_component_var_register(
         self(), "offload_ofi_built",
@@ -349,53 +466,56 @@ static int hiercoll_register(void)
         "\"no\" (configure found no libfabric, or --without-libfabric)",
         MCA_BASE_VAR_TYPE_STRING, NULL, 0,
         MCA_BASE_VAR_FLAG_DEFAULT_ONLY, OPAL_INFO_LVL_3, MCA_BASE_VAR_SCOPE_CONSTANT,
-        &c->offload_ofi_built);
+        &prm->offload_ofi_built);
     mca_coll_hiercoll_transport_register(self()); /* the transports' plugins */
 
-    c->offload_wait_progress = true;
+    prm->offload_wait_progress = true;
     reg_bool("offload_wait_progress",
              "UCX offload: a caller blocked in a wait (MPI_Allreduce, MPI_Wait...) also progresses "
              "the agent's worker, so that no hop waits for the agent thread to be scheduled (on an "
              "oversubscribed machine that hand-off costs a time slice); false: the agent alone "
              "fires the chains and the caller only arms and waits. Calls that run while the "
              "caller computes are the agent's either way",
-             OPAL_INFO_LVL_6, &c->offload_wait_progress);
+             OPAL_INFO_LVL_6, &prm->offload_wait_progress);
     mca_coll_hiercoll_offload_params();
+}
 
-    /* the shared-memory node level (coll_hiercoll_shm.c) */
-    c->shm_enable = true;
+/* The shared-memory node level (coll_hiercoll_shm*.c). */
+static void register_shm(mca_coll_hiercoll_params_t *prm)
+{
+    prm->shm_enable = true;
     reg_bool("shm_enable",
              "Shared-memory node level: collectives of a communicator whose processes share a node "
              "(barrier, bcast, reduce, allreduce, every mode) through shared memory; false: never "
              "(the algorithm \"shm\" is then not usable either)",
-             OPAL_INFO_LVL_4, &c->shm_enable);
-    c->shm_oversubscribed = false;
+             OPAL_INFO_LVL_4, &prm->shm_enable);
+    prm->shm_oversubscribed = false;
     reg_bool("shm_oversubscribed",
              "Shared-memory node level: may auto choose it where the node is oversubscribed (more "
              "processes in the communicator than online cores, or mpi_yield_when_idle)? Waits then "
              "yield the core after coll_hiercoll_shm_spin polls. Forced (algorithm \"shm\") it "
              "runs there either way",
-             OPAL_INFO_LVL_5, &c->shm_oversubscribed);
-    c->shm_demote = true;
+             OPAL_INFO_LVL_5, &prm->shm_oversubscribed);
+    prm->shm_demote = true;
     reg_bool("shm_demote",
              "Shared-memory node level: a writer demotes the lines it has just published (flag "
              "lines, cells) from its core's caches to the shared last-level cache (x86 CLDEMOTE, "
              "a NOP on processors without it), so that readers take them there instead of from "
              "the writer's core",
-             OPAL_INFO_LVL_6, &c->shm_demote);
-    c->shm_lean = true;
+             OPAL_INFO_LVL_6, &prm->shm_demote);
+    prm->shm_lean = true;
     reg_bool("shm_lean",
              "Shared-memory node level: a blocking barrier, and a blocking bcast or reduce of "
              "one predefined contiguous type that fits the flag line, go straight at the lines "
              "(the engine builds an operation only where the call must wait)",
-             OPAL_INFO_LVL_6, &c->shm_lean);
-    c->shm_backing = "/dev/shm";
+             OPAL_INFO_LVL_6, &prm->shm_lean);
+    prm->shm_backing = "/dev/shm";
     reg_string("shm_backing",
                "Shared-memory node level: the directory of each process's arena file (created "
                "mode 0600 with O_EXCL under a random name, reserved whole with posix_fallocate, "
                "and unlinked at once: peers open it through /proc/<pid>/fd)",
-               OPAL_INFO_LVL_5, &c->shm_backing);
-    c->shm_fault = "";
+               OPAL_INFO_LVL_5, &prm->shm_backing);
+    prm->shm_fault = "";
     reg_string("shm_fault",
                "Shared-memory node level, testing: \"STEP:RANK\" makes world rank RANK fail "
                "STEP of the set-up (create, reserve, alloc, attach; cma: the single-copy probe, "
@@ -403,95 +523,101 @@ static int hiercoll_register(void)
                "which only keeps them in address order; budget:0, rank 0 finds that timing past "
                "its time; memo: that rank remembers other rows than the others for a place, "
                "which only has them timed again; idle: that rank says it has calls in flight "
-               "whenever the deferred timing asks, which only puts it off); every rank must "
+               "whenever the deferred timing asks, which only puts it off; long: the long "
+               "cells, which only sends long messages the level's other ways); every rank must "
                "then agree.  \"push:RANK\": "
                "that rank's writes into the readers of a long bcast fail (the readers then read "
-               "those parts themselves)",
-               OPAL_INFO_LVL_9, &c->shm_fault);
+               "those parts themselves); \"treeread:RANK\": its reads in a single-copy bcast "
+               "through the levels fail (every rank below it returns an error); "
+               "\"treefold:RANK\": it finds no scratch for a reduction in cells through the "
+               "levels (every rank of an allreduce, a reduce's root, returns an error); "
+               "\"cmaslice:RANK\": its reads of the inputs in a single-copy reduction fail (every "
+               "rank that reads its slice, each of an allreduce, a reduce's root, returns an "
+               "error); \"ahead:RANK\": its cached word that every rank has finished an operation "
+               "starts far ahead of the done lines (coll_hiercoll_shm_debug_reuse aborts)",
+               OPAL_INFO_LVL_9, &prm->shm_fault);
     reg_number("shm_arena_size",
                "Shared-memory node level: bytes of each process's arena, from which the regions "
                "of the communicators it owns are carved (a communicator that finds no room "
                "anywhere uses the layer below, on every rank)",
-               OPAL_INFO_LVL_5, HC_NUM_SIZE, &c->shm_arena_size, 4 << 20, 64 << 10, 1LL << 30);
+               OPAL_INFO_LVL_5, HC_NUM_SIZE, &prm->shm_arena_size, 4 << 20, 64 << 10, 1LL << 30);
     reg_number("shm_cell_size",
                "Shared-memory node level: bytes of a data cell (one per slot and process; "
                "longer messages are pipelined in chunks of a cell), at most "
                "coll_hiercoll_shm_chan_bytes / (slots x (processes + 1))",
-               OPAL_INFO_LVL_6, HC_NUM_SIZE, &c->shm_cell_size, 8 << 10, 1 << 10, 1 << 20);
+               OPAL_INFO_LVL_6, HC_NUM_SIZE, &prm->shm_cell_size, 8 << 10, 1 << 10, 1 << 20);
     reg_number("shm_chan_bytes",
                "Shared-memory node level: the most bytes of cells per channel of a region",
-               OPAL_INFO_LVL_6, HC_NUM_SIZE, &c->shm_chan_bytes, 256 << 10, 16 << 10, 64LL << 20);
+               OPAL_INFO_LVL_6, HC_NUM_SIZE, &prm->shm_chan_bytes, 256 << 10, 16 << 10, 64LL << 20);
     reg_number("shm_slots",
                "Shared-memory node level: operations a process may run ahead of the slowest "
                "reader of a communicator (K slots of flag lines and cells)",
-               OPAL_INFO_LVL_6, HC_NUM_INT, &c->shm_slots, 4, 2, 64);
+               OPAL_INFO_LVL_6, HC_NUM_INT, &prm->shm_slots, 4, 2, 64);
     reg_number("shm_place",
                "Shared-memory node level: where a communicator of at most 4 processes, each with "
                "a core of its own, sets its region up, it times this many candidate rows of flag "
                "lines for each of channel 0's slots (a short exchange on each) and keeps the "
                "fastest: a line's latency between two cores depends on its address (the "
                "last-level cache slice that homes it). 1: no timing, the rows in address order",
-               OPAL_INFO_LVL_6, HC_NUM_INT, &c->shm_place, 8, 1, 16);
+               OPAL_INFO_LVL_6, HC_NUM_INT, &prm->shm_place, 8, 1, 16);
     reg_number("shm_place_after",
                "Shared-memory node level: barriers and allreduces of up to 112 bytes (blocking "
                "or not) a communicator runs on it before it times its rows of flag lines "
                "(coll_hiercoll_shm_place), right after the next blocking one, where no rank has "
-               "a call in flight on it: the timing costs about 1.2 ms at 2 processes and gains "
-               "0.01 to 0.02 us a call, so only communicators that live long pay it (0: after "
-               "the first blocking one)",
-               OPAL_INFO_LVL_6, HC_NUM_INT, &c->shm_place_after, 10000, 0, 1 << 30);
+               "a call in flight on it: the timing costs far more than a call and gains little "
+               "on each, so only communicators that live long pay it (0: after the first "
+               "blocking one)",
+               OPAL_INFO_LVL_6, HC_NUM_INT, &prm->shm_place_after, 10000, 0, 1 << 30);
     reg_number("shm_persistent",
                "Shared-memory node level: persistent requests per communicator that run on it "
                "at a time (each has a channel of its own, in initialization order; a freed "
                "request's channel is taken back once a blocking barrier or short allreduce has "
                "shown every rank freed it; inits that find none use the other algorithms)",
-               OPAL_INFO_LVL_6, HC_NUM_INT, &c->shm_persistent, 2, 0, 16);
+               OPAL_INFO_LVL_6, HC_NUM_INT, &prm->shm_persistent, 2, 0, 16);
     reg_number("shm_min_calls",
                "Shared-memory node level: calls of a communicator that auto runs elsewhere "
                "before it sets up shared memory (short-lived communicators never allocate: a "
-               "set-up costs about 5 us at 2 processes, 25 to 50 calls' gain)",
-               OPAL_INFO_LVL_6, HC_NUM_INT, &c->shm_min_calls, 16, 0, 1000000);
+               "set-up costs what tens of calls gain)",
+               OPAL_INFO_LVL_6, HC_NUM_INT, &prm->shm_min_calls, 16, 0, 1000000);
     reg_number("shm_spin",
                "Shared-memory node level: polls of a waiting process before it calls Open MPI's "
                "progress at every poll (oversubscribed: a 32nd of them, then progress and "
                "sched_yield at every poll)",
-               OPAL_INFO_LVL_6, HC_NUM_INT, &c->shm_spin, 2000, 1, 1000000000);
+               OPAL_INFO_LVL_6, HC_NUM_INT, &prm->shm_spin, 2000, 1, 1000000000);
     reg_number("shm_watchdog",
                "Shared-memory node level, debugging: seconds a wait may last before the process "
                "prints which rank, line and value it waits for (0: never)",
-               OPAL_INFO_LVL_9, HC_NUM_INT, &c->shm_watchdog, 0, 0, 86400);
+               OPAL_INFO_LVL_9, HC_NUM_INT, &prm->shm_watchdog, 0, 0, 86400);
     reg_number("shm_auto_max",
                "Shared-memory node level: the longest message (bytes) auto runs on it",
-               OPAL_INFO_LVL_5, HC_NUM_SIZE, &c->shm_auto_max, 16 << 20, 0, 1LL << 40);
+               OPAL_INFO_LVL_5, HC_NUM_SIZE, &prm->shm_auto_max, 16 << 20, 0, 1LL << 40);
     reg_number("shm_reduce_min",
                "Shared-memory node level: the shortest reduce (bytes) auto runs on it; shorter "
-               "ones go to the layer below, whose one eager message per process was as fast at "
-               "2 processes here (0.8 to 1.0 times from 8 to 256 bytes; 2.3 to 4 times faster "
-               "on it from 512 bytes), except blocking ones of up to 112 bytes where the fast "
-               "path is on (its lean reduce: 2.3 to 3.8 times), and of up to 448 bytes on at "
-               "most coll_hiercoll_shm_group_size processes (the lean reduce in up to 4 flag "
-               "lines: 2.1 to 2.8 times at 128 and 256 bytes)",
-               OPAL_INFO_LVL_5, HC_NUM_SIZE, &c->shm_reduce_min, 512, 0, 1LL << 40);
+               "ones go to the layer below, whose one eager message per process was as fast "
+               "there, except blocking ones of up to 112 bytes where the fast path is on (the "
+               "lean reduce), and of up to 448 bytes on at most coll_hiercoll_shm_group_size "
+               "processes (the lean reduce in up to 4 flag lines)",
+               OPAL_INFO_LVL_5, HC_NUM_SIZE, &prm->shm_reduce_min, 512, 0, 1LL << 40);
     reg_number("shm_fold_max",
                "Shared-memory node level: reductions whose vector times the ranks that fold it "
                "is at most this many bytes are folded whole by every rank (allreduce) or the "
                "root (reduce); longer ones slice-parallel",
-               OPAL_INFO_LVL_6, HC_NUM_SIZE, &c->shm_fold_max, 4096, 0, 1 << 20);
+               OPAL_INFO_LVL_6, HC_NUM_SIZE, &prm->shm_fold_max, 4096, 0, 1 << 20);
     reg_number("shm_cma_min",
                "Shared-memory node level: bcasts, allreduces and reduces of at least this many "
                "bytes copy straight from the other processes' memory (process_vm_readv, one "
                "copy instead of two, no per-chunk synchronization), where every rank may read "
                "every other (probed with a real read at set-up and agreed); allreduces on up "
                "to coll_hiercoll_shm_fold_ranks processes from half of it; 0: never",
-               OPAL_INFO_LVL_6, HC_NUM_SIZE, &c->shm_cma_min, 16 << 10, 0, 1LL << 40);
+               OPAL_INFO_LVL_6, HC_NUM_SIZE, &prm->shm_cma_min, 16 << 10, 0, 1LL << 40);
     reg_number("shm_group_size",
                "Shared-memory node level: on communicators of more processes than this, barrier, "
                "bcast up to coll_hiercoll_shm_cma_min and reductions of at most 112 bytes go "
                "through the hierarchy (coll_hiercoll_shm_levels), each level's groups cut at "
                "this many ranks (each process reads a few lines per level instead of n); the "
                "order stays MPI's",
-               OPAL_INFO_LVL_6, HC_NUM_INT, &c->shm_group_size, 8, 2, 1 << 20);
-    c->shm_group_level = "l3";
+               OPAL_INFO_LVL_6, HC_NUM_INT, &prm->shm_group_size, 8, 2, 1 << 20);
+    prm->shm_group_level = "l3";
     reg_string("shm_group_level",
                "Shared-memory node level: the hierarchy's lowest level under auto "
                "(coll_hiercoll_shm_levels): runs of consecutive ranks that share this hardware "
@@ -500,15 +626,15 @@ static int hiercoll_register(void)
                "coll_hiercoll_shm_group_size ranks; \"none\": runs of consecutive ranks only. "
                "Unbound processes, or runs of one or two ranks on average (a round-robin "
                "mapping), leave the level out",
-               OPAL_INFO_LVL_6, &c->shm_group_level);
+               OPAL_INFO_LVL_6, &prm->shm_group_level);
     reg_number("shm_wide_ranks",
                "Shared-memory node level: on communicators of at least this many processes, "
                "auto leaves to the layer below the bcasts and allreduces from "
-               "coll_hiercoll_shm_cma_min bytes, and the reduces from it to 128 KiB (measured "
-               "on 16 cores: single copy's readers of one buffer and slice-parallel folds ran "
-               "0.3 to 0.9 times the layer below there at 16 processes); 0: never",
-               OPAL_INFO_LVL_5, HC_NUM_INT, &c->shm_wide_ranks, 8, 0, 1 << 20);
-    c->shm_levels = "auto";
+               "coll_hiercoll_shm_cma_min bytes, and the reduces from it to 128 KiB (on 16 "
+               "cores, single copy's readers of one buffer and slice-parallel folds were slower "
+               "than the layer below there); 0: never",
+               OPAL_INFO_LVL_5, HC_NUM_INT, &prm->shm_wide_ranks, 8, 0, 1 << 20);
+    prm->shm_levels = "auto";
     reg_string("shm_levels",
                "Shared-memory node level: the hierarchy of barrier, bcast (in the flag line and "
                "the cells) and reductions of at most 112 bytes.  \"auto\": on more than "
@@ -519,33 +645,49 @@ static int hiercoll_register(void)
                "leaders while more remain.  \"flat\": none (every rank reads every line).  A "
                "list from the bottom (\"l3,numa,socket\"): those levels, at any size.  At most "
                "5 levels; the verbose line names them",
-               OPAL_INFO_LVL_5, &c->shm_levels);
-    c->shm_topology = "";
+               OPAL_INFO_LVL_5, &prm->shm_levels);
+    prm->shm_topology = "";
     reg_string("shm_topology",
                "Shared-memory node level, testing and what-if runs: a synthetic topology in "
                "hwloc's syntax, levels from the top with their arity (\"pack:2 numa:2 l3:4 "
                "core:4\"; pack/package/socket, numa/node, l3, l2, core, pu), world rank r on its "
-               "r-th PU (modulo their number): the hierarchy's levels (coll_hiercoll_shm_levels) and the "
-               "distances of the line counts (coll_hiercoll_stats) come from it instead of each "
-               "process's binding.  Empty: the real locality",
-               OPAL_INFO_LVL_9, &c->shm_topology);
+               "r-th PU (modulo their number): the hierarchy's levels (coll_hiercoll_shm_levels) "
+               "and the distances of the line counts (coll_hiercoll_stats) come from it instead "
+               "of each process's binding.  Empty: the real locality",
+               OPAL_INFO_LVL_9, &prm->shm_topology);
     reg_number("shm_fold_ranks",
                "Shared-memory node level: communicators of up to this many processes fold "
                "reductions whole at every length (one synchronization per chunk instead of two; "
                "each rank reads every rank's chunk)",
-               OPAL_INFO_LVL_6, HC_NUM_INT, &c->shm_fold_ranks, 2, 0, 1024);
+               OPAL_INFO_LVL_6, HC_NUM_INT, &prm->shm_fold_ranks, 2, 0, 1024);
+}
 
+/*
+ * Every MCA parameter, registered by capability: one static function per
+ * capability above, called here in the order ompi_info lists them (and
+ * docs/parameters.md).  A new capability adds its own function and one
+ * line below.
+ */
+static int hiercoll_register(void)
+{
+    mca_coll_hiercoll_params_t *prm = &mca_coll_hiercoll_params;
+
+    mca_coll_hiercoll_site_load(self()); /* (the defaults the site file sets) */
+    register_component(prm);
+    register_algorithms(prm);
+    register_basic(prm);
+    register_rhrd(prm);
+    register_shortcut(prm);
+    register_gatherv(prm);
+    register_selection(prm);
+    register_inter(prm);
+    register_decomp(prm);
+    register_offload(prm);
+    register_shm(prm);
+    register_shm_long(prm);
+    register_shm_safety(prm);
     /* (after every parameter: a site file's line that none took is an error) */
     mca_coll_hiercoll_site_check();
-
-    parse_algorithms();
-    c->gatherv_level = mca_coll_hiercoll_gatherv_level_of(c->gatherv_level_param);
-    if (c->gatherv_level < 0) {
-        mca_coll_hiercoll_param_error("coll_hiercoll_gatherv_level=\"%s\" is neither \"conservative\" "
-                                      "nor \"aggressive\"; using conservative",
-                                      c->gatherv_level_param);
-        c->gatherv_level = 0;
-    }
     return OMPI_SUCCESS;
 }
 
@@ -574,16 +716,16 @@ static int shm_group_parse(const char *v)
 
 /* coll_hiercoll_shm_levels: "auto", "flat" or a list of hardware levels
  * from the bottom; an error: auto. */
-static void shm_levels_parse(mca_coll_hiercoll_params_t *c)
+static void shm_levels_parse(mca_coll_hiercoll_params_t *prm)
 {
-    const char *v = NULL != c->shm_levels ? c->shm_levels : "auto";
-    c->shm_levels_mode = HC_LEVELS_AUTO;
-    c->shm_nlv = 0;
+    const char *v = NULL != prm->shm_levels ? prm->shm_levels : "auto";
+    prm->shm_levels_mode = HC_LEVELS_AUTO;
+    prm->shm_nlv = 0;
     if (0 == strcmp(v, "auto") || '\0' == v[0]) {
         return;
     }
     if (0 == strcmp(v, "flat")) {
-        c->shm_levels_mode = HC_LEVELS_FLAT;
+        prm->shm_levels_mode = HC_LEVELS_FLAT;
         return;
     }
     char *copy = strdup(v), *save = NULL;
@@ -605,7 +747,7 @@ static void shm_levels_parse(mca_coll_hiercoll_params_t *c)
                          : "at most 5 levels";
             break;
         }
-        c->shm_lv_by[n++] = lv;
+        prm->shm_lv_by[n++] = lv;
     }
     free(copy);
     if (NULL != bad || 0 == n) {
@@ -613,54 +755,56 @@ static void shm_levels_parse(mca_coll_hiercoll_params_t *c)
                                       NULL != bad ? bad : "no level");
         return;
     }
-    c->shm_levels_mode = HC_LEVELS_LIST;
-    c->shm_nlv = n;
+    prm->shm_levels_mode = HC_LEVELS_LIST;
+    prm->shm_nlv = n;
 }
 
 static int hiercoll_open(void)
 {
-    mca_coll_hiercoll_params_t *c = &mca_coll_hiercoll_params;
+    mca_coll_hiercoll_params_t *prm = &mca_coll_hiercoll_params;
     char why[256];
-    if (0 != hcp_criterion_parse(c->decomp_criterion, &c->decomp, why, sizeof(why))) {
+    if (0 != hcp_criterion_parse(prm->decomp_criterion, &prm->decomp, why, sizeof(why))) {
         mca_coll_hiercoll_param_error("coll_hiercoll_decomp_criterion=\"%s\": %s; decomposition "
-                                      "off", c->decomp_criterion, why);
+                                      "off", prm->decomp_criterion, why);
     }
-    c->shm_group_by = shm_group_parse(c->shm_group_level);
-    shm_levels_parse(c);
-    if (0 != mca_coll_hiercoll_shm_topology_parse(c->shm_topology, why, sizeof(why))) {
+    prm->shm_group_by = shm_group_parse(prm->shm_group_level);
+    shm_levels_parse(prm);
+    if (0 != mca_coll_hiercoll_shm_topology_parse(prm->shm_topology, why, sizeof(why))) {
         mca_coll_hiercoll_param_error("coll_hiercoll_shm_topology=\"%s\": %s; the real locality",
-                                      c->shm_topology, why);
+                                      prm->shm_topology, why);
     }
     mca_coll_hiercoll_rules_open();
     /* the hooks through which lower layers reach up (coll_hiercoll_hooks.h) */
     mca_coll_hiercoll_hooks.scratch_moved = mca_coll_hiercoll_fast_forget;
     mca_coll_hiercoll_hooks.shm_settled = mca_coll_hiercoll_fast_forget;
     mca_coll_hiercoll_hooks.module_class = OBJ_CLASS(mca_coll_hiercoll_module_t);
-    OBJ_CONSTRUCT(&c->active, opal_list_t);
-    OBJ_CONSTRUCT(&c->lock, opal_mutex_t);
-    c->nactive = 0;
-    c->progress_registered = false;
-    c->in_progress = false;
-    c->idle_polls = 0;
-    c->leftovers = NULL;
-    c->nleftovers = 0;
+    OBJ_CONSTRUCT(&prm->active, opal_list_t);
+    OBJ_CONSTRUCT(&prm->lock, opal_mutex_t);
+    prm->nactive = 0;
+    prm->progress_registered = false;
+    prm->in_progress = false;
+    prm->idle_polls = 0;
+    prm->leftovers = NULL;
+    prm->nleftovers = 0;
     return OMPI_SUCCESS;
 }
 
 static int hiercoll_close(void)
 {
-    mca_coll_hiercoll_params_t *c = &mca_coll_hiercoll_params;
+    mca_coll_hiercoll_params_t *prm = &mca_coll_hiercoll_params;
     mca_coll_hiercoll_exec_fini();
     mca_coll_hiercoll_offload_fini();
     mca_coll_hiercoll_decomp_fini();
     mca_coll_hiercoll_shm_fini();
-    OBJ_DESTRUCT(&c->active);
-    OBJ_DESTRUCT(&c->lock);
-    hcp_criterion_fini(&c->decomp);
+    OBJ_DESTRUCT(&prm->active);
+    OBJ_DESTRUCT(&prm->lock);
+    hcp_criterion_fini(&prm->decomp);
     mca_coll_hiercoll_rules_close();
     mca_coll_hiercoll_site_free();
-    free(c->param_errors);
-    c->param_errors = NULL;
+    for (int k = 0; k < HC_NERR; ++k) {
+        free(prm->param_errors[k]);
+        prm->param_errors[k] = NULL;
+    }
     return OMPI_SUCCESS;
 }
 
@@ -694,17 +838,14 @@ static bool abi_check(void)
     const char *fake = getenv("HIERCOLL_TEST_ABI_MISMATCH");
     for (size_t i = 0; i < sizeof(checks) / sizeof(checks[0]); ++i) {
         size_t running = checks[i].cls->cls_sizeof;
-        if (NULL != fake && ((0 == i && 0 == strcmp(fake, "1")) || 0 == strcmp(fake, checks[i].name))) {
+        if (NULL != fake
+            && ((0 == i && 0 == strcmp(fake, "1")) || 0 == strcmp(fake, checks[i].name))) {
             running += 8;
         }
         if (running != checks[i].compiled) {
             if (0 == OMPI_PROC_MY_NAME->vpid) {
-                opal_output(0,
-                            "hiercoll: WARNING: the running Open MPI's %s is %zu bytes, hiercoll "
-                            "was compiled against %zu: rebuild hiercoll against this Open MPI. "
-                            "hiercoll declines every communicator; the other coll components "
-                            "run the collectives.",
-                            checks[i].name, running, checks[i].compiled);
+                mca_coll_hiercoll_show_help("abi-mismatch", checks[i].name, running,
+                                            checks[i].compiled);
             }
             return false;
         }

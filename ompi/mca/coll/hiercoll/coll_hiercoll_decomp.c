@@ -2,11 +2,15 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * Decomposition (S. I. Sapronov's method): a communicator is split once
  * into disjoint PARTS (by node, a hardware level, blocks of ranks or an
  * explicit list: coll_hiercoll_decomp_criterion) plus a BRIDGE holding
  * one LEADER of each part, and every blocking collective runs in pieces
- * on them with the collectives of the components below hiercoll, the
+ * on them with the collectives of the layer below, the
  * parts in parallel.  Only the bridge crosses parts (nodes), so far fewer
  * slow transfers happen; inside a part the fast ones (shared memory) do.
  *
@@ -198,9 +202,9 @@ static void release(ompi_communicator_t **c)
 
 /* Open MPI makes a communicator only where its components fill every
  * collective slot, and the bridge (the parts too, with the shared-memory
- * level off) leaves hiercoll out: the components below it must fill them (under "hiercoll,basic" the
- * nonblocking and persistent ones are hiercoll's alone).  The same answer
- * on every rank: the components are. */
+ * level off) leaves hiercoll out: the components below it must fill them (under "hiercoll,basic"
+ * the nonblocking and persistent ones are hiercoll's alone).  The same answer on every rank: the
+ * components are. */
 static bool below_fills_every_slot(const mca_coll_hiercoll_module_t *m)
 {
     for (int k = 0; k <= HC_SCATTERV; ++k) {
@@ -232,9 +236,9 @@ static void create(mca_coll_hiercoll_module_t *m)
     if (!below_fills_every_slot(m)) {
         if (0 == rank) {
             char name[64];
-            mca_coll_hiercoll_log(1, "%s: decomposition by %s: not decomposed: the components "
-                                  "below hiercoll leave collective slots empty (no libnbc?), and "
-                                  "Open MPI makes no sub-communicator without hiercoll then",
+            mca_coll_hiercoll_log(1, "%s: decomposition by %s: not decomposed: the layer below "
+                                  "leaves collective slots empty (no libnbc?), and Open MPI "
+                                  "makes no sub-communicator without hiercoll then",
                                   comm->c_name, crit_name(crit, name, sizeof(name)));
         }
         goto done;
@@ -461,7 +465,7 @@ const hcp_decomp_t *mca_coll_hiercoll_decomp_layout(const hc_call_t *c)
  * nonblocking start of a sub-communicator collective.
  */
 
-/* A collective of the components below hiercoll, on a sub-communicator. */
+/* A collective of the layer below, on a sub-communicator. */
 #define SUB(comm, coll, ...)                                                                       \
     ((comm)->c_coll->coll_##coll(__VA_ARGS__, (comm), (comm)->c_coll->coll_##coll##_module))
 
@@ -559,9 +563,9 @@ typedef struct hc_dreq {
                                                    (comm)->c_coll->coll_i##coll##_module);         \
             (x)->nsub += OMPI_SUCCESS == (x)->rc;                                                  \
         } else if (DX_INIT == (x)->kind && dx_room(x)) {                                           \
-            (x)->rc = (comm)->c_coll->coll_##coll##_init(__VA_ARGS__, (comm), DX_INFO,             \
-                                                         &(x)->ps[(x)->nps],                       \
-                                                         (comm)->c_coll->coll_##coll##_init_module); \
+            (x)->rc = (comm)->c_coll->coll_##coll##_init(                                          \
+                __VA_ARGS__, (comm), DX_INFO, &(x)->ps[(x)->nps],                                  \
+                (comm)->c_coll->coll_##coll##_init_module);                                        \
             (x)->nps += OMPI_SUCCESS == (x)->rc;                                                   \
         } else if (DX_START == (x)->kind) {                                                        \
             dx_start(x);                                                                           \
@@ -829,8 +833,9 @@ static int pack_blocks(const hc_decomp_t *d, const blocks_t *b, int skip, int ex
         int64_t bytes = block_bytes(b, r);
         block_of(b, r, &buf, &count, &type);
         if (r != except && bytes > 0) {
-            rc = unpack ? ompi_datatype_sndrcv(packed + at, (int32_t) bytes, PACKED, buf, count, type)
-                        : ompi_datatype_sndrcv(buf, count, type, packed + at, (int32_t) bytes, PACKED);
+            rc = unpack
+                     ? ompi_datatype_sndrcv(packed + at, (int32_t) bytes, PACKED, buf, count, type)
+                     : ompi_datatype_sndrcv(buf, count, type, packed + at, (int32_t) bytes, PACKED);
         }
         if (OMPI_SUCCESS != rc) {
             return rc;
@@ -1301,8 +1306,8 @@ static void exchange_inside(hc_dx_t *x, const blocks_t *sb, const blocks_t *rb)
         if (!c->in_place && DX_DATA(x)) { /* (in place: the block is where it belongs) */
             block_of(sb, c->rank, &from, &scount, &stype);
             block_of(rb, c->rank, &to, &rcount, &rtype);
-            x->rc = mca_coll_hiercoll_copy(from, (size_t) scount, stype, to, (size_t) rcount,
-                                           rtype);
+            x->rc = mca_coll_hiercoll_dt_copy(from, (size_t) scount, stype, to, (size_t) rcount,
+                                              rtype);
         }
         return;
     }

@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * Entry points: every collective, the five neighborhood collectives
  * included, in its blocking, nonblocking and persistent form.  Each one
  * only records its arguments in an hc_call_t and hands it to

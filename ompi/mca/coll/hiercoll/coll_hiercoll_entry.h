@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * The entry points (coll_hiercoll_entry.c).  Layer: entry, below the
  * module (which installs them) and above the selection.
  */

@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * The executor: runs any plan over the PML.
  *
  * Blocking: round by round, post the round's sends and receives, wait for
@@ -169,74 +173,6 @@ static int place_scratch(const hcp_plan_t *p, hc_bind_t *b, void **mem, size_t *
 }
 
 /* ------------------------------------------------------------------ */
-/* Local copies                                                         */
-/* ------------------------------------------------------------------ */
-
-/* A local copy between two datatypes of one signature, as
- * ompi_datatype_sndrcv does it (packed through a buffer), but in pieces
- * that end where elements of both types end: Open MPI 4.1.4's sndrcv cuts
- * at 64 KiB, and where that cut falls inside an element of some datatypes
- * (a subarray of a darray of MPI_2INT) its loop stops one piece short and
- * the message's tail is never written (known issues). */
-int mca_coll_hiercoll_copy(const void *src, size_t scount, ompi_datatype_t *sdt, void *dst,
-                           size_t rcount, ompi_datatype_t *rdt)
-{
-    size_t ssize = 0, rsize = 0;
-    ompi_datatype_type_size(sdt, &ssize);
-    ompi_datatype_type_size(rdt, &rsize);
-    size_t total = scount * ssize, room = rcount * rsize;
-    if (0 == room) {
-        return 0 == total ? OMPI_SUCCESS : MPI_ERR_TRUNCATE;
-    }
-    if (sdt == rdt || (ompi_datatype_t *) MPI_PACKED == rdt || (ompi_datatype_t *) MPI_PACKED == sdt
-        || total <= 64 * 1024 || scount > INT32_MAX || rcount > INT32_MAX) {
-        /* (one piece, or no convertor resumed: sndrcv is right) */
-        return ompi_datatype_sndrcv(src, (int32_t) scount, sdt, dst, (int32_t) rcount, rdt);
-    }
-    /* pieces of whole elements of both types (their sizes' least common
-     * multiple), about 64 KiB; one piece where that multiple is large */
-    size_t a = ssize, b = rsize;
-    while (0 != b) {
-        size_t t = a % b;
-        a = b;
-        b = t;
-    }
-    size_t lcm = ssize / a * rsize;
-    size_t piece = lcm <= (4u << 20) ? (64 * 1024 / lcm) * lcm : total;
-    if (0 == piece) {
-        piece = lcm; /* (elements longer than 64 KiB: one multiple at a time) */
-    }
-    char *buf = malloc(piece);
-    if (NULL == buf) {
-        return OMPI_ERR_OUT_OF_RESOURCE;
-    }
-    opal_convertor_t sc, rc;
-    OBJ_CONSTRUCT(&sc, opal_convertor_t);
-    OBJ_CONSTRUCT(&rc, opal_convertor_t);
-    opal_convertor_copy_and_prepare_for_send(ompi_mpi_local_convertor, &sdt->super, scount, src,
-                                             0, &sc);
-    opal_convertor_copy_and_prepare_for_recv(ompi_mpi_local_convertor, &rdt->super, rcount, dst,
-                                             0, &rc);
-    size_t done = 0, most = total < room ? total : room;
-    while (done < most) {
-        struct iovec iov = {.iov_base = buf, .iov_len = most - done < piece ? most - done : piece};
-        uint32_t n = 1;
-        size_t max = iov.iov_len;
-        (void) opal_convertor_pack(&sc, &iov, &n, &max);
-        if (0 == max) {
-            break;
-        }
-        n = 1;
-        (void) opal_convertor_unpack(&rc, &iov, &n, &max);
-        done += max;
-    }
-    OBJ_DESTRUCT(&sc);
-    OBJ_DESTRUCT(&rc);
-    free(buf);
-    return total <= room ? OMPI_SUCCESS : MPI_ERR_TRUNCATE;
-}
-
-/* ------------------------------------------------------------------ */
 /* Rounds                                                               */
 /* ------------------------------------------------------------------ */
 
@@ -260,8 +196,8 @@ static int local_tag(ompi_communicator_t *lcomm, int tag)
  * a sendrecv when the round is an exchange), and a round that only
  * receives one message receives it blocking. */
 static int post_round(mca_coll_hiercoll_module_t *m, ompi_communicator_t *icomm,
-                      ompi_communicator_t *lcomm, const hcp_plan_t *p, const hc_bind_t *b, int r, int itag, int ltag,
-                      ompi_request_t **reqs, int *nreq, bool block_last)
+                      ompi_communicator_t *lcomm, const hcp_plan_t *p, const hc_bind_t *b, int r,
+                      int itag, int ltag, ompi_request_t **reqs, int *nreq, bool block_last)
 {
     int rc = OMPI_SUCCESS, begin = hcp_round_begin(p, r), end = p->round_end[r];
     int last_send = -1, nrecv = 0;
@@ -314,6 +250,117 @@ static int post_round(mca_coll_hiercoll_module_t *m, ompi_communicator_t *icomm,
     return rc;
 }
 
+/* ------------------------------------------------------------------ */
+/* Copies between two datatypes                                         */
+/* ------------------------------------------------------------------ */
+
+static void dt_prepare(opal_convertor_t *cv, ompi_datatype_t *dt, size_t count, const void *buf,
+                       bool send)
+{
+    OBJ_CONSTRUCT(cv, opal_convertor_t);
+    if (send) {
+        opal_convertor_copy_and_prepare_for_send(ompi_mpi_local_convertor, &dt->super, count, buf,
+                                                 0, cv);
+    } else {
+        opal_convertor_copy_and_prepare_for_recv(ompi_mpi_local_convertor, &dt->super, count,
+                                                 (void *) buf, 0, cv);
+    }
+}
+
+/* Up to len bytes of cv's stream packed into (unpacked from) buf; the
+ * bytes moved, as the convertor counts them (max_data: never the iovecs
+ * it says it filled, see mca_coll_hiercoll_dt_copy). */
+static size_t dt_pass(opal_convertor_t *cv, char *buf, size_t len, bool pack)
+{
+    size_t done = 0;
+    while (done < len) {
+        struct iovec iov = {.iov_base = buf + done, .iov_len = len - done};
+        uint32_t n = 1;
+        size_t max = len - done;
+        if (pack) {
+            (void) opal_convertor_pack(cv, &iov, &n, &max);
+        } else {
+            (void) opal_convertor_unpack(cv, &iov, &n, &max);
+        }
+        if (0 == max) {
+            break;
+        }
+        done += max;
+    }
+    return done;
+}
+
+/* Where the data of `count` elements of a contiguous layout begins. */
+static char *dt_data(ompi_datatype_t *dt, const void *buf)
+{
+    ptrdiff_t tlb, text;
+    ompi_datatype_get_true_extent(dt, &tlb, &text);
+    return (char *) buf + tlb;
+}
+
+/* Not ompi_datatype_sndrcv: between two datatypes neither of which is
+ * MPI_PACKED, it packs into a 64 KiB bounce and unpacks the iovecs the
+ * pack says it filled.  Open MPI's pack of a datatype whose data is
+ * contiguous but whose extent is larger (MPI_LONG_INT and MPI_DOUBLE_INT:
+ * 12 bytes in 16; MPI_LONG_DOUBLE_INT) fills the bytes but reports no
+ * iovec when it ends by finishing an element that its previous call cut:
+ * the unpack skips them, and 5462 MPI_LONG_INTs (65,544 bytes) copied to
+ * bytes lose their last 8.  Here a side of contiguous layout is itself
+ * the buffer the other side packs into or unpacks from (one pass, no
+ * cut), and a bounce passes on what the convertors count they moved. */
+int mca_coll_hiercoll_dt_copy(const void *src, size_t scount, ompi_datatype_t *sdt, void *dst,
+                              size_t rcount, ompi_datatype_t *rdt)
+{
+    size_t ssize = 0, rsize = 0;
+    ompi_datatype_type_size(sdt, &ssize);
+    ompi_datatype_type_size(rdt, &rsize);
+    size_t have = ssize * scount, room = rsize * rcount, total = have < room ? have : room;
+    int rc = have > room ? MPI_ERR_TRUNCATE : OMPI_SUCCESS;
+    if (0 == total) {
+        return rc;
+    }
+    opal_convertor_t in, out;
+    size_t moved;
+    if (ompi_datatype_is_contiguous_memory_layout(rdt, rcount)) {
+        dt_prepare(&in, sdt, scount, src, true);
+        moved = dt_pass(&in, dt_data(rdt, dst), total, true);
+        OBJ_DESTRUCT(&in);
+    } else if (ompi_datatype_is_contiguous_memory_layout(sdt, scount)) {
+        dt_prepare(&out, rdt, rcount, dst, false);
+        moved = dt_pass(&out, dt_data(sdt, src), total, false);
+        OBJ_DESTRUCT(&out);
+    } else {
+        /* through a bounce; what an unpack leaves (a predefined element
+         * cut by the bounce's end) moves to the front for the next pass */
+        size_t cap = total < 65536 ? total : 65536, held = 0, packed = 0;
+        char *bounce = malloc(cap);
+        if (NULL == bounce) {
+            return OMPI_ERR_OUT_OF_RESOURCE;
+        }
+        dt_prepare(&in, sdt, scount, src, true);
+        dt_prepare(&out, rdt, rcount, dst, false);
+        moved = 0;
+        while (moved < total) {
+            size_t want = cap - held < total - packed ? cap - held : total - packed;
+            size_t got = 0 == want ? 0 : dt_pass(&in, bounce + held, want, true);
+            packed += got;
+            held += got;
+            size_t put = dt_pass(&out, bounce, held, false);
+            if (0 == got && 0 == put) {
+                break;
+            }
+            moved += put;
+            held -= put;
+            memmove(bounce, bounce + put, held);
+        }
+        OBJ_DESTRUCT(&in);
+        OBJ_DESTRUCT(&out);
+        free(bounce);
+    }
+    /* (a truncated copy may stop short of a predefined element) */
+    return moved == total || MPI_ERR_TRUNCATE == rc ? rc : OMPI_ERROR;
+}
+
 static int copy(const hc_bind_t *b, const hcp_op_t *op, hc_stats_t *st)
 {
     char *dst = addr_of(b, op->buf, op->off), *src = addr_of(b, op->sbuf, op->soff);
@@ -325,7 +372,7 @@ static int copy(const hc_bind_t *b, const hcp_op_t *op, hc_stats_t *st)
     if (dt == sdt && op->count == op->scount) {
         return ompi_datatype_copy_content_same_ddt(dt, (size_t) op->count, dst, src);
     }
-    return mca_coll_hiercoll_copy(src, (size_t) op->scount, sdt, dst, (size_t) op->count, dt);
+    return mca_coll_hiercoll_dt_copy(src, (size_t) op->scount, sdt, dst, (size_t) op->count, dt);
 }
 
 static int local_ops(mca_coll_hiercoll_module_t *m, const hcp_plan_t *p,
@@ -955,7 +1002,7 @@ static void reserve_tags(mca_coll_hiercoll_request_t *req)
  * reserve their tag(s) now; persistent ones have theirs since creation. */
 static void begin(mca_coll_hiercoll_request_t *req)
 {
-    mca_coll_hiercoll_params_t *c = &mca_coll_hiercoll_params;
+    mca_coll_hiercoll_params_t *prm = &mca_coll_hiercoll_params;
     if (!req->super.super.req_persistent) {
         reserve_tags(req);
     }
@@ -983,11 +1030,11 @@ static void begin(mca_coll_hiercoll_request_t *req)
         complete(req);
         return;
     }
-    OPAL_THREAD_LOCK(&c->lock);
+    OPAL_THREAD_LOCK(&prm->lock);
     mca_coll_hiercoll_progress_need();
-    opal_list_append(&c->active, &req->super.super.super.super);
-    c->nactive++;
-    OPAL_THREAD_UNLOCK(&c->lock);
+    opal_list_append(&prm->active, &req->super.super.super.super);
+    prm->nactive++;
+    OPAL_THREAD_UNLOCK(&prm->lock);
 }
 
 /* ------------------------------------------------------------------ */
@@ -998,27 +1045,27 @@ static bool sweeping; /* under mca_coll_hiercoll_params.lock */
 
 static void sc_leave(hc_leftover_t *lo)
 {
-    mca_coll_hiercoll_params_t *c = &mca_coll_hiercoll_params;
-    OPAL_THREAD_LOCK(&c->lock);
-    lo->next = c->leftovers;
-    c->leftovers = lo;
-    c->nleftovers++;
+    mca_coll_hiercoll_params_t *prm = &mca_coll_hiercoll_params;
+    OPAL_THREAD_LOCK(&prm->lock);
+    lo->next = prm->leftovers;
+    prm->leftovers = lo;
+    prm->nleftovers++;
     mca_coll_hiercoll_progress_need();
-    OPAL_THREAD_UNLOCK(&c->lock);
+    OPAL_THREAD_UNLOCK(&prm->lock);
 }
 
 void mca_coll_hiercoll_sc_sweep(ompi_communicator_t *comm, bool all)
 {
-    mca_coll_hiercoll_params_t *c = &mca_coll_hiercoll_params;
-    OPAL_THREAD_LOCK(&c->lock);
+    mca_coll_hiercoll_params_t *prm = &mca_coll_hiercoll_params;
+    OPAL_THREAD_LOCK(&prm->lock);
     if (sweeping) { /* freeing a request may free a communicator, and so on */
-        OPAL_THREAD_UNLOCK(&c->lock);
+        OPAL_THREAD_UNLOCK(&prm->lock);
         return;
     }
     sweeping = true;
-    hc_leftover_t *mine = c->leftovers, *keep = NULL;
-    c->leftovers = NULL;
-    OPAL_THREAD_UNLOCK(&c->lock);
+    hc_leftover_t *mine = prm->leftovers, *keep = NULL;
+    prm->leftovers = NULL;
+    OPAL_THREAD_UNLOCK(&prm->lock);
 
     int freed = 0;
     while (NULL != mine) {
@@ -1048,34 +1095,33 @@ void mca_coll_hiercoll_sc_sweep(ompi_communicator_t *comm, bool all)
         }
     }
 
-    OPAL_THREAD_LOCK(&c->lock);
+    OPAL_THREAD_LOCK(&prm->lock);
     while (NULL != keep) {
         hc_leftover_t *lo = keep;
         keep = lo->next;
-        lo->next = c->leftovers;
-        c->leftovers = lo;
+        lo->next = prm->leftovers;
+        prm->leftovers = lo;
     }
-    c->nleftovers -= freed;
+    prm->nleftovers -= freed;
     sweeping = false;
-    OPAL_THREAD_UNLOCK(&c->lock);
+    OPAL_THREAD_UNLOCK(&prm->lock);
 }
 
 void mca_coll_hiercoll_exec_fini(void)
 {
-    mca_coll_hiercoll_params_t *c = &mca_coll_hiercoll_params;
-    if (0 != c->nleftovers) { /* (the PML is gone: only the memory can go) */
-        opal_output(0, "hiercoll: %d early-exit calls still had requests in flight at finalize",
-                    (int) c->nleftovers);
-        while (NULL != c->leftovers) {
-            hc_leftover_t *lo = c->leftovers;
-            c->leftovers = lo->next;
+    mca_coll_hiercoll_params_t *prm = &mca_coll_hiercoll_params;
+    if (0 != prm->nleftovers) { /* (the PML is gone: only the memory can go) */
+        mca_coll_hiercoll_show_help("early-exit-in-flight", (int) prm->nleftovers);
+        while (NULL != prm->leftovers) {
+            hc_leftover_t *lo = prm->leftovers;
+            prm->leftovers = lo->next;
             free(lo->mem[1]);
             free(lo->mem[0]);
         }
     }
-    if (c->progress_registered) {
+    if (prm->progress_registered) {
         opal_progress_unregister(mca_coll_hiercoll_progress);
-        c->progress_registered = false;
+        prm->progress_registered = false;
     }
 }
 
@@ -1085,66 +1131,67 @@ void mca_coll_hiercoll_exec_fini(void)
 
 void mca_coll_hiercoll_progress_need(void)
 {
-    mca_coll_hiercoll_params_t *c = &mca_coll_hiercoll_params;
-    c->idle_polls = 0;
-    if (!c->progress_registered) {
-        c->progress_registered = true;
+    mca_coll_hiercoll_params_t *prm = &mca_coll_hiercoll_params;
+    prm->idle_polls = 0;
+    if (!prm->progress_registered) {
+        prm->progress_registered = true;
         opal_progress_register(mca_coll_hiercoll_progress);
     }
 }
 
 /* Nothing in flight for a while: leave the progress loop (safe from inside
  * it: Open MPI's loop at worst skips the next callback once). */
-static void progress_idle(mca_coll_hiercoll_params_t *c)
+static void progress_idle(mca_coll_hiercoll_params_t *prm)
 {
-    if (++c->idle_polls < HC_PROGRESS_IDLE_POLLS) {
+    if (++prm->idle_polls < HC_PROGRESS_IDLE_POLLS) {
         return;
     }
-    OPAL_THREAD_LOCK(&c->lock);
-    if (0 == c->nactive && 0 == c->nleftovers && c->progress_registered && !c->in_progress) {
-        c->progress_registered = false;
+    OPAL_THREAD_LOCK(&prm->lock);
+    if (0 == prm->nactive && 0 == prm->nleftovers && prm->progress_registered
+        && !prm->in_progress) {
+        prm->progress_registered = false;
         opal_progress_unregister(mca_coll_hiercoll_progress);
     }
-    c->idle_polls = 0;
-    OPAL_THREAD_UNLOCK(&c->lock);
+    prm->idle_polls = 0;
+    OPAL_THREAD_UNLOCK(&prm->lock);
 }
 
 int mca_coll_hiercoll_progress(void)
 {
-    mca_coll_hiercoll_params_t *c = &mca_coll_hiercoll_params;
+    mca_coll_hiercoll_params_t *prm = &mca_coll_hiercoll_params;
     mca_coll_hiercoll_request_t *req, *next;
     int done = 0;
-    if (0 != c->nleftovers) {
+    if (0 != prm->nleftovers) {
         mca_coll_hiercoll_sc_sweep(NULL, false);
     }
-    if (0 == c->nactive) {
-        if (0 == c->nleftovers) {
-            progress_idle(c);
+    if (0 == prm->nactive) {
+        if (0 == prm->nleftovers) {
+            progress_idle(prm);
         }
         return 0;
     }
-    OPAL_THREAD_LOCK(&c->lock);
-    if (c->in_progress) { /* called from inside our own progress */
-        OPAL_THREAD_UNLOCK(&c->lock);
+    OPAL_THREAD_LOCK(&prm->lock);
+    if (prm->in_progress) { /* called from inside our own progress */
+        OPAL_THREAD_UNLOCK(&prm->lock);
         return 0;
     }
-    c->in_progress = true;
-    OPAL_LIST_FOREACH_SAFE (req, next, &c->active, mca_coll_hiercoll_request_t) {
+    prm->in_progress = true;
+    OPAL_LIST_FOREACH_SAFE (req, next, &prm->active, mca_coll_hiercoll_request_t) {
         /* The PML may run progress callbacks while we post: not under our lock. */
-        OPAL_THREAD_UNLOCK(&c->lock);
+        OPAL_THREAD_UNLOCK(&prm->lock);
         bool finished = advance(req);
-        OPAL_THREAD_LOCK(&c->lock);
+        OPAL_THREAD_LOCK(&prm->lock);
         if (finished) {
-            opal_list_remove_item(&c->active, &req->super.super.super.super);
-            c->nactive--;
-            OPAL_THREAD_UNLOCK(&c->lock);
+            opal_list_remove_item(&prm->active, &req->super.super.super.super);
+            prm->nactive--;
+            OPAL_THREAD_UNLOCK(&prm->lock);
             complete(req);
-            OPAL_THREAD_LOCK(&c->lock);
+            OPAL_THREAD_LOCK(&prm->lock);
             ++done;
         }
     }
-    c->in_progress = false;
-    OPAL_THREAD_UNLOCK(&c->lock);
+    prm->in_progress = false;
+    OPAL_THREAD_UNLOCK(&prm->lock);
     return done;
 }
 

@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * The executor (coll_hiercoll_exec.c): runs any plan over the PML,
  * blocking, nonblocking, persistent or staged; its progress callback; the
  * requests of calls that returned early.  Layer: executor (calls the
@@ -22,6 +26,13 @@ void mca_coll_hiercoll_bind_buffer(hc_bind_t *b, int buf, const void *base, ompi
 
 /* Bind a call's user buffers (SBUF, RBUF) for its plan. */
 void mca_coll_hiercoll_bind(const hc_call_t *c, hc_bind_t *b);
+/* Copy scount elements of sdt at src into rcount elements of rdt at dst
+ * (the signatures agree up to the shorter one: MPI_ERR_TRUNCATE when the
+ * source is longer).  Every local copy between two datatypes goes here,
+ * not to ompi_datatype_sndrcv, which loses the end of some (see the
+ * definition). */
+int mca_coll_hiercoll_dt_copy(const void *src, size_t scount, ompi_datatype_t *sdt, void *dst,
+                              size_t rcount, ompi_datatype_t *rdt);
 /* Run a blocking plan with a fixed tag (mca_coll_hiercoll_blocking_tag). */
 int mca_coll_hiercoll_exec_blocking(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm,
                                     const hcp_plan_t *plan, hc_bind_t *b, int tag);
@@ -49,10 +60,6 @@ void mca_coll_hiercoll_exec_fini(void);
 void mca_coll_hiercoll_progress_need(void);
 /* The fixed tag of a blocking collective's messages (as coll/base's). */
 int mca_coll_hiercoll_blocking_tag(hc_coll_t coll);
-/* A local copy between two datatypes of one signature (ompi_datatype_sndrcv's
- * arguments and return codes; see the function for why not sndrcv itself). */
-int mca_coll_hiercoll_copy(const void *src, size_t scount, ompi_datatype_t *sdt, void *dst,
-                           size_t rcount, ompi_datatype_t *rdt);
 
 /* Early exit (short-circuit reductions): the requests of calls that
  * returned early are completed later by the progress function, by the

@@ -2,7 +2,11 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
- * Never slower than the stack below: selection rules and the fast path
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
+ * Where measured slower, the layer below: selection rules and the fast path
  * (docs/tuning.md; why entries are forgotten: docs/design/fast-path.md).
  *
  * Rules (coll_hiercoll_rules.c parses them) say, per collective,
@@ -63,20 +67,20 @@ static void names(hcp_rules_names_t *n)
 
 void mca_coll_hiercoll_rules_open(void)
 {
-    mca_coll_hiercoll_params_t *c = &mca_coll_hiercoll_params;
+    mca_coll_hiercoll_params_t *prm = &mca_coll_hiercoll_params;
     hcp_rules_names_t n;
     char why[512];
     names(&n);
-    if (NULL != c->rules_file && '\0' != c->rules_file[0]) {
-        if (0 == hcp_rules_load(c->rules_file, &n, &c->rules, why, sizeof(why))) {
+    if (NULL != prm->rules_file && '\0' != prm->rules_file[0]) {
+        if (0 == hcp_rules_load(prm->rules_file, &n, &prm->rules, why, sizeof(why))) {
             return;
         }
-        mca_coll_hiercoll_param_error("coll_hiercoll_rules_file=\"%s\": %s; using the built-in "
-                                      "rules",
-                                      c->rules_file, why);
+        mca_coll_hiercoll_error_in(HC_ERR_RULES,
+                                   "coll_hiercoll_rules_file=\"%s\": %s; using the built-in rules",
+                                   prm->rules_file, why);
     }
-    if (0 != hcp_rules_parse(hcp_rules_builtin, &n, "built-in", &c->rules, why, sizeof(why))) {
-        mca_coll_hiercoll_param_error("the built-in rules: %s; using none", why);
+    if (0 != hcp_rules_parse(hcp_rules_builtin, &n, "built-in", &prm->rules, why, sizeof(why))) {
+        mca_coll_hiercoll_error_in(HC_ERR_RULES, "the built-in rules: %s; using none", why);
     }
 }
 
@@ -108,7 +112,7 @@ static uint32_t hand_back_budget(void)
 
 void mca_coll_hiercoll_fast_enable(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm)
 {
-    mca_coll_hiercoll_params_t *c = &mca_coll_hiercoll_params;
+    mca_coll_hiercoll_params_t *prm = &mca_coll_hiercoll_params;
     int np = ompi_comm_size(comm);
     char crit[64];
     /* decomposition's auto looks at the call: only a communicator that
@@ -116,7 +120,7 @@ void mca_coll_hiercoll_fast_enable(mca_coll_hiercoll_module_t *m, ompi_communica
     bool whole = NULL == mca_coll_hiercoll_decomp_criterion(m, crit, sizeof(crit));
     /* what fast_ok is on a communicator that stays whole; the
      * decomposition sets fast_ok to it when it finds nothing to decompose */
-    m->fast_whole_ok = c->verbose < 2 && !c->stats && np > 1 && !OMPI_COMM_IS_INTER(comm);
+    m->fast_whole_ok = prm->verbose < 2 && !prm->stats && np > 1 && !OMPI_COMM_IS_INTER(comm);
     m->fast_ok = whole && m->fast_whole_ok;
     memset(m->fast, 0, sizeof(m->fast));
     for (int k = 0; k < HC_NCOLL; ++k) {
@@ -130,7 +134,7 @@ void mca_coll_hiercoll_fast_enable(mca_coll_hiercoll_module_t *m, ompi_communica
     }
     for (int k = 0; k < HC_NCOLL; ++k) {
         m->nrules[k] = HC_ALGO_AUTO == m->choice[k] && np > 1
-                           ? hcp_rules_for(&c->rules, k, np, m->prev_name[k][HC_BLOCKING],
+                           ? hcp_rules_for(&prm->rules, k, np, m->prev_name[k][HC_BLOCKING],
                                            m->rules[k], HC_MAX_RULES)
                            : 0;
         void **fn = blocking_fn(&m->super, (hc_coll_t) k);
@@ -298,7 +302,7 @@ void mca_coll_hiercoll_hand_back(mca_coll_hiercoll_module_t *m, hc_coll_t k)
                                   "passed on to it",
                                   m->comm->c_name, mca_coll_hiercoll_coll_names[k],
                                   m->prev_name[k][HC_BLOCKING] ? m->prev_name[k][HC_BLOCKING]
-                                                               : "the component below",
+                                                               : "the layer below",
                                   mca_coll_hiercoll_params.hand_back_after);
         }
     }

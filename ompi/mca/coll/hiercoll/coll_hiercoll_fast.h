@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * The fast path's test, inlined into the blocking entry points of bcast,
  * reduce, allreduce and barrier (coll_hiercoll_fast.c explains it): a hit
  * calls the layer below directly (a tail call: no frame of hiercoll's
@@ -76,7 +80,7 @@ static inline hc_fast_t *hc_fast_hit(mca_coll_base_module_t *module, hc_coll_t k
  * instead (`slow`), whose dispatch counts it last and hands the slot back.
  * A hit of the shared-memory level (not an allreduce that feeds the
  * short-circuit history) goes straight to it, as fast_run would, a call
- * less (np 2, 8-32 byte bcasts 0.028-0.029 -> 0.025-0.026 us); one that
+ * less (docs/design/fast-path.md); one that
  * runs hiercoll's plan, or a watched allreduce, runs through
  * mca_coll_hiercoll_fast_run.  A miss falls through to what follows. */
 #define HC_FAST_ENTRY(module, k, f, pass, slow, sbuf, rbuf, coll, ...)                             \

@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * Tree gatherv and scatterv: the MPI side of the planners in
  * coll_hiercoll_plan_gatherv.c.
  *

@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * The hooks: the one way a layer of the MPI side reaches a layer above it
  * (HACKING.md, "Layers").  The lower layer declares what it needs here and
  * calls through mca_coll_hiercoll_hooks (storage in the leaf,

@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * Intercommunicators: which slots hiercoll serves itself, and the glue
  * from a call to the intercommunicator planners (coll_hiercoll_plan_inter.c).
  *

@@ -2,16 +2,21 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * The module: one per communicator hiercoll accepts.  It keeps the layer
  * below it (every collective slot as the lower-priority components left
  * it) and the per-communicator choices.
  */
 #include "ompi_config.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "opal/util/output.h"
-#include "opal/util/show_help.h"
 
 #include "coll_hiercoll.h"
 #include "coll_hiercoll_module.h"
@@ -123,18 +128,41 @@ const char *mca_coll_hiercoll_info_key(hc_coll_t k, char *buf, size_t len)
 }
 
 /* Per-communicator overrides by info keys "hiercoll_<coll>_algorithm",
- * "hiercoll_gatherv_level" and "hiercoll_decomp_criterion"; a bad value is
- * reported by the communicator's rank 0 and ignored. */
-/* A boolean info key: true or false sets *to; anything else is one line
- * (rank 0) and leaves the MCA choice. */
-static void info_bool(opal_info_t *info, ompi_communicator_t *comm, const char *key, bool *to)
+ * "hiercoll_gatherv_level", "hiercoll_decomp_criterion"...; the bad values
+ * of a communicator's keys are one message (help-coll-hiercoll.txt,
+ * "bad-info-key") from its rank 0, and are ignored. */
+typedef struct {
+    char text[2048];
+} hc_bad_keys_t;
+
+static void bad_key(hc_bad_keys_t *b, const char *fmt, ...)
+    __opal_attribute_format__(__printf__, 2, 3);
+static void bad_key(hc_bad_keys_t *b, const char *fmt, ...)
+{
+    size_t len = strlen(b->text);
+    va_list ap;
+    va_start(ap, fmt);
+    len += (size_t) snprintf(b->text + len, sizeof(b->text) - len, "hiercoll: ERROR: info key ");
+    if (len < sizeof(b->text)) {
+        len += (size_t) vsnprintf(b->text + len, sizeof(b->text) - len, fmt, ap);
+    }
+    if (len < sizeof(b->text)) {
+        snprintf(b->text + len, sizeof(b->text) - len, "\n");
+    }
+    va_end(ap);
+}
+
+/* A boolean info key: true or false sets *to; anything else is a bad key
+ * and leaves the MCA choice. */
+static void info_bool(opal_info_t *info, ompi_communicator_t *comm, const char *key, bool *to,
+                      hc_bad_keys_t *bad)
 {
     char val[64];
     int flag = 0;
     if (OPAL_SUCCESS == hc_info_get(info, key, val, sizeof(val), &flag) && flag
-        && 0 != mca_coll_hiercoll_parse_bool(val, to) && 0 == ompi_comm_rank(comm)) {
-        opal_output(0, "hiercoll: info key %s=\"%s\" on %s is neither true nor false; keeping "
-                    "the MCA choice", key, val, comm->c_name);
+        && 0 != mca_coll_hiercoll_parse_bool(val, to)) {
+        bad_key(bad, "%s=\"%s\" on %s is neither true nor false; keeping the MCA choice", key,
+                val, comm->c_name);
     }
 }
 
@@ -149,17 +177,14 @@ static void read_info(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm)
     }
     char key[OPAL_MAX_INFO_KEY + 1], val[OPAL_MAX_INFO_VAL + 1];
     int flag = 0;
+    hc_bad_keys_t bad = {.text = ""};
     for (int k = 0; k < HC_NCOLL; ++k) {
         mca_coll_hiercoll_info_key((hc_coll_t) k, key, sizeof(key));
         if (OPAL_SUCCESS == hc_info_get(info, key, val, sizeof(val), &flag) && flag) {
             int idx = mca_coll_hiercoll_algo_index((hc_coll_t) k, val);
             if (idx < HC_ALGO_FALLBACK) {
-                if (0 == ompi_comm_rank(comm)) {
-                    opal_output(0,
-                                "hiercoll: info key %s=\"%s\" on %s names no algorithm of %s; "
-                                "keeping the MCA choice",
-                                key, val, comm->c_name, mca_coll_hiercoll_coll_names[k]);
-                }
+                bad_key(&bad, "%s=\"%s\" on %s names no algorithm of %s; keeping the MCA choice",
+                        key, val, comm->c_name, mca_coll_hiercoll_coll_names[k]);
             } else {
                 m->choice[k] = idx;
             }
@@ -169,11 +194,8 @@ static void read_info(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm)
         && flag) {
         int level = mca_coll_hiercoll_gatherv_level_of(val);
         if (level < 0) {
-            if (0 == ompi_comm_rank(comm)) {
-                opal_output(0, "hiercoll: info key hiercoll_gatherv_level=\"%s\" on %s is neither "
-                            "\"conservative\" nor \"aggressive\"; keeping the MCA choice",
-                            val, comm->c_name);
-            }
+            bad_key(&bad, "hiercoll_gatherv_level=\"%s\" on %s is neither \"conservative\" nor "
+                    "\"aggressive\"; keeping the MCA choice", val, comm->c_name);
         } else {
             m->gatherv_level = level;
         }
@@ -184,11 +206,9 @@ static void read_info(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm)
         char why[256];
         if (0 == hcp_criterion_parse(val, &m->decomp_own, why, sizeof(why))) {
             m->decomp_crit = &m->decomp_own;
-        } else if (0 == ompi_comm_rank(comm)) {
-            opal_output(0,
-                        "hiercoll: info key hiercoll_decomp_criterion=\"%s\" on %s: %s; "
-                        "keeping the MCA choice",
-                        val, comm->c_name, why);
+        } else {
+            bad_key(&bad, "hiercoll_decomp_criterion=\"%s\" on %s: %s; keeping the MCA choice",
+                    val, comm->c_name, why);
         }
     }
     /* short-circuit reduce: the rank that usually decides, placed next to
@@ -199,18 +219,30 @@ static void read_info(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm)
         char *end;
         long d = strtol(val, &end, 10);
         if (end == val || '\0' != *end || d < 0 || d >= ompi_comm_size(comm)) {
-            if (0 == ompi_comm_rank(comm)) {
-                opal_output(0,
-                            "hiercoll: info key hiercoll_shortcut_decider=\"%s\" on %s is no "
-                            "rank of it; no decider placed",
-                            val, comm->c_name);
-            }
+            bad_key(&bad, "hiercoll_shortcut_decider=\"%s\" on %s is no rank of it; no "
+                    "decider placed", val, comm->c_name);
         } else {
             m->sc_decider = (int) d;
         }
     }
-    info_bool(info, comm, "hiercoll_shm_demote", &m->shm_demote);
-    info_bool(info, comm, "hiercoll_shm_lean", &m->shm_lean);
+    info_bool(info, comm, "hiercoll_shm_demote", &m->shm_demote, &bad);
+    info_bool(info, comm, "hiercoll_shm_lean", &m->shm_lean, &bad);
+    /* long messages through the long cells (every rank must pass the same) */
+    if (OPAL_SUCCESS == hc_info_get(info, "hiercoll_shm_long", val, sizeof(val), &flag) && flag) {
+        if (0 == strcmp(val, "on")) {
+            m->shm_long = HC_SHM_LONG_ON;
+        } else if (0 == strcmp(val, "off")) {
+            m->shm_long = HC_SHM_LONG_OFF;
+        } else if (0 == strcmp(val, "auto")) {
+            m->shm_long = HC_SHM_LONG_AUTO;
+        } else {
+            bad_key(&bad, "hiercoll_shm_long=\"%s\" on %s is not auto, on or off; keeping the "
+                    "MCA choice", val, comm->c_name);
+        }
+    }
+    if ('\0' != bad.text[0] && 0 == ompi_comm_rank(comm)) {
+        mca_coll_hiercoll_show_help("bad-info-key", bad.text);
+    }
 }
 
 static int module_enable(mca_coll_base_module_t *module, ompi_communicator_t *comm)
@@ -223,6 +255,7 @@ static int module_enable(mca_coll_base_module_t *module, ompi_communicator_t *co
     m->gatherv_level = mca_coll_hiercoll_params.gatherv_level;
     m->shm_demote = mca_coll_hiercoll_params.shm_demote;
     m->shm_lean = mca_coll_hiercoll_params.shm_lean;
+    m->shm_long = mca_coll_hiercoll_params.shm_long;
     read_info(m, comm);
     mca_coll_hiercoll_save_prev(m, comm);
     mca_coll_hiercoll_shm_enable(m, comm);
@@ -250,28 +283,12 @@ static int module_disable(mca_coll_base_module_t *module, ompi_communicator_t *c
     return OMPI_SUCCESS;
 }
 
-static void report_param_errors(ompi_communicator_t *comm)
-{
-    mca_coll_hiercoll_params_t *c = &mca_coll_hiercoll_params;
-    if (c->param_errors_reported || NULL == c->param_errors) {
-        return;
-    }
-    c->param_errors_reported = true;
-    if (comm == &ompi_mpi_comm_world.comm && 0 == ompi_comm_rank(comm)) {
-        char *save = NULL;
-        for (char *line = strtok_r(c->param_errors, "\n", &save); NULL != line;
-             line = strtok_r(NULL, "\n", &save)) {
-            opal_output(0, "hiercoll: ERROR: %s", line);
-        }
-    }
-}
-
 mca_coll_base_module_t *mca_coll_hiercoll_comm_query(ompi_communicator_t *comm, int *priority)
 {
-    mca_coll_hiercoll_params_t *c = &mca_coll_hiercoll_params;
+    mca_coll_hiercoll_params_t *prm = &mca_coll_hiercoll_params;
 
-    report_param_errors(comm);
-    if (!c->abi_ok || c->priority < 0) {
+    mca_coll_hiercoll_param_errors_report(comm);
+    if (!prm->abi_ok || prm->priority < 0) {
         return NULL;
     }
     /* Intercommunicators get a module too: it passes calls to the layer
@@ -284,12 +301,12 @@ mca_coll_base_module_t *mca_coll_hiercoll_comm_query(ompi_communicator_t *comm, 
     if (NULL == m) {
         return NULL;
     }
-    *priority = c->priority;
-    if (OMPI_COMM_IS_INTER(comm) && c->priority < 100) {
+    *priority = prm->priority;
+    if (OMPI_COMM_IS_INTER(comm) && prm->priority < 100) {
         /* coll/inter asks for the same default priority (40): one more
          * keeps hiercoll above it, so that what runs where is hiercoll's
          * choice (coll_hiercoll_inter_own) and shows in its statistics */
-        *priority = c->priority + 1;
+        *priority = prm->priority + 1;
     }
     HC_MODULE_SET_HOOKS(&m->super, module_enable, module_disable);
     mca_coll_hiercoll_set_entry_points(&m->super);

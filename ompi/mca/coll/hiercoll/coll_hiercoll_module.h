@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * Per-communicator set-up (coll_hiercoll_module.c): query, enable, info
  * keys, the module's end.  Layer: module, called by the component only.
  */

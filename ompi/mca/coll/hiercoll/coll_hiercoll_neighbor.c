@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * Neighborhood collectives on Cartesian, graph and distributed-graph
  * communicators: this rank's neighbor lists, read from the communicator's
  * topology at each call (Open MPI attaches the topology after the
@@ -135,7 +139,7 @@ static bool exchanges(hc_coll_t k)
     return HC_NEIGHBOR_ALLTOALL == k || HC_NEIGHBOR_ALLTOALLV == k || HC_NEIGHBOR_ALLTOALLW == k;
 }
 
-/* auto: the previous component, except nonblocking and persistent
+/* auto: the layer below, except nonblocking and persistent
  * alltoall(v,w) on Cartesian communicators that repeat a neighbor, where
  * Open MPI 4.1.4's libnbc (which provides those forms) posts a pair's
  * blocks in list order, so that each lands in the other direction's block

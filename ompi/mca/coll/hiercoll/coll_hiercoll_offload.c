@@ -2,7 +2,11 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
- * The triggered offload inside Open MPI (seed 003): the "offload"
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
+ * The triggered offload inside Open MPI: the "offload"
  * algorithms of allreduce and reduce in every mode, and the host-progress
  * transport.  See coll_hiercoll_offload.h and coll_hiercoll_trig.h.
  *
@@ -149,36 +153,36 @@ static int tree_of(const char *t)
 
 void mca_coll_hiercoll_offload_params(void)
 {
-    mca_coll_hiercoll_params_t *c = &mca_coll_hiercoll_params;
-    const char *b = c->offload_backend_param ? c->offload_backend_param : "auto";
+    mca_coll_hiercoll_params_t *prm = &mca_coll_hiercoll_params;
+    const char *b = prm->offload_backend_param ? prm->offload_backend_param : "auto";
     if (0 == strcmp(b, "auto")) {
-        c->offload_backend = HC_OL_AUTO;
+        prm->offload_backend = HC_OL_AUTO;
     } else if (0 == strcmp(b, "ucx")) {
-        c->offload_backend = HC_OL_UCX;
+        prm->offload_backend = HC_OL_UCX;
     } else if (0 == strcmp(b, "progress")) {
-        c->offload_backend = HC_OL_PROGRESS;
+        prm->offload_backend = HC_OL_PROGRESS;
     } else if (0 == strcmp(b, "ofi")) {
-        c->offload_backend = HC_OL_OFI;
+        prm->offload_backend = HC_OL_OFI;
     } else {
         mca_coll_hiercoll_param_error("coll_hiercoll_offload_backend=\"%s\" is not one of ofi, "
                                       "ucx, progress, auto; using auto",
                                       b);
-        c->offload_backend = HC_OL_AUTO;
+        prm->offload_backend = HC_OL_AUTO;
     }
-    const char *t = c->offload_tree_param ? c->offload_tree_param : "auto";
-    c->offload_tree = tree_of(t);
-    if (-2 == c->offload_tree) {
+    const char *t = prm->offload_tree_param ? prm->offload_tree_param : "auto";
+    prm->offload_tree = tree_of(t);
+    if (-2 == prm->offload_tree) {
         mca_coll_hiercoll_param_error("coll_hiercoll_offload_tree=\"%s\" is not knomial, kary or "
                                       "auto; using auto",
                                       t);
-        c->offload_tree = -1;
+        prm->offload_tree = -1;
     }
-    if (0 != c->offload_radix && 2 != c->offload_radix && 4 != c->offload_radix
-        && 8 != c->offload_radix) {
+    if (0 != prm->offload_radix && 2 != prm->offload_radix && 4 != prm->offload_radix
+        && 8 != prm->offload_radix) {
         mca_coll_hiercoll_param_error("coll_hiercoll_offload_radix=%d is not 2, 4, 8 or 0 (auto); "
                                       "using 0",
-                                      c->offload_radix);
-        c->offload_radix = 0;
+                                      prm->offload_radix);
+        prm->offload_radix = 0;
     }
 }
 
@@ -186,10 +190,10 @@ void mca_coll_hiercoll_offload_params(void)
  * (read at its first offloaded call; every rank must pass the same). */
 static void read_info(hc_offload_t *o)
 {
-    mca_coll_hiercoll_params_t *mc = &mca_coll_hiercoll_params;
-    o->backend = mc->offload_backend;
-    o->tree = mc->offload_tree;
-    o->radix = mc->offload_radix;
+    mca_coll_hiercoll_params_t *prm = &mca_coll_hiercoll_params;
+    o->backend = prm->offload_backend;
+    o->tree = prm->offload_tree;
+    o->radix = prm->offload_radix;
     opal_info_t *info = o->comm->super.s_info;
     char val[64];
     int flag = 0;
@@ -306,7 +310,7 @@ static bool persistent_slot(const hc_call_t *c);
 
 static bool usable(const hc_call_t *c)
 {
-    mca_coll_hiercoll_params_t *mc = &mca_coll_hiercoll_params;
+    mca_coll_hiercoll_params_t *prm = &mca_coll_hiercoll_params;
     if ((HC_ALLREDUCE != c->coll && HC_REDUCE != c->coll && HC_BCAST != c->coll
          && HC_BARRIER != c->coll)
         || OMPI_COMM_IS_INTER(c->comm)) {
@@ -337,7 +341,7 @@ static bool usable(const hc_call_t *c)
         }
         ompi_datatype_type_size(c->rtype, &es);
         size_t bytes = (size_t) c->rcount * es;
-        return c->rcount >= 0 && bytes <= mc->offload_max_bytes
+        return c->rcount >= 0 && bytes <= prm->offload_max_bytes
                && (bytes + HCT_PAYLOAD - 1) / HCT_PAYLOAD < 0xffff && hc_comm_cid(c->comm) <= 0xffff
                && c->size <= 0xffff;
     }
@@ -348,7 +352,7 @@ static bool usable(const hc_call_t *c)
     size_t bytes = (size_t) c->rcount * hct_type_size((hct_type_t) type);
     size_t per = HCT_PAYLOAD / hct_type_size((hct_type_t) type);
     /* packet counters must fit the header's 16 bits, channels the cid */
-    return c->rcount >= 0 && bytes <= mc->offload_max_bytes
+    return c->rcount >= 0 && bytes <= prm->offload_max_bytes
            && ((size_t) c->rcount + per - 1) / per * 2 < 0xffff && hc_comm_cid(c->comm) <= 0xffff
            && c->size <= 0xffff;
 }
@@ -606,8 +610,8 @@ static int engine_up(hc_ol_engine_t *eng, hct_backend_t *be)
     if (eng->up) {
         return OMPI_SUCCESS;
     }
-    mca_coll_hiercoll_params_t *mc = &mca_coll_hiercoll_params;
-    hct_engine_config_t cfg = {.mpq_packets = mc->offload_mpq, .credits = mc->offload_credits};
+    mca_coll_hiercoll_params_t *prm = &mca_coll_hiercoll_params;
+    hct_engine_config_t cfg = {.mpq_packets = prm->offload_mpq, .credits = prm->offload_credits};
     eng->e = hct_engine_new(&cfg, be);
     if (NULL == eng->e) {
         return OMPI_ERR_OUT_OF_RESOURCE;

@@ -2,7 +2,11 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
- * The triggered offload inside Open MPI (seed 003): what the glue
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
+ * The triggered offload inside Open MPI: what the glue
  * (coll_hiercoll_offload.c) and its transports share.
  *
  * One triggered engine (coll_hiercoll_trig.h) per transport and process:

@@ -2,7 +2,11 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
- * The component's side of the offload's transport plugins (issue 21; the
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
+ * The component's side of the offload's transport plugins (the
  * boundary is coll_hiercoll_offload_transport.h): finding and loading a
  * plugin on first use, the services it is given (the peer tables and the
  * offload's agreement live here), and what ompi_info says about them.
@@ -127,14 +131,15 @@ static hc_ol_services_t services;
 
 static void services_up(void)
 {
-    mca_coll_hiercoll_params_t *mc = &mca_coll_hiercoll_params;
+    mca_coll_hiercoll_params_t *prm = &mca_coll_hiercoll_params;
     services = (hc_ol_services_t){
         .abi = HC_OL_TRANSPORT_ABI,
         .size = sizeof(hc_ol_services_t),
-        .mpq = mc->offload_mpq,
-        .credits = mc->offload_credits,
-        .ofi_max_triggered = mc->offload_ofi_max_triggered,
+        .mpq = prm->offload_mpq,
+        .credits = prm->offload_credits,
+        .ofi_max_triggered = prm->offload_ofi_max_triggered,
         .log = mca_coll_hiercoll_log,
+        .show_help_text = mca_coll_hiercoll_show_help_text,
         .agree = mca_coll_hiercoll_offload_agree,
         .peers_find = peers_find,
         .peers_add = peers_add,

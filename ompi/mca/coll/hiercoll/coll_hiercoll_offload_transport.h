@@ -2,8 +2,12 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
- * The boundary between the component and the offload's transport plugins
- * (issue 21).  The UCX agent (coll_hiercoll_offload_ucx.c) and the ofi
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
+ * The boundary between the component and the offload's transport plugins.
+ * The UCX agent (coll_hiercoll_offload_ucx.c) and the ofi
  * backend (coll_hiercoll_ofi.c, coll_hiercoll_ofi_trig.c) are each a small
  * shared object linked against its library (hiercoll_ucx.so: libucp;
  * hiercoll_ofi.so: libfabric), installed in <component dir>/hiercoll/ (a
@@ -37,7 +41,7 @@
 BEGIN_C_DECLS
 
 /* Bump when either table or a type they carry changes. */
-#define HC_OL_TRANSPORT_ABI 1
+#define HC_OL_TRANSPORT_ABI 2
 #define HC_OL_TRANSPORT_SYMBOL "hiercoll_offload_transport"
 
 /* A transport's engine with the lock that serializes it. */
@@ -68,6 +72,9 @@ typedef struct hc_ol_services {
     int ofi_max_triggered; /* coll_hiercoll_offload_ofi_max_triggered */
     /* mca_coll_hiercoll_log */
     void (*log)(int level, const char *fmt, ...);
+    /* mca_coll_hiercoll_show_help_text: a message of help-coll-hiercoll.txt
+     * whose one argument is a string */
+    void (*show_help_text)(const char *topic, const char *text);
     /* The AND of every rank's `mine` over the module's communicator (0 when
      * the exchange failed; *rc its return code): mca_coll_hiercoll_offload_agree. */
     uint64_t (*agree)(mca_coll_hiercoll_module_t *m, uint64_t mine, int *rc);

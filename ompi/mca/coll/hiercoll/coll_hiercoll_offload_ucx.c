@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * The offload's UCX agent transport: a software NIC.
  *
  * The component's OWN UCP context and worker (never pml/ucx's), created at
@@ -75,7 +79,7 @@ static struct {
     /* Every use of the worker holds this lock (the worker is SERIALIZED).
      * Not UCX's own MULTI mode: its lock spins, and the agent and a caller
      * share a core where there is none to spare, so a caller spinning on
-     * a preempted agent's lock spun out its whole slice (4 ms here). */
+     * a preempted agent's lock spun out its whole time slice. */
     pthread_mutex_t wlock;
     int efd;
     pthread_t agent;

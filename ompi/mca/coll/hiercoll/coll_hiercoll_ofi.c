@@ -2,7 +2,11 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
- * The triggered offload's ofi backend inside Open MPI (issue 10): the
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
+ * The triggered offload's ofi backend inside Open MPI: the
  * process's own libfabric fabric, domain and endpoint (provider found by
  * capability, coll_hiercoll_ofi_trig.c), wired up lazily at a
  * communicator's first offloaded call through the saved previous module's
@@ -165,7 +169,7 @@ static int ofi_finished(hcf_port_t *port)
     } else if (d < 0) {
         char buf[512];
         hcf_port_dump(port, buf, sizeof(buf));
-        S->log(0, "offload: ofi: a triggered operation failed (%s)", buf);
+        S->show_help_text("offload-failed", buf);
     }
     return d;
 }

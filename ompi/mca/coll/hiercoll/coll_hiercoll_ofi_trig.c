@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * The triggered engine's ofi backend: programs become libfabric deferred
  * work (see coll_hiercoll_ofi_trig.h).  MPI-free.
  */

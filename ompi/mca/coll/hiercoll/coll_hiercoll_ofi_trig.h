@@ -2,7 +2,11 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
- * The triggered engine's ofi backend (issue 10): a program of the engine
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
+ * The triggered engine's ofi backend: a program of the engine
  * (coll_hiercoll_trig.h, plain data) becomes libfabric triggered work, so
  * that on a NIC with FI_TRIGGER nothing on the host runs between arming
  * and completion.  MPI-free (libfabric only): unit-tested in one process

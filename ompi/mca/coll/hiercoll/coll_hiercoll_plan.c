@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * Plan building, validation and the tree helpers shared by the planners.
  * MPI-free: see coll_hiercoll_plan.h.
  */

@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * Plans: what one rank does in a collective, as data.
  *
  * This header and the planners (coll_hiercoll_plan*.c) use no MPI and no

@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * The foundation's planners: binomial bcast and reduce, recursive-doubling
  * allreduce, dissemination barrier, and linear plans for the remaining
  * collectives (so that every nonblocking and persistent slot has a plan

@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * Decomposition, MPI-free: criteria, parts and leaders, packed layouts
  * (see coll_hiercoll_plan_decomp.h).
  */

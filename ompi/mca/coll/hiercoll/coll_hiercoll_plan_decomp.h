@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * Decomposition of a communicator, MPI-free: the criteria that split it,
  * the parts and their leaders, and where each rank's data sits when it is
  * packed part by part on its way between parts.

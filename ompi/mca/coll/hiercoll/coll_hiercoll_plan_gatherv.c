@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * Tree gatherv and scatterv with message chains (after Sun et al., "A
  * Gatherv optimization method for large-scale concurrency", Computer
  * Engineering & Science 2022(9)).  MPI-free: see coll_hiercoll_plan.h.

@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * Planners of the intercommunicator collectives.  MPI-free: see
  * coll_hiercoll_plan.h.
  *

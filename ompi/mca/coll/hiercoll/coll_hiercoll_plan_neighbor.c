@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * Neighborhood collectives as plans (MPI-free): one round, every receive
  * in source order, then every send in the order that keeps repeated pairs
  * matched (coll_hiercoll_plan_neighbor.h).  Blocks without a process and

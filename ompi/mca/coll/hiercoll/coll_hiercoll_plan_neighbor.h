@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * Neighborhood collectives, MPI-free: plans from a rank's neighbor lists.
  *
  * A rank's neighborhood is two lists in the topology's order: the SOURCES

@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * Large-vector reduce and allreduce by recursive halving and recursive
  * doubling (RHRD) for any process count.  MPI-free: see
  * coll_hiercoll_plan.h.

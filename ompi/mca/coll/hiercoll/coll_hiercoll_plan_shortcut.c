@@ -2,7 +2,11 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
- * Short-circuit reductions (seed 004): the absorbing values of the
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
+ * Short-circuit reductions: the absorbing values of the
  * predefined (op, integer/logical type) pairs, and the plans that carry
  * the running result on every message, so that the executor can let a
  * decided rank send the decided value on all its remaining sends and

@@ -2,14 +2,18 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
- * Triggered-operation programs (seed 003): allreduce and reduce on
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
+ * Triggered-operation programs: allreduce and reduce on
  * K-nomial and K-ary trees, everything armed up front, the leaves start
  * the cascade.  MPI-free: see coll_hiercoll_trig.h.
  *
  * Per packet index, counter UP (slot 0: this rank's input, slot 1 + i:
  * child i's partial result) and, for allreduce, DOWN (slot 0: the result).
  *   root   UP >= 1 + children: reduce the slots in order; allreduce: STORE
- *          the result into its own DOWN and ADD one there (the seed's
+ *          the result into its own DOWN and ADD one there (the published design's
  *          "reduce packet to itself"); reduce: DELIVER, DONE.
  *   inner  UP >= 1 + children: reduce, SEND to the parent's UP slot.
  *   leaf   UP >= 1 (its own input, put at arm time): fires at once.

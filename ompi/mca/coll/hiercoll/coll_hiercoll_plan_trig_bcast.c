@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * Triggered-operation programs of bcast and barrier: see
  * coll_hiercoll_trig_bcast.h.  MPI-free.
  */

@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * Selection rules: parser and lookup (MPI-free; see coll_hiercoll_rules.h
  * and docs/tuning.md, "Rules file format").
  */

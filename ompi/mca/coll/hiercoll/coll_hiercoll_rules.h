@@ -2,9 +2,13 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * hiercoll: selection rules (MPI-free).  A rules file says, per
  * collective, communicator size and message size, which of hiercoll's
- * algorithms runs a blocking call, or that the component below hiercoll
+ * algorithms runs a blocking call, or that the layer below
  * does ("fallback").  Format (docs/tuning.md, "Rules file format"):
  *
  *   hiercoll-rules 1

@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * The built-in selection rules: what contrib/hc_tune measured on the
  * project's machine (docs/tuning.md, "Rules file format"), as the rules text.  To
  * change them, replace the text with hc_tune's output, e.g.
@@ -61,7 +65,7 @@ const char hcp_rules_builtin[] =
     "reduce np=8 bytes=0-131071 fallback:tuned\n"
     "reduce np=8 bytes=131072-524287 binomial\n"
     "reduce np=8 bytes=524288- fallback:tuned\n"
-    "# hiercoll's own policy (auto) passes these on to the component below,\n"
+    "# hiercoll's own policy (auto) passes these on to the layer below,\n"
     "# whichever it is: as rules, communicators leave them in its slots\n"
     "allgather np=* bytes=* fallback\n"
     "allgatherv np=* bytes=* fallback\n"

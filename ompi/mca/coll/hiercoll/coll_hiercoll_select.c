@@ -2,10 +2,16 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
- * Selection: which algorithm serves a call (decomposition, the
- * short-circuit, the rules, each collective's auto), and dispatch: the
- * layer below (coll_hiercoll_below.c), a plan, stages, a direct or a
- * request algorithm.
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
+ * Selection: which algorithm serves a call, and dispatch: the layer below
+ * (coll_hiercoll_below.c), a plan, stages, a direct or a request
+ * algorithm.  Under auto, mca_coll_hiercoll_select asks in this order:
+ * decomposition, the shared-memory node level, the short-circuit, the
+ * selection rules, the collective's auto_pick.  docs/using.md lists the
+ * same order; test docs-selection checks it against this file's calls.
  */
 #include "ompi_config.h"
 
@@ -158,26 +164,22 @@ static const hc_algo_t *last_resort(hc_coll_t coll, const hc_call_t *c)
     return NULL;
 }
 
-static const hc_algo_t *select_call(const hc_call_t *c);
-
-/* A call the layer below would run with an algorithm that writes outside
+/* Where the selection hands a call to the layer below: NULL, or, for a
+ * call the layer below would run with an algorithm that writes outside
  * its scratch (a datatype whose true lower bound is not 0: tuned's ring
- * allreduce, libnbc's ireduce; coll_hiercoll_below.c) runs hiercoll's own
- * algorithm instead, as auto would pick it, unless "fallback" was asked
- * for by name. */
-const hc_algo_t *mca_coll_hiercoll_select(const hc_call_t *c)
+ * allreduce, libnbc's ireduce; coll_hiercoll_below.c), hiercoll's own
+ * algorithm as auto would pick it. */
+static const hc_algo_t *to_below(const hc_call_t *c)
 {
-    const hc_algo_t *a = select_call(c);
-    if (NULL == a && HC_ALGO_FALLBACK != c->module->choice[c->coll]
-        && mca_coll_hiercoll_below_misplaces(c)) {
-        const hc_algo_t *own = mca_coll_hiercoll_colls[c->coll].auto_pick(c);
-        a = NULL != own && fits(own, c) ? own : last_resort(c->coll, c);
-        ((hc_call_t *) c)->rule = NULL;
+    if (!mca_coll_hiercoll_below_misplaces(c)) {
+        return NULL;
     }
-    return a;
+    const hc_algo_t *own = mca_coll_hiercoll_colls[c->coll].auto_pick(c);
+    ((hc_call_t *) c)->rule = NULL;
+    return NULL != own && fits(own, c) ? own : last_resort(c->coll, c);
 }
 
-static const hc_algo_t *select_call(const hc_call_t *c)
+const hc_algo_t *mca_coll_hiercoll_select(const hc_call_t *c)
 {
     const hc_coll_desc_t *d = &mca_coll_hiercoll_colls[c->coll];
     int choice = c->module->choice[c->coll];
@@ -203,19 +205,19 @@ static const hc_algo_t *select_call(const hc_call_t *c)
                           * against the layer below on one node) */
             a = mca_coll_hiercoll_shm_auto(c);
             if (NULL == a && can_fall_back && mca_coll_hiercoll_shm_defers(c)) {
-                return NULL;
+                return to_below(c);
             }
         }
-        /* the selection rules (coll_hiercoll_fast.c); the call records the
-         * rule that decided, for verbose output */
         if (NULL == a) { /* short-circuit reductions before the rules (measured
                           * on ops without absorbing values) */
             a = mca_coll_hiercoll_shortcut_auto(c);
         }
+        /* the selection rules (coll_hiercoll_fast.c); the call records the
+         * rule that decided, for verbose output */
         const hcp_rule_t *rule = NULL == a ? mca_coll_hiercoll_rule_of(c) : NULL;
         if (NULL != rule && HCP_RULE_FALLBACK == rule->algo && can_fall_back) {
             ((hc_call_t *) c)->rule = rule;
-            return NULL;
+            return to_below(c);
         }
         if (NULL != rule && rule->algo >= 0 && fits(&d->algos[rule->algo], c)) {
             ((hc_call_t *) c)->rule = rule;
@@ -231,7 +233,7 @@ static const hc_algo_t *select_call(const hc_call_t *c)
     if (NULL == a && !can_fall_back) {
         a = last_resort(c->coll, c);
     }
-    return a;
+    return NULL != a ? a : to_below(c);
 }
 
 /* ------------------------------------------------------------------ */
@@ -338,7 +340,8 @@ int mca_coll_hiercoll_dispatch(hc_call_t *c, ompi_request_t **request, struct om
             m->stats.calls[c->coll]--;
             return mca_coll_hiercoll_dispatch(c, request, info);
         }
-        if (OMPI_SUCCESS == rc && HC_BLOCKING == c->mode && mca_coll_hiercoll_shm_start == a->start) {
+        if (OMPI_SUCCESS == rc && HC_BLOCKING == c->mode
+            && mca_coll_hiercoll_shm_start == a->start) {
             mca_coll_hiercoll_fast_fill(c, &mca_coll_hiercoll_shm_mark, NULL);
         }
         return rc;
@@ -412,7 +415,8 @@ void mca_coll_hiercoll_describe(mca_coll_hiercoll_module_t *m)
                     if (HC_BARRIER != k) {
                         snprintf(lim, sizeof(lim), "<=%zuB", mca_coll_hiercoll_params.shm_auto_max);
                     }
-                    pre += (size_t) snprintf(what[md] + pre, sizeof(what[md]) - pre, "=shm%s,", lim);
+                    pre +=
+                        (size_t) snprintf(what[md] + pre, sizeof(what[md]) - pre, "=shm%s,", lim);
                     after_shm = pre;
                 }
                 bool whole;

@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * Selection and dispatch (coll_hiercoll_select.c).  Layer: selection,
  * above the fast path (coll_hiercoll_fast.h); called by the entry points
  * and the module.

@@ -2,12 +2,16 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * The shared-memory node level: barrier, bcast, reduce, allreduce,
  * allgather(v), gather(v), scatter(v) and reduce_scatter(_block) of a
  * communicator whose processes share a node, through shared memory.  This
  * file holds its public entry points (enable, free, usable, start,
  * prepare, auto's questions, the lean calls and the fast path's replay);
- * the engine is in rooms beside it:
+ * the engine is in the files beside it:
  *
  *   coll_hiercoll_shm_internal.h  types, hot helpers, SYNCHRONIZATION
  *   coll_hiercoll_shm_arena.c     MEMORY: the arena, mappings, layout, CMA
@@ -19,9 +23,12 @@
  *   coll_hiercoll_shm_reduce.c    reduce and allreduce state machines
  *   coll_hiercoll_shm_move.c      gather(v), scatter(v), allgather(v),
  *                                 reduce_scatter(_block) state machines
+ *   coll_hiercoll_shm_long.c      LONG CELLS: long bcasts, reduces and
+ *                                 allreduces through every process's cells
  *
- * Calls go down: this file calls op and setup; op the families (move
- * uses reduce's folds) and setup; the families group, lines and arena;
+ * Calls go down: this file calls op, setup and long (its cells' leave);
+ * op the families (move uses reduce's folds; long's set-up is its own) and
+ * setup; the families group, lines and arena;
  * setup group, lines and arena (contrib/check-layers.sh: no circle).
  *
  * A short blocking barrier, bcast or reduce on an idle channel may go
@@ -29,6 +36,20 @@
  * engine would.
  */
 #include "coll_hiercoll_shm_internal.h"
+#include "coll_hiercoll_atomic.h"
+
+/* 64-bit atomics lock-free, as compiled (coll_hiercoll_atomic.h); the
+ * environment's HIERCOLL_TEST_ATOMIC64=0 pretends they are not (the test
+ * suite's way to the path where they are not). */
+bool mca_coll_hiercoll_shm_atomics_ok(void)
+{
+    static int ok = -1;
+    if (ok < 0) {
+        const char *t = getenv("HIERCOLL_TEST_ATOMIC64");
+        ok = HC_ATOMIC64_LOCK_FREE && !(NULL != t && 0 == strcmp(t, "0"));
+    }
+    return 1 == ok;
+}
 
 static bool all_local(ompi_communicator_t *comm)
 {
@@ -47,12 +68,22 @@ static bool all_local(ompi_communicator_t *comm)
 
 void mca_coll_hiercoll_shm_enable(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm)
 {
-    mca_coll_hiercoll_params_t *c = &mca_coll_hiercoll_params;
+    mca_coll_hiercoll_params_t *prm = &mca_coll_hiercoll_params;
     m->shm = NULL;
     /* (MPI_THREAD_MULTIPLE: the per-process state, arena and progress
      * list, has no lock; MPICH's release_gather stays off there too) */
-    if (!c->shm_enable || ompi_mpi_thread_multiple || OMPI_COMM_IS_INTER(comm)
+    if (!prm->shm_enable || ompi_mpi_thread_multiple || OMPI_COMM_IS_INTER(comm)
         || ompi_comm_size(comm) < 2 || !all_local(comm)) {
+        return;
+    }
+    if (!mca_coll_hiercoll_shm_atomics_ok()) {
+        static bool said;
+        if (!said && 0 == hc_shm_world_rank()) {
+            mca_coll_hiercoll_log(1, "shm: 64-bit atomics are not lock-free on this target "
+                                  "(coll_hiercoll_shm_atomics): the shared-memory node level "
+                                  "is off");
+        }
+        said = true;
         return;
     }
     hc_shm_t *s = calloc(1, sizeof(*s));
@@ -90,8 +121,10 @@ void mca_coll_hiercoll_shm_free(mca_coll_hiercoll_module_t *m)
             hc_shm_stats_print(s);
         }
         free(s->st->dist);
+        free(s->st->reg);
         free(s->st);
     }
+    hc_shm_long_leave(s);
     hc_shm_region_leave(s);
     free(s->pids);
     free(s->rows);
@@ -176,6 +209,41 @@ bool mca_coll_hiercoll_shm_usable(const hc_call_t *c)
     return true;
 }
 
+/* A nonblocking v-collective's counts and displacements, copied into its
+ * request: the level reads them while the operation runs, after the call
+ * has returned, where Open MPI's libnbc read them at the call.  MPI says
+ * they belong to the operation until it completes; mpi4py 3.1.4's
+ * Iallgatherv (unlike its other nonblocking collectives) releases them
+ * when the call returns, and the level then read freed memory (its
+ * test_cco_nb_vec crashed).  Persistent requests keep the caller's: they
+ * must stay valid for the request's life.  False: no memory. */
+static bool keep_arrays(hc_shm_req_t *r)
+{
+    hc_call_t *c = &r->call;
+    const int **a[4] = {&c->scounts, &c->sdispls, &c->rcounts, &c->rdispls};
+    bool root = c->rank == c->root, want[4] = {false, false, false, false};
+    switch (c->coll) {
+    case HC_ALLGATHERV: want[2] = want[3] = true; break;
+    case HC_GATHERV: want[2] = want[3] = root; break;
+    case HC_SCATTERV: want[0] = want[1] = root; break;
+    case HC_REDUCE_SCATTER: want[2] = true; break;
+    default: return true;
+    }
+    size_t n = (size_t) c->size, k = 0;
+    r->arrays = malloc(sizeof(int) * 4 * (n > 0 ? n : 1));
+    if (NULL == r->arrays) {
+        return false;
+    }
+    for (int i = 0; i < 4; ++i) {
+        if (want[i] && NULL != *a[i]) {
+            memcpy(r->arrays + k, *a[i], sizeof(int) * n);
+            *a[i] = r->arrays + k;
+            k += n;
+        }
+    }
+    return true;
+}
+
 int mca_coll_hiercoll_shm_start(hc_call_t *c, ompi_request_t **request, struct ompi_info_t *info)
 {
     (void) info;
@@ -204,12 +272,16 @@ int mca_coll_hiercoll_shm_start(hc_call_t *c, ompi_request_t **request, struct o
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
     bool persistent = HC_PERSISTENT == c->mode;
+    r->call = *c;
+    if (!persistent && !keep_arrays(r)) {
+        free(r);
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
     mca_coll_hiercoll_req_make(&r->super, c->comm, persistent, hc_shm_req_free, hc_shm_req_start);
     r->m = m;
     r->comm = c->comm;
     OBJ_RETAIN(m);
     OBJ_RETAIN(c->comm);
-    r->call = *c;
     r->persistent = persistent;
     *request = &r->super.super;
     if (persistent) {
@@ -283,15 +355,9 @@ bool mca_coll_hiercoll_shm_may_take(const mca_coll_hiercoll_module_t *m, hc_coll
 }
 
 /* Nonblocking and persistent calls before set-up (no blocking call has set
- * the level up), hiercoll's plans against libnbc at np 2 on one node:
- * ibarrier 0.77, ibcast 0.88 to 1.0; iallreduce 1.25-1.5 below 4 KiB,
- * 0.85-0.97 from 4 to 32 KiB, 1.44-2.0 from 64 KiB; ireduce 1.1-1.2 below
- * 512 bytes, 0.94-1.02 from 512 to 32 KiB, 2.0-3.2 from 64 KiB.  On a
- * second machine (AMD EPYC) the short ones lost: iallreduce 0.70-0.75 at
- * 8-64 bytes, 0.89-0.90 at 1 KiB; ireduce 0.58-0.95 below 1 KiB (and the
- * iallreduces of MPI_Comm_dup's context id on a parent not yet set up made
- * a communicator's life 0.70x).  Below 64 KiB the call goes to the layer
- * below. */
+ * the level up): below 64 KiB hiercoll's plans were not faster than
+ * libnbc's, and the short ones slower on one machine, so the call goes to
+ * the layer below (the figures: docs/design/shm-auto-and-reduce-lines.md). */
 bool mca_coll_hiercoll_shm_defers_nb(const mca_coll_hiercoll_module_t *m, hc_coll_t k,
                                      size_t bytes)
 {
@@ -319,19 +385,17 @@ bool mca_coll_hiercoll_shm_defers(const hc_call_t *c)
 
 /* Auto on many ranks: long data by single copy (n readers of one buffer,
  * slice-parallel folds of 2 (n - 1) reads a rank) lost to the layer below
- * on a 16-core machine (hc_scale_check, one socket; t(without) /
- * t(hiercoll), 16 KiB to 1 MiB): bcast at np 8 0.77-1.23, at np 16
- * 0.27-0.61; reduce 16-128 KiB at np 8 0.50-0.90, at np 16 0.32-0.69
- * (from 256 KiB 2.3-3.5 times faster); allreduce at np 8 0.53-1.01, at
- * np 16 0.30-0.89 up to 512 KiB.  From coll_hiercoll_shm_wide_ranks
+ * on a 16-core machine at 8 and 16 processes (bcast and allreduce from 16
+ * KiB, reduce from 16 to 128 KiB; the figures:
+ * docs/design/node-hierarchy-model.md).  From coll_hiercoll_shm_wide_ranks
  * processes auto leaves those to the layer below. */
 #define HC_SHM_WIDE_REDUCE_MAX (128 * 1024)
 
 static bool wide_declines(const hc_shm_t *sh, hc_coll_t k, size_t bytes)
 {
-    const mca_coll_hiercoll_params_t *cc = &mca_coll_hiercoll_params;
-    if (0 == cc->shm_wide_ranks || sh->n < cc->shm_wide_ranks || 0 == cc->shm_cma_min
-        || bytes < cc->shm_cma_min) {
+    const mca_coll_hiercoll_params_t *prm = &mca_coll_hiercoll_params;
+    if (0 == prm->shm_wide_ranks || sh->n < prm->shm_wide_ranks || 0 == prm->shm_cma_min
+        || bytes < prm->shm_cma_min) {
         return false;
     }
     return HC_BCAST == k || HC_ALLREDUCE == k
@@ -340,7 +404,7 @@ static bool wide_declines(const hc_shm_t *sh, hc_coll_t k, size_t bytes)
 
 bool mca_coll_hiercoll_shm_wants(const hc_call_t *c)
 {
-    mca_coll_hiercoll_params_t *cc = &mca_coll_hiercoll_params;
+    mca_coll_hiercoll_params_t *prm = &mca_coll_hiercoll_params;
     hc_shm_t *sh = c->module->shm;
     if (!mca_coll_hiercoll_shm_claims(c->module, c->coll) || sh->state < HC_SHM_UNSET) {
         return false;
@@ -349,14 +413,14 @@ bool mca_coll_hiercoll_shm_wants(const hc_call_t *c)
     /* (a decomposition's part takes short reduces too: its non-leaders
      * stay off the PML; and so do blocking ones that fit the flag line
      * where the fast path may take them to a lean call) */
-    if (bytes > cc->shm_auto_max || wide_declines(sh, c->coll, bytes)
-        || (HC_REDUCE == c->coll && bytes < cc->shm_reduce_min && !sh->part
+    if (bytes > prm->shm_auto_max || wide_declines(sh, c->coll, bytes)
+        || (HC_REDUCE == c->coll && bytes < prm->shm_reduce_min && !sh->part
             && !(HC_BLOCKING == c->mode && c->module->fast_ok
                  && (bytes <= HC_SHM_INLINE || red_lines(sh, bytes, c->rsize))))
         || !mca_coll_hiercoll_shm_usable(c)) {
         return false;
     }
-    if (HC_SHM_UNSET == sh->state && sh->calls < cc->shm_min_calls) {
+    if (HC_SHM_UNSET == sh->state && sh->calls < prm->shm_min_calls) {
         sh->calls++; /* every rank counts the same calls */
         ((hc_call_t *) c)->no_fast = true; /* the next one must ask again */
         return false;
@@ -370,11 +434,8 @@ const hcp_plan_t mca_coll_hiercoll_shm_mark;
  * groups), or a bcast or reduce, of one predefined contiguous type short
  * enough for the flag line, on an idle channel 0, goes straight at the
  * lines: no call nor operation is built where nothing waits.  That halves
- * a short bcast's own cost (np 2, 8 bytes, a bare loop: 0.049-0.058 us a
- * call -> 0.023-0.030; a barrier 0.152 -> 0.12-0.13; a reduce 8-64 bytes
- * 2.3-3.8 times tuned's, where the engine's was 0.8-1.0; an allreduce
- * 8-32 bytes 0.172-0.198 -> 0.143-0.146, with copy_short: without it the
- * lean allreduce was no faster than the engine).  It writes exactly what
+ * a short call's own cost (the figures: docs/design/shm-lean-calls.md;
+ * the allreduce gains only with copy_short).  It writes exactly what
  * the engine's step would, with the same sequence number; where it must
  * wait, the engine takes over the operation (LEAN_WAIT: a barrier or an
  * allreduce that has published its line and spun coll_hiercoll_shm_spin
@@ -384,13 +445,11 @@ enum { LEAN_NO, LEAN_WAIT, LEAN_DONE };
 
 /* A lean call's copy of m <= HC_SHM_INLINE bytes.  Up to `most` bytes:
  * two fixed-size moves that overlap where m is not their size (as libc
- * does inside its memcpy), without the call; beyond, libc's.  Measured at
- * np 2 (4 jobs alternating builds): the lean allreduce of 16-32 bytes
- * 0.143-0.145 us a call against 0.194-0.197 with memcpy (its two calls
- * were most of the fold's cost); bcast and reduce alike.  Moves by 32 for
- * 33 to 64 bytes: the 64-byte allreduce 0.180 against 0.201 us, but the
- * 64-byte bcast and reduce 0.072-0.088 against 0.035-0.040, so only the
- * allreduce takes them (most 64; copy_short: 32). */
+ * does inside its memcpy), without the call; beyond, libc's.  libc's two
+ * calls were most of a short fold's cost.  Moves by 32 for 33 to 64 bytes
+ * made the allreduce faster but the bcast and reduce slower, so only the
+ * allreduce takes them (most 64; copy_short: 32; the figures:
+ * docs/design/shm-lean-calls.md). */
 static inline void copy_moves(void *to, const void *from, size_t m, size_t most)
 {
     char *t = (char *) to;
@@ -522,8 +581,8 @@ static int lean(hc_shm_t *sh, hc_shm_chan_t *ch, hc_fast_t *f, hc_coll_t k, cons
     uint64_t s = ch->seq;
     hc_line_t *l;
     if (HC_BCAST == k) {
-        /* (through one cell, measured 0.63-0.95x the engine's from 128
-         * bytes to 4 KiB: the lean bcast stays in the flag line) */
+        /* (through one cell it was slower than the engine from 128 bytes
+         * to 4 KiB: the lean bcast stays in the flag line) */
         size_t m = (size_t) f->count * f->dtype->super.size;
         if (!sh->flat || !lean_inline(sh, f, m)) { /* (the hierarchy: hc_shm_run_bcast) */
             return LEAN_NO;
@@ -677,7 +736,7 @@ int mca_coll_hiercoll_shm_fast(mca_coll_hiercoll_module_t *m, hc_fast_t *f, hc_c
             return OMPI_SUCCESS;
         }
         /* (a reduce past one line: out of lean's way, whose one-line
-         * reduce was 0.030 -> 0.032 us with the test in it) */
+         * reduce was slower with the test in it) */
         if (HC_REDUCE == k && (size_t) f->count * f->dtype->super.size > HC_SHM_INLINE
             && LEAN_DONE == lean_reduce_lines(sh, ch, f, sbuf, rbuf,
                                               (size_t) f->count * f->dtype->super.size)) {

@@ -2,7 +2,11 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
- * The shared-memory node level (seed 002, ../shared/spec/shared-memory.md):
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
+ * The shared-memory node level (docs/node-level.md):
  * collectives of a communicator whose processes share a node exchange
  * data through a region of shared memory instead of the PML.
  *
@@ -60,6 +64,9 @@ void mca_coll_hiercoll_shm_prepare(ompi_communicator_t *comm);
  * error said in why (the real locality is used then). */
 int mca_coll_hiercoll_shm_topology_parse(const char *synthetic, char *why, size_t whylen);
 /* Module set-up / tear-down, component close. */
+/* Whether this build's 64-bit atomics are lock-free (coll_hiercoll_atomic.h):
+ * the node level is off where they are not. */
+bool mca_coll_hiercoll_shm_atomics_ok(void);
 void mca_coll_hiercoll_shm_enable(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm);
 void mca_coll_hiercoll_shm_free(mca_coll_hiercoll_module_t *m);
 void mca_coll_hiercoll_shm_fini(void);

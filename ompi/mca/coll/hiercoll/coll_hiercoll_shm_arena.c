@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * The shared-memory node level: memory.  The process's arena, peers'
  * mappings, a region's layout, single copy (CMA) between processes.
  *
@@ -57,9 +61,9 @@ uint64_t hc_shm_random64(void)
 
 void hc_shm_arena_create(void)
 {
-    mca_coll_hiercoll_params_t *c = &mca_coll_hiercoll_params;
+    mca_coll_hiercoll_params_t *prm = &mca_coll_hiercoll_params;
     hc_shm_g.tried = true;
-    size_t size = c->shm_arena_size;
+    size_t size = prm->shm_arena_size;
     char path[4096];
     int fd = -1;
     int err = 0;
@@ -68,8 +72,8 @@ void hc_shm_arena_create(void)
         err = EACCES;
     } else {
         for (int tries = 0; tries < 8 && fd < 0; ++tries) {
-            snprintf(path, sizeof(path), "%s/hc.%u.%d.%016llx", c->shm_backing, (unsigned) getuid(),
-                     (int) getpid(), (unsigned long long) hc_shm_random64());
+            snprintf(path, sizeof(path), "%s/hc.%u.%d.%016llx", prm->shm_backing,
+                     (unsigned) getuid(), (int) getpid(), (unsigned long long) hc_shm_random64());
             fd = open(path, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
             err = fd < 0 ? errno : 0;
             if (fd < 0 && EEXIST != err) {
@@ -101,7 +105,7 @@ void hc_shm_arena_create(void)
     if (fd < 0) {
         mca_coll_hiercoll_log(1, "shm: no arena on world rank %d (%s %s/hc.*: %s); this process "
                               "owns no region (it may still use others')",
-                              hc_shm_world_rank(), step, c->shm_backing, strerror(err));
+                              hc_shm_world_rank(), step, prm->shm_backing, strerror(err));
         return;
     }
     hc_shm_g.fd = fd;
@@ -132,17 +136,21 @@ void hc_shm_arena_put(size_t off, size_t len)
         hc_shm_g.free = f;
         hc_shm_g.capfree *= 2;
     }
-    memmove(&hc_shm_g.free[i + 1], &hc_shm_g.free[i], sizeof(*hc_shm_g.free) * (size_t) (hc_shm_g.nfree - i));
+    memmove(&hc_shm_g.free[i + 1], &hc_shm_g.free[i],
+            sizeof(*hc_shm_g.free) * (size_t) (hc_shm_g.nfree - i));
     hc_shm_g.free[i] = (hc_ext_t){off, len};
     hc_shm_g.nfree++;
-    if (i + 1 < hc_shm_g.nfree && hc_shm_g.free[i].off + hc_shm_g.free[i].len == hc_shm_g.free[i + 1].off) {
+    if (i + 1 < hc_shm_g.nfree
+        && hc_shm_g.free[i].off + hc_shm_g.free[i].len == hc_shm_g.free[i + 1].off) {
         hc_shm_g.free[i].len += hc_shm_g.free[i + 1].len;
-        memmove(&hc_shm_g.free[i + 1], &hc_shm_g.free[i + 2], sizeof(*hc_shm_g.free) * (size_t) (hc_shm_g.nfree - i - 2));
+        memmove(&hc_shm_g.free[i + 1], &hc_shm_g.free[i + 2],
+                sizeof(*hc_shm_g.free) * (size_t) (hc_shm_g.nfree - i - 2));
         hc_shm_g.nfree--;
     }
     if (i > 0 && hc_shm_g.free[i - 1].off + hc_shm_g.free[i - 1].len == hc_shm_g.free[i].off) {
         hc_shm_g.free[i - 1].len += hc_shm_g.free[i].len;
-        memmove(&hc_shm_g.free[i], &hc_shm_g.free[i + 1], sizeof(*hc_shm_g.free) * (size_t) (hc_shm_g.nfree - i - 1));
+        memmove(&hc_shm_g.free[i], &hc_shm_g.free[i + 1],
+                sizeof(*hc_shm_g.free) * (size_t) (hc_shm_g.nfree - i - 1));
         hc_shm_g.nfree--;
     }
 }
@@ -184,7 +192,8 @@ size_t hc_shm_arena_get(size_t len)
             hc_shm_g.free[i].off += len;
             hc_shm_g.free[i].len -= len;
             if (0 == hc_shm_g.free[i].len) {
-                memmove(&hc_shm_g.free[i], &hc_shm_g.free[i + 1], sizeof(*hc_shm_g.free) * (size_t) (hc_shm_g.nfree - i - 1));
+                memmove(&hc_shm_g.free[i], &hc_shm_g.free[i + 1],
+                        sizeof(*hc_shm_g.free) * (size_t) (hc_shm_g.nfree - i - 1));
                 hc_shm_g.nfree--;
             }
             return off;
@@ -209,6 +218,13 @@ static void arena_pending(size_t off, size_t len)
 }
 
 /* A peer's arena, mapped once per process and counted. */
+/* A carved extent whose readers may still be inside (its header a
+ * region's: arena_reclaim takes it back once `detached` reaches n). */
+void hc_shm_arena_pending(size_t off, size_t len)
+{
+    arena_pending(off, len);
+}
+
 char *hc_shm_map_peer(pid_t pid, int fd, size_t *size)
 {
     if (pid == getpid()) {
@@ -262,8 +278,8 @@ char *hc_shm_map_peer(pid_t pid, int fd, size_t *size)
 
 /* A peer's arena no region of ours uses any more stays mapped for the
  * next (a communicator made and freed again and again: mapping, first
- * touches and unmapping with its TLB flush took about 10 of the 17 us of
- * a set-up at np 2), at most HC_IDLE_MAPS of them (the number of
+ * touches and unmapping with its TLB flush were most of a set-up's time;
+ * docs/design/shm-placement-remembered.md), at most HC_IDLE_MAPS of them (the number of
  * processes on the node bounds them anyway, unless processes come and
  * go); drop: unmap it now (its header did not check out). */
 #define HC_IDLE_MAPS 16
@@ -275,7 +291,8 @@ void hc_shm_unmap_peer(char *base, bool drop)
         idle += 0 == hc_shm_g.maps[i].refs;
     }
     for (int i = 0; i < hc_shm_g.nmaps; ++i) {
-        if (hc_shm_g.maps[i].base == base && 0 == --hc_shm_g.maps[i].refs && (drop || idle >= HC_IDLE_MAPS)) {
+        if (hc_shm_g.maps[i].base == base && 0 == --hc_shm_g.maps[i].refs
+            && (drop || idle >= HC_IDLE_MAPS)) {
             munmap(base, hc_shm_g.maps[i].size);
             hc_shm_g.maps[i] = hc_shm_g.maps[--hc_shm_g.nmaps];
             return;
@@ -315,9 +332,9 @@ int hc_shm_flag_slots(int n, int k)
 
 size_t hc_shm_cell_for(int n, int k)
 {
-    mca_coll_hiercoll_params_t *c = &mca_coll_hiercoll_params;
-    size_t cell = c->shm_cell_size;
-    size_t cap = c->shm_chan_bytes / ((size_t) k * (size_t) (n + 1));
+    mca_coll_hiercoll_params_t *prm = &mca_coll_hiercoll_params;
+    size_t cell = prm->shm_cell_size;
+    size_t cap = prm->shm_chan_bytes / ((size_t) k * (size_t) (n + 1));
     if (cell > cap) {
         cell = cap;
     }
@@ -350,8 +367,8 @@ void hc_shm_lay_out(hc_shm_t *s, char *region)
 
 /* A new region's header, flag and done lines zeroed, "nothing yet", as
  * hc_shm_lay_out finds them (the cells are written before they are read;
- * zeroing the whole region, 460 KiB at np 2, took 5-7 us of each set-up;
- * the arena's pages were allocated by posix_fallocate). */
+ * zeroing the whole region took a good part of each set-up; the arena's
+ * pages were allocated by posix_fallocate). */
 void hc_shm_zero_control(hc_shm_t *s, char *region)
 {
     memset(region, 0, sizeof(hc_shm_hdr_t));
@@ -389,6 +406,9 @@ static int cma_move(pid_t pid, void *local, uint64_t remote, size_t len, bool wr
                 continue;
             }
             return errno;
+        }
+        if (OPAL_UNLIKELY(NULL != hc_shm_stepping)) { /* (coll_hiercoll_stats) */
+            hc_shm_count_cma(pid, (size_t) moved, !write);
         }
         if (0 == moved) {
             return EFAULT;

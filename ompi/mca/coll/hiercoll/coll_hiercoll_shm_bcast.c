@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * The shared-memory node level: the barrier's and the bcast's state
  * machines.
  *
@@ -109,9 +113,9 @@ static void push_part(size_t m, int n, int q, size_t *lo, size_t *hi)
     *hi = *lo + part;
 }
 
-/* From this size on the root writes parts of a CMA bcast (measured at
- * np 2: 1.4 to 3 times faster from 32 KiB to 8 MiB; at 16 KiB waiting
- * for the readers' addresses cost more than the copy saved). */
+/* From this size on the root writes parts of a CMA bcast (faster from 32
+ * KiB; at 16 KiB waiting for the readers' addresses cost more than the
+ * copy saved; the figures: docs/design/shm-cma.md). */
 #define HC_SHM_PUSH_MIN (32 * 1024)
 
 /* A long bcast by CMA.  The root publishes where its bytes are (its
@@ -163,8 +167,8 @@ static bool run_bcast_cma(hc_shm_op_t *o)
                 const char *from = (const char *) (uintptr_t) l->aux;
                 if (0 != r->aux && NULL != from && lo < hi) {
                     int err = hc_shm_fault("push") ? EPERM
-                                            : hc_shm_cma_write(sh->pids[o->i], r->aux + lo, from + lo,
-                                                        hi - lo);
+                                                   : hc_shm_cma_write(sh->pids[o->i], r->aux + lo,
+                                                                      from + lo, hi - lo);
                     if (0 != err) {
                         l->data[0] = 1; /* the readers read their parts themselves */
                         push_failed(sh, o->i, err);
@@ -224,8 +228,8 @@ static bool run_bcast_cma(hc_shm_op_t *o)
     }
     o->error = OMPI_SUCCESS;
     if (0 != err) {
-        opal_output(0, "hiercoll: shm: %s rank %d: process_vm_readv of %zu bytes from rank %d: %s",
-                    sh->comm->c_name, sh->me, o->m, root, strerror(err));
+        mca_coll_hiercoll_show_help("single-copy-read-failed", sh->comm->c_name, sh->me, o->m,
+                                    root, strerror(err));
         o->error = OMPI_ERROR;
     }
     free(o->tmp);
@@ -264,7 +268,22 @@ static bool cma_children_done(hc_shm_op_t *o, uint64_t s)
  * it reads from says it has them (a count in its line), so the pieces go
  * down every level at once; a rank that others read publishes where its
  * bytes are (its buffer, or a packed copy) and returns once they have
- * read them all (FV(s, 1) in their lines). */
+ * read them all (FV(s, 1) in their lines).
+ * ERRORS DOWN THE LEVELS: a rank whose bytes are bad (a read that failed,
+ * no buffer) says so in its line's second word, set before the count that
+ * covers them is released; a reader that sees it (after the count, with
+ * acquire) fails too and says so to its own readers, so every rank below
+ * a failed one returns an error, never a buffer it did not get. */
+static inline uint64_t *tree_have(hc_line_t *l)
+{
+    return (uint64_t *) l->data;
+}
+
+static inline uint64_t *tree_bad(hc_line_t *l)
+{
+    return (uint64_t *) l->data + 1;
+}
+
 static bool run_bcast_cma_tree(hc_shm_op_t *o)
 {
     hc_shm_chan_t *ch = o->ch;
@@ -272,7 +291,7 @@ static bool run_bcast_cma_tree(hc_shm_op_t *o)
     uint64_t s = o->s0;
     bool root = sh->me == o->root, read = sh->hi > 0 || root; /* (others read mine) */
     hc_line_t *mine = line_of(o, s, sh->me);
-    uint64_t *have = (uint64_t *) mine->data;
+    uint64_t *have = tree_have(mine);
     if (0 == o->ph) {
         if (!slot_free(ch, s, false)) {
             return false;
@@ -289,6 +308,7 @@ static bool run_bcast_cma_tree(hc_shm_op_t *o)
         }
         if (read) {
             mine->aux = (uint64_t) (uintptr_t) buf;
+            __atomic_store_n(tree_bad(mine), OMPI_SUCCESS != o->error, __ATOMIC_RELAXED);
             __atomic_store_n(have, root ? (uint64_t) o->m : 0, __ATOMIC_RELAXED);
             publish(o, mine, FV(s, 0));
         }
@@ -305,7 +325,7 @@ static bool run_bcast_cma_tree(hc_shm_op_t *o)
     }
     if (2 == o->ph) {
         char *buf = o->packed ? o->tmp : o->dst;
-        const uint64_t *there = (const uint64_t *) l->data;
+        const uint64_t *there = tree_have(l);
         while (o->mine0 < o->m) {
             uint64_t ready = __atomic_load_n(there, __ATOMIC_ACQUIRE);
             if (ready <= (uint64_t) o->mine0) {
@@ -315,16 +335,28 @@ static bool run_bcast_cma_tree(hc_shm_op_t *o)
             }
             size_t len = (size_t) ready - o->mine0;
             len = len < HC_SHM_TREE_PIECE ? len : HC_SHM_TREE_PIECE;
-            int err = NULL == buf || 0 == l->aux
-                          ? ENOMEM
-                          : hc_shm_cma_read(sh->pids[src], buf + o->mine0, l->aux + (uint64_t) o->mine0, len);
+            int err = NULL == buf || 0 == l->aux ? ENOMEM
+                      : hc_shm_fault("treeread")
+                          ? EFAULT
+                          : hc_shm_cma_read(sh->pids[src], buf + o->mine0,
+                                            l->aux + (uint64_t) o->mine0, len);
             if (0 != err && OMPI_SUCCESS == o->error) {
-                opal_output(0, "hiercoll: shm: %s rank %d: process_vm_readv of %zu bytes from "
-                            "rank %d: %s", sh->comm->c_name, sh->me, len, src, strerror(err));
+                mca_coll_hiercoll_show_help("single-copy-read-failed", sh->comm->c_name,
+                                            sh->me, len, src, strerror(err));
+                o->error = OMPI_ERROR;
+            }
+            /* (the bytes up to `ready` bad at the rank I read: set before it released them) */
+            if (0 != __atomic_load_n(tree_bad(l), __ATOMIC_RELAXED) && OMPI_SUCCESS == o->error) {
+                mca_coll_hiercoll_log(1, "shm: %s rank %d: rank %d, whose buffer it reads in a "
+                                      "bcast through the levels, failed; the bcast returns an "
+                                      "error", sh->comm->c_name, sh->me, src);
                 o->error = OMPI_ERROR;
             }
             o->mine0 += len;
             if (read) {
+                if (OMPI_SUCCESS != o->error) { /* (before the count that covers them) */
+                    __atomic_store_n(tree_bad(mine), 1, __ATOMIC_RELAXED);
+                }
                 __atomic_store_n(have, (uint64_t) o->mine0, __ATOMIC_RELEASE);
             }
         }

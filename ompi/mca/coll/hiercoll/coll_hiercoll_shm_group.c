@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * The shared-memory node level: the hierarchy.  Each rank's keys of the
  * hardware levels (coll_hiercoll_shm_levels, _group_level), the levels and
  * groups of the hierarchy's algorithms (runs of consecutive ranks, led by
@@ -39,21 +43,21 @@ int64_t hc_shm_my_key(ompi_communicator_t *comm, int by)
  * consecutive ranks).  Returns their number. */
 int hc_shm_levels_of(int *by)
 {
-    const mca_coll_hiercoll_params_t *c = &mca_coll_hiercoll_params;
-    if (HC_LEVELS_LIST == c->shm_levels_mode) {
-        memcpy(by, c->shm_lv_by, sizeof(int) * (size_t) c->shm_nlv);
-        return c->shm_nlv;
+    const mca_coll_hiercoll_params_t *prm = &mca_coll_hiercoll_params;
+    if (HC_LEVELS_LIST == prm->shm_levels_mode) {
+        memcpy(by, prm->shm_lv_by, sizeof(int) * (size_t) prm->shm_nlv);
+        return prm->shm_nlv;
     }
     int n = 0;
-    if (HC_LEVELS_AUTO != c->shm_levels_mode || c->shm_group_by < 0) {
+    if (HC_LEVELS_AUTO != prm->shm_levels_mode || prm->shm_group_by < 0) {
         return 0;
     }
-    by[n++] = c->shm_group_by;
+    by[n++] = prm->shm_group_by;
     /* (numa and socket where they are above the group level) */
     static const int above[] = {HCP_LEVEL_NUMA, HCP_LEVEL_SOCKET};
     for (int i = 0; i < 2; ++i) {
-        bool higher = c->shm_group_by > HCP_LEVEL_SOCKET
-                      || (HCP_LEVEL_NUMA == c->shm_group_by && HCP_LEVEL_SOCKET == above[i]);
+        bool higher = prm->shm_group_by > HCP_LEVEL_SOCKET
+                      || (HCP_LEVEL_NUMA == prm->shm_group_by && HCP_LEVEL_SOCKET == above[i]);
         if (higher) {
             by[n++] = above[i];
         }
@@ -66,9 +70,9 @@ int hc_shm_levels_of(int *by)
  * the ranks' places are known. */
 bool hc_shm_flat_for(int n)
 {
-    const mca_coll_hiercoll_params_t *c = &mca_coll_hiercoll_params;
-    return HC_LEVELS_FLAT == c->shm_levels_mode
-           || (HC_LEVELS_AUTO == c->shm_levels_mode && n <= c->shm_group_size);
+    const mca_coll_hiercoll_params_t *prm = &mca_coll_hiercoll_params;
+    return HC_LEVELS_FLAT == prm->shm_levels_mode
+           || (HC_LEVELS_AUTO == prm->shm_levels_mode && n <= prm->shm_group_size);
 }
 
 /* The hierarchy (not flat) from every rank's keys of the candidate levels
@@ -139,8 +143,9 @@ bool hc_shm_group_ranks(hc_shm_t *s, const hc_shm_peer_t *peers, char *how, size
             lo = sz < lo ? sz : lo;
             hiz = sz > hiz ? sz : hiz;
         }
-        hat += snprintf(how + hat, howlen - (size_t) hat, "%s %s %d groups of %d", 0 == k ? ":" : ",",
-                        used[k] < 0 ? "ranks" : hcp_level_names[by[used[k]]], groups, lo);
+        hat +=
+            snprintf(how + hat, howlen - (size_t) hat, "%s %s %d groups of %d", 0 == k ? ":" : ",",
+                     used[k] < 0 ? "ranks" : hcp_level_names[by[used[k]]], groups, lo);
         if (hiz != lo && hat < (int) howlen) {
             hat += snprintf(how + hat, howlen - (size_t) hat, "-%d", hiz);
         }
@@ -403,7 +408,11 @@ int hc_shm_topo_describe(const hc_shm_t *s, const hc_shm_peer_t *peers, char *bu
 bool hc_shm_stats_init(hc_shm_t *s, const hc_shm_peer_t *peers)
 {
     s->st = calloc(1, sizeof(*s->st));
-    if (NULL == s->st || NULL == (s->st->dist = calloc((size_t) s->n, 1))) {
+    if (NULL == s->st || NULL == (s->st->dist = calloc((size_t) s->n, 1))
+        || NULL == (s->st->reg = calloc((size_t) s->n, sizeof(uint64_t)))) {
+        if (NULL != s->st) {
+            free(s->st->dist);
+        }
         free(s->st);
         s->st = NULL;
         return false;
@@ -412,10 +421,10 @@ bool hc_shm_stats_init(hc_shm_t *s, const hc_shm_peer_t *peers)
         int d = HC_DIST_FAR;
         if (0 != hc_shm_topo.total) {
             int w = (int) peers[r].wrank, me = (int) peers[s->me].wrank;
-            d = hc_shm_topo_id(HC_TOPO_L3, w) == hc_shm_topo_id(HC_TOPO_L3, me)         ? HC_DIST_L3
+            d = hc_shm_topo_id(HC_TOPO_L3, w) == hc_shm_topo_id(HC_TOPO_L3, me)       ? HC_DIST_L3
                 : hc_shm_topo_id(HC_TOPO_NUMA, w) == hc_shm_topo_id(HC_TOPO_NUMA, me) ? HC_DIST_NUMA
                 : hc_shm_topo_id(HC_TOPO_PACK, w) == hc_shm_topo_id(HC_TOPO_PACK, me) ? HC_DIST_PACK
-                                                                                       : HC_DIST_FAR;
+                                                                                      : HC_DIST_FAR;
         } else if (r != s->me) {
             ompi_proc_t *p = ompi_comm_peer_lookup(s->comm, r);
             uint16_t f = NULL != p ? p->super.proc_flags : 0;
@@ -442,12 +451,74 @@ void hc_shm_count(const hc_shm_op_t *o, int first, int count, int stride, const 
     }
 }
 
-/* Operation o has read `bytes` of rank r's cell. */
+/* Operation o has read `bytes` of rank r's cell (its lines, and the
+ * bytes moved). */
 void hc_shm_count_cell(const hc_shm_op_t *o, int r, size_t bytes)
 {
     hc_shm_t *sh = o->ch->s;
     if (r >= 0 && r < sh->n && r != sh->me && 0 != bytes) {
         sh->st->cells[o->coll][sh->st->dist[r]] += (bytes + HC_SHM_LINE - 1) / HC_SHM_LINE;
+        sh->st->bytes[o->coll][sh->st->dist[r]] += bytes;
+    }
+}
+
+/* Operation o has copied `bytes` out of rank r's memory (r = me, or < 0:
+ * inside my own). */
+void hc_shm_count_bytes(const hc_shm_op_t *o, int r, size_t bytes)
+{
+    hc_shm_t *sh = o->ch->s;
+    int d = r >= 0 && r < sh->n && r != sh->me ? sh->st->dist[r] : HC_DIST_OWN;
+    sh->st->bytes[o->coll][d] += bytes;
+}
+
+/* The operation being stepped (op_step), with coll_hiercoll_stats. */
+const hc_shm_op_t *hc_shm_stepping;
+
+/* One reader more of a buffer's contents, registered in `word` (a word of
+ * the buffer owner's lines) under `key` (the operation and phase of those
+ * contents): a different key starts the count again; the count reached
+ * is the readers so far, the last one's the buffer's. */
+void hc_shm_count_readers(const hc_shm_op_t *o, uint64_t *word, uint64_t key)
+{
+    hc_shm_stats_t *st = o->ch->s->st;
+    uint64_t old = __atomic_load_n(word, __ATOMIC_RELAXED), nv;
+    key &= (UINT64_C(1) << 48) - 1;
+    do {
+        nv = old >> 16 == key ? old + 1 : key << 16 | 1;
+    } while (!__atomic_compare_exchange_n(word, &old, nv, false, __ATOMIC_RELAXED,
+                                          __ATOMIC_RELAXED));
+    if ((nv & 0xffff) > st->readers[o->coll]) {
+        st->readers[o->coll] = nv & 0xffff;
+    }
+}
+
+/* A process_vm_readv (read) or _writev of `bytes` with process pid, made
+ * by the operation being stepped: the call, the bytes by distance, and,
+ * for a read, one reader more of the target's buffer of this operation
+ * and phase (registered once, in a word of the target's flag line of the
+ * operation that no single-copy path uses). */
+void hc_shm_count_cma(pid_t pid, size_t bytes, bool read)
+{
+    const hc_shm_op_t *o = hc_shm_stepping;
+    hc_shm_t *sh = NULL != o ? o->ch->s : NULL;
+    if (NULL == sh || NULL == sh->st || NULL == sh->pids) {
+        return;
+    }
+    int r = 0;
+    while (r < sh->n && sh->pids[r] != pid) {
+        ++r;
+    }
+    if (r == sh->n) {
+        return;
+    }
+    sh->st->cma[o->coll]++;
+    sh->st->bytes[o->coll][sh->st->dist[r]] += bytes;
+    uint64_t key = (o->s0 << 8 | (uint64_t) o->ph) + 1;
+    if (read && sh->st->reg[r] != key) {
+        sh->st->reg[r] = key;
+        hc_line_t *l = line_of(o, o->s0, r);
+        hc_shm_count_readers(o, (uint64_t *) (l->data + HC_SHM_INLINE - 8 * (1 + (o->ph & 1))),
+                             key);
     }
 }
 
@@ -473,4 +544,26 @@ void hc_shm_stats_print(const hc_shm_t *s)
     }
     opal_output(0, "hiercoll: shm lines comm %s rank %d/%d:%s", s->comm->c_name, s->me, s->n,
                 at ? per : " no operation");
+    /* the bytes copied, the system calls, the most readers of one buffer */
+    at = 0;
+    per[0] = '\0';
+    for (int k = 0; k < HC_NCOLL && at < sizeof(per) - 160; ++k) {
+        const uint64_t *b = s->st->bytes[k];
+        if (0 == s->st->ops[k]) {
+            continue;
+        }
+        at += (size_t) snprintf(per + at, sizeof(per) - at,
+                                " %s: %llu ops, bytes own %llu l3 %llu numa %llu package %llu "
+                                "across %llu, cma calls %llu, readers at most %llu;",
+                                mca_coll_hiercoll_coll_names[k],
+                                (unsigned long long) s->st->ops[k],
+                                (unsigned long long) b[HC_DIST_OWN], (unsigned long long) b[0],
+                                (unsigned long long) b[1], (unsigned long long) b[2],
+                                (unsigned long long) b[3], (unsigned long long) s->st->cma[k],
+                                (unsigned long long) s->st->readers[k]);
+    }
+    if (0 != at) {
+        opal_output(0, "hiercoll: shm bytes comm %s rank %d/%d:%s", s->comm->c_name, s->me, s->n,
+                    per);
+    }
 }

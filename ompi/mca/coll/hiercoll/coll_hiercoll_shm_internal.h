@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * The shared-memory node level's own types and hot helpers, shared by its
  * files (coll_hiercoll_shm*.c; the map is in coll_hiercoll_shm.c): the
  * region's lines, channels and operations, the flag loads and stores,
@@ -29,8 +33,7 @@
  * after it has read every rank's line of h + 1, which each rank wrote
  * once it had finished h, so they need no slot check and no done line.
  * Placement gives them the fastest rows, and a few rows, each reused
- * every few calls, crossed faster than 64 (np 2, a loop of barriers:
- * 0.110-0.116 us against 0.118-0.124).
+ * every few calls, crossed faster than 64 (docs/design/shm-hot-rows.md).
  */
 #ifndef MCA_COLL_HIERCOLL_SHM_INTERNAL_H
 #define MCA_COLL_HIERCOLL_SHM_INTERNAL_H
@@ -143,6 +146,7 @@ typedef struct {
 extern HC_SHM_HIDDEN hc_shm_proc_t hc_shm_g;
 
 typedef struct hc_shm_op hc_shm_op_t;
+typedef struct hc_shm_long hc_shm_long_t; /* the long cells (coll_hiercoll_shm_long.c) */
 
 /* TOPOLOGY (coll_hiercoll_shm_group.c).  The levels a rank's place is told
  * by, from the top; a synthetic topology (coll_hiercoll_shm_topology) gives
@@ -162,10 +166,23 @@ extern HC_SHM_HIDDEN hc_shm_topo_t hc_shm_topo;
  * cells it read that another rank wrote (bytes / HC_SHM_LINE, rounded up,
  * per read). */
 enum { HC_DIST_L3, HC_DIST_NUMA, HC_DIST_PACK, HC_DIST_FAR, HC_NDIST };
+#define HC_DIST_OWN HC_NDIST /* bytes[][HC_DIST_OWN]: copies inside my own memory */
+/* BYTES AND SYSTEM CALLS (coll_hiercoll_stats; coll_hiercoll_shm_group.c):
+ * the bytes this rank copied (or folded) out of another rank's memory by
+ * distance, and inside its own (a cell it fills from its buffer, or
+ * empties into it); its process_vm_readv/writev calls; and the most ranks
+ * that read one of its buffers' contents between their writing and their
+ * reuse (any of them may read at once: a star of n - 1 readers, or a
+ * tree's few), counted where the reads happen (single copy; the long
+ * cells, coll_hiercoll_shm_long.c). */
 typedef struct {
     uint64_t ops[HC_NCOLL];
     uint64_t lines[HC_NCOLL][HC_NDIST];
     uint64_t cells[HC_NCOLL][HC_NDIST]; /* cells' lines (HC_SHM_LINE bytes, rounded up) */
+    uint64_t bytes[HC_NCOLL][HC_NDIST + 1];
+    uint64_t cma[HC_NCOLL];     /* process_vm_readv/writev calls */
+    uint64_t readers[HC_NCOLL]; /* the most readers of one buffer's contents */
+    uint64_t *reg;              /* [n] the (operation, phase) last registered with each rank */
     uint8_t *dist; /* [n] my distance to each rank */
 } hc_shm_stats_t;
 
@@ -192,6 +209,7 @@ typedef struct hc_shm {
     int n, me;
     int calls; /* eligible calls before admission (auto) */
     int k, kf; /* slots of cells, of flag lines (kf a power of two) */
+    bool debug_reuse; /* slot_free rechecks the done lines (coll_hiercoll_shm_debug_reuse) */
     int place;   /* channel 0's candidate rows per flag slot (place_rows) */
     hc_line_t **rows; /* [nch][kf + HC_SHM_HOT] the channels' row tables */
     size_t cell;
@@ -235,6 +253,7 @@ typedef struct hc_shm {
     uint64_t pkey;
     mca_coll_hiercoll_module_t *module; /* (hc_shm_place_later's calls of the layer below) */
     hc_shm_stats_t *st; /* the line counts (coll_hiercoll_stats), else NULL */
+    hc_shm_long_t *lg;  /* the long cells (set up by the first call that takes them) */
 } hc_shm_t;
 
 /* Operation s's flag line of rank r (kf slots of flag lines), its cell
@@ -291,7 +310,7 @@ typedef struct {
 } hc_shm_peer_t;
 
 enum { PATH_INLINE, PATH_CELLS, PATH_FOLD, PATH_SLICE, PATH_MOVE, PATH_RSCAT, PATH_CMA,
-       PATH_CMA_ROOT, PATH_TREE };
+       PATH_CMA_ROOT, PATH_TREE, PATH_LONG };
 
 struct hc_shm_op {
     hc_shm_op_t *next;
@@ -353,6 +372,7 @@ typedef struct hc_shm_req {
     mca_coll_hiercoll_module_t *m;
     ompi_communicator_t *comm;
     hc_call_t call; /* persistent: restarted from it */
+    int *arrays;    /* nonblocking: the call's counts and displacements, copied */
     int chan;
     bool persistent, active;
 } hc_shm_req_t;
@@ -366,6 +386,7 @@ HC_SHM_HIDDEN bool hc_shm_fault(const char *step);
 HC_SHM_HIDDEN uint64_t hc_shm_random64(void);
 HC_SHM_HIDDEN void hc_shm_arena_create(void);
 HC_SHM_HIDDEN void hc_shm_arena_put(size_t off, size_t len);
+HC_SHM_HIDDEN void hc_shm_arena_pending(size_t off, size_t len);
 HC_SHM_HIDDEN size_t hc_shm_arena_largest(void);
 HC_SHM_HIDDEN size_t hc_shm_arena_get(size_t len);
 HC_SHM_HIDDEN char *hc_shm_map_peer(pid_t pid, int fd, size_t *size);
@@ -384,6 +405,8 @@ HC_SHM_HIDDEN bool hc_shm_others_done(hc_shm_op_t *o, uint64_t s, int skip);
 HC_SHM_HIDDEN bool hc_shm_one_done(hc_shm_op_t *o, uint64_t s, int r);
 HC_SHM_HIDDEN double hc_shm_now(void);
 HC_SHM_HIDDEN void hc_shm_wait_slow(hc_shm_t *sh, hc_wait_t *w, const hc_shm_op_t *o);
+HC_SHM_HIDDEN __attribute__((cold)) void hc_shm_reuse_check(const hc_shm_chan_t *ch, uint64_t s,
+                                                          int k);
 /* coll_hiercoll_shm_group.c */
 HC_SHM_HIDDEN int64_t hc_shm_my_key(ompi_communicator_t *comm, int by);
 HC_SHM_HIDDEN bool hc_shm_group_ranks(hc_shm_t *s, const hc_shm_peer_t *peers, char *how,
@@ -405,6 +428,21 @@ HC_SHM_HIDDEN __attribute__((cold)) void hc_shm_count(const hc_shm_op_t *o, int 
                                                      int stride, const int *list);
 HC_SHM_HIDDEN __attribute__((cold)) void hc_shm_count_cell(const hc_shm_op_t *o, int r,
                                                           size_t bytes);
+HC_SHM_HIDDEN __attribute__((cold)) void hc_shm_count_bytes(const hc_shm_op_t *o, int r,
+                                                           size_t bytes);
+HC_SHM_HIDDEN __attribute__((cold)) void hc_shm_count_cma(pid_t pid, size_t bytes, bool read);
+HC_SHM_HIDDEN __attribute__((cold)) void hc_shm_count_readers(const hc_shm_op_t *o,
+                                                             uint64_t *word, uint64_t key);
+/* The operation being stepped (op_step; its single copy is counted in
+ * hc_shm_cma_read and _write), with coll_hiercoll_stats; else NULL. */
+extern HC_SHM_HIDDEN const hc_shm_op_t *hc_shm_stepping;
+/* Bytes copied by o out of rank r's memory (r: me, inside my own). */
+#define HC_SHM_BYTES(o, r, bytes)                                                                  \
+    do {                                                                                           \
+        if (OPAL_UNLIKELY(NULL != (o)->ch->s->st)) {                                               \
+            hc_shm_count_bytes((o), (r), (bytes));                                                 \
+        }                                                                                          \
+    } while (0)
 /* Rank r's cell of `bytes` read (counted with coll_hiercoll_stats). */
 #define HC_SHM_CELL_READ(o, r, bytes)                                                              \
     do {                                                                                           \
@@ -435,6 +473,10 @@ HC_SHM_HIDDEN bool hc_shm_run_move(hc_shm_op_t *o);
 HC_SHM_HIDDEN int hc_shm_chunks_of(size_t bytes, size_t chunk);
 HC_SHM_HIDDEN bool hc_shm_run_vmove(hc_shm_op_t *o);
 HC_SHM_HIDDEN bool hc_shm_run_rscat(hc_shm_op_t *o);
+/* coll_hiercoll_shm_long.c */
+HC_SHM_HIDDEN bool hc_shm_long_takes(hc_shm_op_t *o, const hc_call_t *c);
+HC_SHM_HIDDEN bool hc_shm_run_long(hc_shm_op_t *o);
+HC_SHM_HIDDEN void hc_shm_long_leave(hc_shm_t *sh);
 /* coll_hiercoll_shm_op.c */
 HC_SHM_HIDDEN int hc_shm_op_init(hc_shm_op_t *o, hc_shm_chan_t *ch, const hc_call_t *c);
 HC_SHM_HIDDEN void hc_shm_op_ring(hc_shm_op_t *o);
@@ -464,19 +506,31 @@ static inline bool slot_wait(hc_shm_chan_t *ch, uint64_t s, int k)
 }
 
 /* (the test inline: it is on every short call's path, and almost always
- * passes without reading a done line) */
+ * passes without reading a done line).  The cached minimum is also
+ * advanced by inference (all_begun, all_flags, the lean calls: every rank
+ * has begun s, so each finished what came before); under
+ * coll_hiercoll_shm_debug_reuse every reuse it allows rechecks the done
+ * lines (hc_shm_reuse_check: an abort where the cache was ahead). */
 static inline bool slot_free(hc_shm_chan_t *ch, uint64_t s, bool cells)
 {
     int k = cells ? ch->s->k : ch->s->kf;
-    return s <= (uint64_t) k || ch->done_min + (uint64_t) k >= s || slot_wait(ch, s, k);
+    if (s <= (uint64_t) k) {
+        return true;
+    }
+    if (ch->done_min + (uint64_t) k >= s) {
+        if (OPAL_UNLIKELY(ch->s->debug_reuse)) {
+            hc_shm_reuse_check(ch, s, k);
+        }
+        return true;
+    }
+    return slot_wait(ch, s, k);
 }
 
 /* Push [p, p + len) out of this core's caches into the shared last-level
  * cache, where its readers take it without a snoop of this core (CLDEMOTE,
  * 0F 1C /0, sits in the reserved-NOP space: a NOP on processors without
- * it).  Measured on this project's VM (Xeon with CLDEMOTE), two processes
- * exchanging lines: 8 bytes 137-150 ns -> 124-132, a 1 KiB cell each
- * way 552 -> 450, 2 KiB 920 -> 793. */
+ * it).  Two processes exchanging lines did so faster with it on a Xeon
+ * that has CLDEMOTE (docs/design/shm-line-demotion.md). */
 #define HC_SHM_DEMOTE_MAX 1024 /* longest cell demoted */
 
 static inline void demote(const void *p, size_t len)
@@ -576,9 +630,10 @@ static inline bool one_flag(hc_shm_op_t *o, hc_line_t *l, uint64_t v)
 /* Phase v of my line (with whatever was written into it and the cells
  * before): visible, and out of my core's caches for its readers; not a
  * bcast's line whose payload stays in its first 64 bytes (the root runs
- * ahead of its readers and the demotion is on its path: 0.94-0.98x).
- * (Deciding that once in hc_shm_op_init, in a field of the operation, made the
- * 64-byte bcast 0.7-0.8x at np 2 in three runs: the inline test stays.) */
+ * ahead of its readers and the demotion is on its path: slower).
+ * (Deciding that once in hc_shm_op_init, in a field of the operation, made
+ * the 64-byte bcast slower still: the inline test stays;
+ * docs/design/shm-line-demotion.md.) */
 static inline void publish(const hc_shm_op_t *o, hc_line_t *l, uint64_t v)
 {
     st_rel(&l->seq, v);
@@ -691,15 +746,11 @@ static inline void reduce_into(const hc_shm_op_t *o, const char *x, char *acc, s
 }
 
 /* Below this an allreduce on few ranks is folded whole by every rank; from
- * it slice-parallel (2 MiB: 236 against 320 us).  A reduce on few ranks is
- * folded by its root alone at every length: measured at np 2, 1.0 to 1.16
- * times the layer below's from 16 KiB, where slice-parallel folds were 0.4
- * to 0.65.  From 1 MiB the slices had won on the first machine (1.16 at 1
- * MiB, 1.43 from 2 MiB, the root alone 0.99 and 1.22), but on a second
- * (AMD EPYC, 2 cores) they ran 0.85 to 1.11 and, in a slow state of it,
- * 0.30 to 0.40 (1 to 4 MiB), where the root alone ran 0.98 to 1.04 in
- * every job (1 to 16 MiB, 2 jobs each, alternating builds): the layer
- * below's pattern, never far from it. */
+ * it slice-parallel, which is faster there.  A reduce on few ranks is
+ * folded by its root alone at every length: slice-parallel folds lost to
+ * the layer below from 16 KiB, and from 1 MiB, where they had won on one
+ * machine, they lost on another, while the root alone stayed close to the
+ * layer below on both (its pattern; the figures: docs/design/shm-cma.md). */
 #define HC_SHM_ROOT_MAX (1024 * 1024) /* bytes a CMA allreduce folds whole (stays in L2) */
 
 static inline bool contiguous(ompi_datatype_t *dt, size_t count)
@@ -710,8 +761,8 @@ static inline bool contiguous(ompi_datatype_t *dt, size_t count)
 /* A flat region's reduce of m bytes (elements of esize) past one flag
  * line goes in the flag lines all the same, in chunks of whole elements
  * (up to HC_SHM_RED_LINES of them): the non-roots publish and go on, as
- * in one line, where cells would hold them to the cell slots (np 2, 128
- * and 256 bytes: 0.16-0.19 us through the cells, tuned's 0.12-0.19). */
+ * in one line, where cells would hold them to the cell slots (through the
+ * cells it was no faster than tuned; docs/design/shm-auto-and-reduce-lines.md). */
 #define HC_SHM_RED_LINES 4
 
 static inline bool red_lines(const hc_shm_t *sh, size_t m, size_t esize)

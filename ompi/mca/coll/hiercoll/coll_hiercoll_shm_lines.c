@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * The shared-memory node level: flag lines and waiting (the slow parts;
  * the hot ones, the slot test and the done lines' minimum among them, are
  * static inline in coll_hiercoll_shm_internal.h): the persistent channels
@@ -66,6 +70,32 @@ bool hc_shm_one_done(hc_shm_op_t *o, uint64_t s, int r)
     return true;
 }
 
+/* DEBUG REUSE (coll_hiercoll_shm_debug_reuse).  slot_free let operation s
+ * write slot s mod k on the cached word that every rank has finished
+ * operation done_min; every rank's done line must say at least that
+ * (done lines only grow, and the cache is their minimum as read, or an
+ * inference from lines that each rank published after its done line).  A
+ * line below it: the cache was ahead, and a rank may still be reading the
+ * slot about to be overwritten.  Abort, saying where. */
+void hc_shm_reuse_check(const hc_shm_chan_t *ch, uint64_t s, int k)
+{
+    const hc_shm_t *sh = ch->s;
+    for (int r = 0; r < sh->n; ++r) {
+        uint64_t d = ld_acq(&ch->done[r].seq);
+        if (d >= ch->done_min) {
+            continue;
+        }
+        opal_output(0, "hiercoll: shm debug reuse: %s rank %d (world %d), channel %d: operation "
+                    "%llu would reuse slot %llu of %d, the cache saying every rank has finished "
+                    "operation %llu, but rank %d's done line says %llu: the cached minimum ran "
+                    "ahead of the done lines (a slot still read would be overwritten); aborting",
+                    sh->comm->c_name, sh->me, hc_shm_world_rank(), (int) (ch - sh->ch),
+                    (unsigned long long) s, (unsigned long long) (s % (uint64_t) k), k,
+                    (unsigned long long) ch->done_min, r, (unsigned long long) d);
+        ompi_mpi_abort(&ompi_mpi_comm_world.comm, 1);
+    }
+}
+
 /* The collectives it serves, by name (the watchdog). */
 static const char *coll_name(hc_coll_t k)
 {
@@ -93,19 +123,19 @@ double hc_shm_now(void)
 
 void hc_shm_wait_slow(hc_shm_t *sh, hc_wait_t *w, const hc_shm_op_t *o)
 {
-    mca_coll_hiercoll_params_t *c = &mca_coll_hiercoll_params;
+    mca_coll_hiercoll_params_t *prm = &mca_coll_hiercoll_params;
     opal_progress();
     if (sh->yield) {
         sched_yield();
     }
     /* the clock from the first slow poll, then every 1024th, or every
      * one when yielding: a yield on a loaded node can take milliseconds,
-     * and 1024 of them outlast the wait (load 10-20: no line in 4 s) */
-    if (c->shm_watchdog > 0 && (0 == w->since || sh->yield || 0 == (w->polls & 1023))) {
+     * and 1024 of them outlast the wait (the watchdog then said nothing) */
+    if (prm->shm_watchdog > 0 && (0 == w->since || sh->yield || 0 == (w->polls & 1023))) {
         double t = hc_shm_now();
         if (0 == w->since) {
             w->since = t;
-        } else if (!w->warned && t - w->since > c->shm_watchdog && NULL != o) {
+        } else if (!w->warned && t - w->since > prm->shm_watchdog && NULL != o) {
             w->warned = true;
             const hc_shm_chan_t *ch = o->ch;
             /* the line from the region's first flag line; a flag line's

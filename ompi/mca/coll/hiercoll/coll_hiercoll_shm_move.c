@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * The shared-memory node level: the moves' state machines (gather,
  * scatter, allgather(v), gatherv, scatterv; reduce_scatter(_block)'s
  * blocks).
@@ -262,8 +266,8 @@ bool hc_shm_run_move(hc_shm_op_t *o)
                         if (q != me) {
                             hc_blk_t b = block_of(c, q);
                             hc_shm_dt_stream(b.base, b.dt, b.count, off,
-                                      clip(hc_shm_block_bytes(c, q), off, o->chunk), cell_of(ch, s, q),
-                                      true);
+                                             clip(hc_shm_block_bytes(c, q), off, o->chunk),
+                                             cell_of(ch, s, q), true);
                         }
                     }
                 }
@@ -286,7 +290,8 @@ bool hc_shm_run_move(hc_shm_op_t *o)
                     return false;
                 }
                 hc_shm_dt_stream(c->rbuf, c->rtype, (size_t) c->rcount, off,
-                          clip(hc_shm_block_bytes(c, me), off, o->chunk), cell_of(ch, s, me), false);
+                                 clip(hc_shm_block_bytes(c, me), off, o->chunk), cell_of(ch, s, me),
+                                 false);
                 HC_SHM_CELL_READ(o, c->root, clip(hc_shm_block_bytes(c, me), off, o->chunk));
             }
         } else if (!rooted || root) {
@@ -296,8 +301,9 @@ bool hc_shm_run_move(hc_shm_op_t *o)
             for (int q = 0; q < n; ++q) {
                 if (q != me) {
                     hc_blk_t b = block_of(c, q);
-                    hc_shm_dt_stream(b.base, b.dt, b.count, off, clip(hc_shm_block_bytes(c, q), off, o->chunk),
-                              cell_of(ch, s, q), false);
+                    hc_shm_dt_stream(b.base, b.dt, b.count, off,
+                                     clip(hc_shm_block_bytes(c, q), off, o->chunk),
+                                     cell_of(ch, s, q), false);
                     HC_SHM_CELL_READ(o, q, clip(hc_shm_block_bytes(c, q), off, o->chunk));
                 }
             }
@@ -397,8 +403,8 @@ bool hc_shm_run_vmove(hc_shm_op_t *o)
                 if (!slot_free(ch, s, true)) {
                     return false;
                 }
-                hc_shm_dt_stream(c->sbuf, c->stype, (size_t) c->scount, off, len, cell_of(ch, s, me),
-                          true);
+                hc_shm_dt_stream(c->sbuf, c->stype, (size_t) c->scount, off, len,
+                                 cell_of(ch, s, me), true);
                 publish(o, line_of(o, s, me), FV(s, 0));
             }
             o->ph = 1;
@@ -412,8 +418,8 @@ bool hc_shm_run_vmove(hc_shm_op_t *o)
                 take_chunks(o, (int) r->aux);
             }
             if (!gat) {
-                hc_shm_dt_stream(c->rbuf, c->rtype, (size_t) c->rcount, off, len, cell_of(ch, s, me),
-                          false);
+                hc_shm_dt_stream(c->rbuf, c->rtype, (size_t) c->rcount, off, len,
+                                 cell_of(ch, s, me), false);
                 HC_SHM_CELL_READ(o, root, len);
             }
         }

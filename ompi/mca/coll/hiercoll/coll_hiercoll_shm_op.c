@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * The shared-memory node level: operations (built from a call, stepped),
  * the channels' queues, requests (nonblocking, persistent) and progress.
  *
@@ -18,8 +22,11 @@
  */
 #include "coll_hiercoll_shm_internal.h"
 
-static bool op_step(hc_shm_op_t *o)
+static bool op_step_(hc_shm_op_t *o)
 {
+    if (PATH_LONG == o->path) {
+        return hc_shm_run_long(o);
+    }
     switch (o->coll) {
     case HC_BARRIER:
         return hc_shm_run_barrier(o);
@@ -43,9 +50,21 @@ static bool op_step(hc_shm_op_t *o)
         case PATH_TREE:
             return hc_shm_run_tree(o);
         default:
-            return PATH_INLINE == o->path && !o->ch->s->flat ? hc_shm_run_fold_grouped(o) : hc_shm_run_fold(o);
+            return PATH_INLINE == o->path && !o->ch->s->flat ? hc_shm_run_fold_grouped(o)
+                                                             : hc_shm_run_fold(o);
         }
     }
+}
+
+static inline bool op_step(hc_shm_op_t *o)
+{
+    if (OPAL_LIKELY(NULL == o->ch->s->st)) {
+        return op_step_(o);
+    }
+    hc_shm_stepping = o; /* (its single copy counted: hc_shm_count_cma) */
+    bool done = op_step_(o);
+    hc_shm_stepping = NULL;
+    return done;
 }
 
 static char *base_of(const void *buf, ompi_datatype_t *dt)
@@ -203,8 +222,8 @@ int hc_shm_op_init(hc_shm_op_t *o, hc_shm_chan_t *ch, const hc_call_t *c)
         size_t cma_from = mca_coll_hiercoll_params.shm_cma_min;
         if (HC_ALLREDUCE == c->coll && whole) {
             /* np 2: each rank copies once instead of twice (into its cell,
-             * out of the other's): 8 KiB 1.44-1.61 us against 1.85-2.11
-             * from the cells, even at 4 KiB (1.27-1.31 against 1.17-1.35) */
+             * out of the other's), faster from 8 KiB and as fast at 4 KiB
+             * (docs/design/shm-cma.md) */
             cma_from /= 2;
         }
         if (sh->cma && o->m >= cma_from) {
@@ -220,6 +239,19 @@ int hc_shm_op_init(hc_shm_op_t *o, hc_shm_chan_t *ch, const hc_call_t *c)
             o->dst = NULL; /* insignificant */
         }
         break;
+    }
+    /* long bcasts and reductions through the long cells (one sequence
+     * number: their chunks have their own); never what a lean call may
+     * have begun on another rank (a reduce in flag lines) */
+    if (OPAL_UNLIKELY(o->m > HC_SHM_INLINE && 0 != o->nchunks && PATH_INLINE != o->path)
+        && (HC_BCAST == c->coll || HC_REDUCE == c->coll || HC_ALLREDUCE == c->coll)
+        && (HC_SHM_LONG_ON == sh->module->shm_long
+            || (HC_SHM_LONG_AUTO == sh->module->shm_long && sh->n >= 4 && sh->n <= 7))
+        && hc_shm_long_takes(o, c)) {
+        o->path = PATH_LONG;
+        o->chunk = o->m;
+        o->nchunks = 1;
+        o->mine0 = o->mine1 = 0;
     }
     if (OPAL_UNLIKELY(NULL != sh->st) && 0 != o->nchunks) {
         sh->st->ops[c->coll]++;
@@ -420,6 +452,7 @@ int hc_shm_req_free(ompi_request_t **rp)
     OBJ_RELEASE(r->m);
     OBJ_RELEASE(r->comm);
     mca_coll_hiercoll_req_unmake(&r->super);
+    free(r->arrays);
     free(r);
     *rp = MPI_REQUEST_NULL;
     return OMPI_SUCCESS;

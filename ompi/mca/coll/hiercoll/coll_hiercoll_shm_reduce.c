@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * The shared-memory node level: the reductions' state machines (reduce,
  * allreduce; the folds of reduce_scatter's blocks).
  *
@@ -164,16 +168,44 @@ hc_chunk_t hc_shm_chunk_of(const hc_shm_op_t *o)
  * release it (FV(s, nlv + 2)); below the top, a leader's cell takes the
  * result once its leader has released (it read the leader's fold first).
  * A chunk's way up one rank overlaps the next chunk's at the levels
- * below. */
+ * below.
+ * ERRORS UP AND DOWN: a rank that could not fold (no scratch) says so in
+ * its line's aux (tree_bad: set before each phase it publishes, never
+ * cleared within the operation); whoever reads its line or cell after
+ * that phase fails too and says so in its own: up to the top, across it
+ * (every top rank reads every other's), down to every rank of an
+ * allreduce; a reduce's root. */
+static inline void tree_bad(hc_shm_op_t *o, uint64_t s, int r)
+{
+    if (0 != __atomic_load_n(&line_of(o, s, r)->aux, __ATOMIC_RELAXED)
+        && OMPI_SUCCESS == o->error) {
+        const hc_shm_t *sh = o->ch->s;
+        mca_coll_hiercoll_log(1, "shm: %s rank %d: rank %d failed in a %s through the levels; "
+                              "the call returns an error", sh->comm->c_name, sh->me, r,
+                              HC_ALLREDUCE == o->coll ? "allreduce" : "reduce");
+        o->error = OMPI_ERROR;
+    }
+}
+
+static inline void tree_say(hc_shm_op_t *o, uint64_t s)
+{
+    __atomic_store_n(&line_of(o, s, o->ch->s->me)->aux, OMPI_SUCCESS != o->error,
+                     __ATOMIC_RELAXED);
+}
+
 static void tree_in(hc_shm_op_t *o, uint64_t s, int k)
 {
     const hc_shm_t *sh = o->ch->s;
     hc_chunk_t kk = hc_shm_chunk_of(o);
     const char *mine = 0 == k ? o->src + kk.e0 * o->esize : cell_of(o->ch, s, sh->me);
+    for (int i = 1; i < sh->mnum[k]; ++i) {
+        tree_bad(o, s, sh->mem[sh->mat[k] + i]);
+    }
     if (NULL != o->tmp) {
         fold_ranks(o, s, sh->mat[k], sh->mnum[k], 1, sh->mem, 0, kk.cnt, o->tmp, mine);
         memcpy(cell_of(o->ch, s, sh->me), o->tmp, kk.cnt * o->esize);
     }
+    tree_say(o, s); /* (hc_shm_up publishes FV(s, k + 1) next) */
 }
 
 static void tree_out(hc_shm_op_t *o, uint64_t s, int from)
@@ -182,10 +214,23 @@ static void tree_out(hc_shm_op_t *o, uint64_t s, int from)
     hc_chunk_t kk = hc_shm_chunk_of(o);
     size_t len = kk.cnt * o->esize;
     char *out = o->dst + kk.e0 * o->esize;
+    tree_bad(o, s, from);
     memcpy(out, cell_of(o->ch, s, from), len);
     HC_SHM_CELL_READ(o, from, len);
     if (sh->hi > 0) {
         memcpy(cell_of(o->ch, s, sh->me), out, len);
+        tree_say(o, s); /* (hc_shm_down_at releases next) */
+    }
+}
+
+/* The top's ranks' lines of chunk s read (FV(s, nlv)): their failures. */
+static void tree_top_bad(hc_shm_op_t *o, uint64_t s)
+{
+    const hc_shm_t *sh = o->ch->s;
+    for (int i = 0; i < sh->ntop; ++i) {
+        if (sh->top[i] != sh->me) {
+            tree_bad(o, s, sh->top[i]);
+        }
     }
 }
 
@@ -194,9 +239,17 @@ bool hc_shm_run_tree(hc_shm_op_t *o)
     hc_shm_chan_t *ch = o->ch;
     hc_shm_t *sh = ch->s;
     bool top = sh->upl < 0, all = HC_ALLREDUCE == o->coll, root = sh->me == o->root;
-    if (NULL == o->tmp && 0 == o->j && 0 == o->ph) {
-        o->tmp = malloc(o->chunk);
-        o->error = NULL == o->tmp ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
+    if (NULL == o->tmp && 0 == o->j && 0 == o->ph && (sh->hi > 0 || top)) {
+        /* (a leader folds its groups into it; a top rank the top, where
+         * it may fold straight into its output unless that is its input) */
+        o->tmp = hc_shm_fault("treefold") ? NULL : malloc(o->chunk);
+        if (NULL == o->tmp && (sh->hi > 0 || o->src == o->dst)) {
+            mca_coll_hiercoll_log(1, "shm: %s rank %d: no scratch of %zu bytes for a %s through "
+                                  "the levels; the call returns an error (%s)", sh->comm->c_name,
+                                  sh->me, o->chunk, all ? "allreduce" : "reduce",
+                                  all ? "on every rank" : "here and at the root");
+            o->error = OMPI_ERR_OUT_OF_RESOURCE;
+        }
     }
     for (; o->j < o->nchunks; ++o->j, o->ph = 0) {
         hc_chunk_t kk = hc_shm_chunk_of(o);
@@ -209,6 +262,7 @@ bool hc_shm_run_tree(hc_shm_op_t *o)
             if (0 == sh->hi) { /* (a leader's own chunk goes into its fold) */
                 memcpy(cell_of(ch, s, sh->me), o->src + kk.e0 * o->esize, len);
             }
+            tree_say(o, s);
             publish(o, line_of(o, s, sh->me), FV(s, 0));
             o->ph = 1;
             o->lv = 0;
@@ -224,6 +278,7 @@ bool hc_shm_run_tree(hc_shm_op_t *o)
                 if (!some_flags(o, s, FV(s, sh->nlv), 0, sh->ntop, 1, sh->top)) {
                     return false;
                 }
+                tree_top_bad(o, s);
                 fold_ranks(o, s, 0, sh->ntop, 1, sh->top, 0, kk.cnt, o->dst + kk.e0 * o->esize,
                            top && 0 == sh->hi ? o->src + kk.e0 * o->esize : NULL);
                 all_begun(ch, s);
@@ -235,6 +290,7 @@ bool hc_shm_run_tree(hc_shm_op_t *o)
             if (!some_flags(o, s, FV(s, sh->nlv), 0, sh->ntop, 1, sh->top)) {
                 return false;
             }
+            tree_top_bad(o, s);
             char *out = o->dst + kk.e0 * o->esize;
             fold_ranks(o, s, 0, sh->ntop, 1, sh->top, 0, kk.cnt, NULL != o->tmp ? o->tmp : out,
                        0 == sh->hi ? o->src + kk.e0 * o->esize : NULL);
@@ -246,6 +302,7 @@ bool hc_shm_run_tree(hc_shm_op_t *o)
                 finish_reading(ch, s);
                 continue;
             }
+            tree_say(o, s); /* (what every top rank then reads; my members at the release) */
             publish(o, line_of(o, s, sh->me), FV(s, sh->nlv + 1));
             o->ph = 3;
         }
@@ -410,7 +467,8 @@ static void cma_piece(hc_shm_op_t *o, uint64_t s, size_t a, size_t cnt, char *ac
         int from = swap && r == n - 1 ? n - 2 : r;
         if (from != me) {
             char *to = r == n - 1 ? acc : o->scratch;
-            if (0 != hc_shm_cma_read(sh->pids[from], to, input_of(o, s, from) + off, len)) {
+            if (hc_shm_fault("cmaslice")
+                || 0 != hc_shm_cma_read(sh->pids[from], to, input_of(o, s, from) + off, len)) {
                 o->error = OMPI_ERROR;
             }
             if (++*reads == total) {
@@ -435,7 +493,14 @@ static void cma_piece(hc_shm_op_t *o, uint64_t s, size_t a, size_t cnt, char *ac
  * of every rank's input (rank order, a piece at a time, reading the others
  * with process_vm_readv) into its result; then every rank (allreduce) or
  * the root (reduce) reads the other slices' results; nobody returns while
- * another may still read its memory. */
+ * another may still read its memory.  A rank whose slice is bad (a read
+ * failed, no memory) says so in its line's third word before it says its
+ * slice is done (FV(s, 1)); whoever reads that slice fails too. */
+static inline uint64_t *slice_bad(hc_line_t *l)
+{
+    return (uint64_t *) l->data + 2;
+}
+
 bool hc_shm_run_red_cma(hc_shm_op_t *o)
 {
     hc_shm_chan_t *ch = o->ch;
@@ -477,6 +542,7 @@ bool hc_shm_run_red_cma(hc_shm_op_t *o)
         if (NULL == o->scratch || (NULL == res && hi > lo)) {
             o->error = OMPI_ERR_OUT_OF_RESOURCE;
         }
+        *slice_bad(line_of(o, s, me)) = OMPI_SUCCESS != o->error;
         publish(o, line_of(o, s, me), FV(s, 1));
         o->ph = 2;
     }
@@ -497,6 +563,12 @@ bool hc_shm_run_red_cma(hc_shm_op_t *o)
                                   (rhi - rlo) * o->esize)) {
                     o->error = OMPI_ERROR;
                 }
+                if (0 != *slice_bad(line_of(o, s, r)) && OMPI_SUCCESS == o->error) {
+                    mca_coll_hiercoll_log(1, "shm: %s rank %d: rank %d's slice of a single-copy "
+                                          "%s failed; the call returns an error",
+                                          sh->comm->c_name, me, r, all ? "allreduce" : "reduce");
+                    o->error = OMPI_ERROR;
+                }
             }
         }
         finish_reading(ch, s);
@@ -508,8 +580,8 @@ bool hc_shm_run_red_cma(hc_shm_op_t *o)
         return false;
     }
     if (o->error != OMPI_SUCCESS) {
-        opal_output(0, "hiercoll: shm: %s rank %d: single-copy %s of %zu bytes failed",
-                    sh->comm->c_name, me, all ? "allreduce" : "reduce", o->m);
+        mca_coll_hiercoll_show_help("single-copy-reduction-failed", sh->comm->c_name, me,
+                                    all ? "allreduce" : "reduce", o->m);
     }
     free(o->tmp);
     free(o->scratch);
@@ -525,9 +597,8 @@ bool hc_shm_run_red_cma(hc_shm_op_t *o)
  * may still read its input.  Per call a folding rank copies each other
  * input once, a reduce's non-roots nothing: the pattern of the layer
  * below's linear reduce with single copy, without its messages.  At np 2
- * an allreduce so took 1.4-1.6 us at 8 KiB (cells: 1.9-2.1), 8 us at
- * 128 KiB (slice-parallel: 17.5-18.3) and 32-35 at 512 KiB (47-49); from
- * HC_SHM_ROOT_MAX the slices win (2 MiB: 236 against 320). */
+ * it beats the cells and the slice-parallel folds up to HC_SHM_ROOT_MAX,
+ * where the slices win (docs/design/shm-cma.md). */
 static void red_root_pieces(hc_shm_op_t *o);
 
 bool hc_shm_run_red_root_cma(hc_shm_op_t *o)
@@ -570,7 +641,8 @@ bool hc_shm_run_red_root_cma(hc_shm_op_t *o)
              * x0 op x1, or x1 op x0 under a predefined commutative op (the
              * same bits); in place once the other has read mine (below) */
             char *to = in_place ? (o->tmp = malloc(o->m)) : o->dst;
-            if (NULL == to || 0 != hc_shm_cma_read(sh->pids[1 - me], to, input_of(o, s, 1 - me), o->m)) {
+            if (NULL == to
+                || 0 != hc_shm_cma_read(sh->pids[1 - me], to, input_of(o, s, 1 - me), o->m)) {
                 o->error = OMPI_ERROR;
             }
             finish_reading(ch, s);
@@ -597,8 +669,8 @@ bool hc_shm_run_red_root_cma(hc_shm_op_t *o)
         o->tmp = NULL;
     }
     if (o->error != OMPI_SUCCESS) {
-        opal_output(0, "hiercoll: shm: %s rank %d: single-copy %s of %zu bytes failed",
-                    sh->comm->c_name, me, all ? "allreduce" : "reduce", o->m);
+        mca_coll_hiercoll_show_help("single-copy-reduction-failed", sh->comm->c_name, me,
+                                    all ? "allreduce" : "reduce", o->m);
     }
     return true;
 }

@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * The shared-memory node level: set-up and agreement (the region's
  * set-up, the CMA probe, the flag-line placement, timed now or later, and
  * remembered).
@@ -41,9 +45,8 @@ static int cma_probe(const hc_shm_peer_t *peers, int n, int me)
 
 /* Flag-line placement.  The time a line takes to cross between two cores
  * depends on its address (on a mesh, on the last-level cache slice that
- * homes it): on this project's VM, two processes exchanging a pair of
- * lines took 0.105 to 0.152 us by the lines' address, the same within a
- * process run after run.  Channel 0 (the blocking and nonblocking calls)
+ * homes it), and stays the same within a process, run after run
+ * (docs/design/shm-flag-line-placement.md).  Channel 0 (the blocking and nonblocking calls)
  * has `place` candidate rows of flag lines for each of its kf slots.  Every
  * rank times a short exchange on each row (a barrier's pattern: write my
  * line, wait for the others'), the slowest rank's time per row is agreed
@@ -52,8 +55,9 @@ static int cma_probe(const hc_shm_peer_t *peers, int n, int me)
  * waits until the others' lines no longer hold the value before (none
  * runs more than one exchange ahead), so the lines end below FV(1, 0),
  * which the engine reads as "nothing yet" whatever its numbers.
- * The timing (1.2 ms at np 2) waits until a communicator has shown it
- * lives long (hc_shm_place_later): it gains 0.01-0.02 us a call. */
+ * The timing costs far more than a call and gains a little on each, so
+ * it waits until a communicator has shown it lives long
+ * (hc_shm_place_later; docs/design/shm-placement-deferred.md). */
 #define HC_PLACE_EXCH 8       /* exchanges per timing of a row */
 #define HC_PLACE_BUDGET 0.025 /* s: a peer without a core to itself (rank 0 stops the timing) */
 
@@ -95,7 +99,8 @@ static uint32_t place_time(hc_shm_t *s, int j, int reps, int *e, uint64_t *g, do
             st_rel(&s->hdr->stop, *g + 1);
         }
         for (int x = 0; x < HC_PLACE_EXCH; ++x, ++*e) {
-            uint64_t v = (uint64_t) (*e % 3) + 1, prev = 0 == *e ? 0 : (uint64_t) ((*e - 1) % 3) + 1;
+            uint64_t v = (uint64_t) (*e % 3) + 1,
+                     prev = 0 == *e ? 0 : (uint64_t) ((*e - 1) % 3) + 1;
             st_rel(&row[s->me].seq, v);
             if (s->demote) {
                 demote(&row[s->me], HC_SHM_LINE);
@@ -192,7 +197,7 @@ static int place_rows(hc_shm_t *s, mca_coll_base_comm_coll_t *p, uint32_t *cost,
     for (int j = 0; j < m; ++j) {
         int e = HC_PLACE_EXCH; /* (the row's first round) */
         cost[j] = stop || OMPI_SUCCESS != rc ? UINT32_MAX
-                                              : place_time(s, pl[j].row, 3, &e, &g, deadline, &stop);
+                                             : place_time(s, pl[j].row, 3, &e, &g, deadline, &stop);
     }
     rc = OMPI_SUCCESS == rc ? place_rank(s, p, cost, pl, m) : rc;
     if (OMPI_SUCCESS != rc) {
@@ -236,8 +241,8 @@ static int place_rows(hc_shm_t *s, mca_coll_base_comm_coll_t *p, uint32_t *cost,
 /* PLACEMENT REMEMBERED.  A communicator whose region is where an earlier
  * one's was (the same owner and offset, the same processes in the same
  * rank order, the same layout) would time the same lines between the same
- * processes: it takes the rows that timing kept (1.2 ms saved at np 2 on
- * each dup of a program that makes many), where every rank remembers
+ * processes: it takes the rows that timing kept (a timing saved on each
+ * dup of a program that makes many), where every rank remembers
  * them, alike: the set-up's allreduce agrees that every rank has an
  * entry and that the entries' hashes are equal (the MIN of h and of ~h,
  * ~h's MIN being ~(the MAX of h)), so rows of different timings are never
@@ -311,9 +316,43 @@ static void memo_store(const hc_shm_t *s, uint64_t key, const uint16_t *idx)
     memo[i].sum = memo_sum(memo[i].row, n);
 }
 
+/* ONE HIERARCHY FOR ALL.  Each rank builds the hierarchy from its own
+ * parameters (coll_hiercoll_shm_levels, _group_size, _group_level,
+ * _topology) and its own view of the locality, and chooses an operation's
+ * path from its own (coll_hiercoll_shm_cma_min, _fold_ranks, _fold_max;
+ * _long, or the info key hiercoll_shm_long, _long_min, _long_chunk,
+ * _long_slots):
+ * an MPMD job or per-rank environments may give ranks different ones,
+ * which lay the region out alike (the layout check passes) but wait for
+ * lines no rank writes.  The set-up's allreduce agrees a digest of both,
+ * in the style of the remembered rows (the MIN of h and of ~h): where
+ * they differ, every rank uses the layer below.  A rank that failed
+ * earlier offers a neutral pair (the others' decide; it fails anyway). */
+static int32_t hier_digest(const hc_shm_t *s)
+{
+    const mca_coll_hiercoll_params_t *prm = &mca_coll_hiercoll_params;
+    uint64_t h = mix(mix(mix(mix(0, (uint64_t) s->flat), (uint64_t) prm->shm_cma_min),
+                         (uint64_t) prm->shm_fold_ranks),
+                     (uint64_t) prm->shm_fold_max);
+    /* (the long cells: whether a call takes them, their layout) */
+    h = mix(mix(mix(mix(h, (uint64_t) s->module->shm_long), (uint64_t) prm->shm_long_min),
+                (uint64_t) prm->shm_long_chunk),
+            (uint64_t) prm->shm_long_slots);
+    if (!s->flat) {
+        h = mix(mix(h, (uint64_t) s->nlv), (uint64_t) s->ntop);
+        for (size_t i = 0; i < (size_t) s->nlv * (size_t) s->n; ++i) {
+            h = mix(h, (uint64_t) (int64_t) s->up[i]);
+        }
+        for (int i = 0; i < s->ntop; ++i) {
+            h = mix(h, (uint64_t) s->top[i]);
+        }
+    }
+    return (int32_t) (h & 0x7fffffff);
+}
+
 static int set_up(mca_coll_hiercoll_module_t *m)
 {
-    mca_coll_hiercoll_params_t *c = &mca_coll_hiercoll_params;
+    mca_coll_hiercoll_params_t *prm = &mca_coll_hiercoll_params;
     hc_shm_t *s = m->shm;
     ompi_communicator_t *comm = s->comm;
     mca_coll_base_comm_coll_t *p = &m->prev;
@@ -322,16 +361,17 @@ static int set_up(mca_coll_hiercoll_module_t *m)
         return OMPI_SUCCESS;
     }
     s->yield = oversubscribed(s);
-    s->k = c->shm_slots;
+    s->k = prm->shm_slots;
     s->kf = hc_shm_flag_slots(s->n, s->k);
     s->cell = hc_shm_cell_for(s->n, s->k);
+    s->debug_reuse = prm->shm_debug_reuse;
     s->demote = m->shm_demote;
     s->lean = m->shm_lean;
     s->flat = hc_shm_flat_for(s->n);
-    s->nch = 1 + c->shm_persistent;
+    s->nch = 1 + prm->shm_persistent;
     /* (measured on 2 processes only; a row of more is slower to time, and
      * place 8 at 8 processes would add 476 KiB to the region) */
-    s->place = s->flat && s->n <= 4 && !s->yield && !s->part ? c->shm_place : 1;
+    s->place = s->flat && s->n <= 4 && !s->yield && !s->part ? prm->shm_place : 1;
     s->pwant = UINT64_MAX;
     s->pnow = false;
     s->len = hc_shm_region_bytes(s);
@@ -353,8 +393,9 @@ static int set_up(mca_coll_hiercoll_module_t *m)
 #endif
         cma_cookie = HC_SHM_MAGIC ^ (uint64_t) getpid();
     }
-    hc_shm_peer_t mine = {getpid(), hc_shm_g.fd, (int64_t) hc_shm_arena_largest(), (uintptr_t) &cma_cookie,
-                          {0}, hc_shm_world_rank()};
+    hc_shm_peer_t mine = {
+        getpid(), hc_shm_g.fd,        (int64_t) hc_shm_arena_largest(), (uintptr_t) &cma_cookie,
+        {0},      hc_shm_world_rank()};
     int by[HC_SHM_MAXLV], nc = s->flat ? 0 : hc_shm_levels_of(by);
     for (int i = 0; i < nc; ++i) {
         mine.key[i] = hc_shm_my_key(comm, by[i]);
@@ -430,12 +471,16 @@ static int set_up(mca_coll_hiercoll_module_t *m)
     uint64_t key = s->place > 1 ? memo_key(s, peers, owner, where[0]) : 0;
     int hit = 0 != key ? memo_find(key) : -1;
     int32_t sum = hit >= 0 ? memo[hit].sum : 0;
-    /* ok, single copy, timing, remembered rows (see memo_key) */
-    int mine2[6] = {ok, c->shm_cma_min > 0 ? cma_probe(peers, s->n, s->me) : 0,
-                    s->place > 1 && !hc_shm_fault("place"), hit >= 0, sum, ~sum};
-    int both[6] = {0, 0, 0, 0, 0, 0};
-    rc = p->coll_allreduce(mine2, both, 6, MPI_INT, MPI_MIN, comm, p->coll_allreduce_module);
-    int all = OMPI_SUCCESS == rc ? both[0] : 0;
+    /* ok, single copy, timing, remembered rows (see memo_key), the
+     * hierarchy and paths (hier_digest; neutral where not ok) */
+    int32_t hd = ok ? hier_digest(s) : INT32_MAX;
+    int mine2[8] = {ok, prm->shm_cma_min > 0 ? cma_probe(peers, s->n, s->me) : 0,
+                    s->place > 1 && !hc_shm_fault("place"), hit >= 0, sum, ~sum, hd,
+                    ok ? ~hd : ~0};
+    int both[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    rc = p->coll_allreduce(mine2, both, 8, MPI_INT, MPI_MIN, comm, p->coll_allreduce_module);
+    bool one_hier = both[6] == ~both[7];
+    int all = OMPI_SUCCESS == rc && one_hier ? both[0] : 0;
     bool same = both[2] && both[3] && both[4] == ~both[5]; /* (every rank's, alike) */
     s->cma = OMPI_SUCCESS == rc && both[1];
     if (s->cma) {
@@ -456,6 +501,11 @@ static int set_up(mca_coll_hiercoll_module_t *m)
     if (all) {
         s->hdr = h;
         hc_shm_lay_out(s, (char *) h);
+        if (hc_shm_fault("ahead")) { /* (testing the debug cross-check: a cache ahead) */
+            for (int i = 0; i < s->nch; ++i) {
+                s->ch[i].done_min = (uint64_t) 1 << 40;
+            }
+        }
         if (same) {
             rows_set(s, memo[hit].row, place_sets(s));
             if (0 == s->me) {
@@ -470,7 +520,7 @@ static int set_up(mca_coll_hiercoll_module_t *m)
             }
             /* (later: hc_shm_place_later) */
             s->pkey = key;
-            s->pwant = 1 + (uint64_t) c->shm_place_after; /* (hot numbers from 1) */
+            s->pwant = 1 + (uint64_t) prm->shm_place_after; /* (hot numbers from 1) */
         } else if (s->place > 1 && 0 == s->me) {
             mca_coll_hiercoll_log(1, "%s: shm: a rank cannot time the rows of flag lines (see "
                                   "coll_hiercoll_shm_fault); channel 0 keeps them in address "
@@ -484,7 +534,14 @@ static int set_up(mca_coll_hiercoll_module_t *m)
         if (s->owner) {
             hc_shm_arena_put(where[0], s->len);
         }
-        if (0 == s->me) {
+        if (0 == s->me && OMPI_SUCCESS == rc && both[0] && !one_hier) {
+            mca_coll_hiercoll_log(1, "%s: shm: the ranks built different hierarchies or choose "
+                                  "paths otherwise (coll_hiercoll_shm_levels, _group_size, "
+                                  "_group_level, _topology, _cma_min, _fold_ranks or _fold_max "
+                                  "differ between them, or their view of the locality); rank "
+                                  "0's: %s; every rank uses the layer below", comm->c_name,
+                                  s->flat ? "flat" : how);
+        } else if (0 == s->me) {
             mca_coll_hiercoll_log(1, "%s: shm: a rank could not attach the region (see the line "
                                   "above, or coll_hiercoll_shm_fault); every rank uses the "
                                   "layer below", comm->c_name);
@@ -498,7 +555,7 @@ static int set_up(mca_coll_hiercoll_module_t *m)
     if (0 == s->me) {
         char cma[64] = "no single copy";
         if (s->cma) {
-            snprintf(cma, sizeof(cma), "single copy (CMA) from %zu bytes", c->shm_cma_min);
+            snprintf(cma, sizeof(cma), "single copy (CMA) from %zu bytes", prm->shm_cma_min);
         }
         char groups[300] = "";
         if (!s->flat) {
@@ -532,8 +589,8 @@ int hc_shm_setup(mca_coll_hiercoll_module_t *m)
  * every rank sees so at the same call (hc_shm_agree_freed: pnow) and times right
  * after it, before it returns (lean; the engine's hc_shm_run_alone and
  * hc_shm_run_blocking_op).  Nothing is on the path of a short bcast or reduce (a
- * test at the entry of every blocking call made the 8-byte reduce 0.026
- * -> 0.028 us a call).  The fast path's entries, forgotten, are learnt
+ * test at the entry of every blocking call made the 8-byte reduce slower;
+ * docs/design/shm-placement-deferred.md).  The fast path's entries, forgotten, are learnt
  * again (the layer below's allreduce may call the communicator's reduce
  * and bcast, never its barrier or allreduce: the calling entry's fields
  * stay).  A decomposition's parts, whose calls may come from inside

@@ -2,7 +2,11 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
- * Short-circuit reductions, the MPI side (seed 004, spec/short-circuit.md):
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
+ * Short-circuit reductions, the MPI side (docs/short-circuit.md):
  * which (op, datatype) pairs have an absorbing value (the table itself is
  * MPI-free, coll_hiercoll_plan_shortcut.c), the per-(communicator, op,
  * datatype) history that decides whether a call engages early exit.  The

@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * Short-circuit reductions, the MPI side (coll_hiercoll_shortcut.c):
  * (op, datatype) -> absorbing value, and the history that decides whether
  * a run engages early exit.  Layer: services, below the executor (which

@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * The site file: hiercoll's own defaults for its MCA parameters, in
  * <sysconfdir>/hiercoll-mca-params.conf (Debian: /etc/openmpi, the
  * package's conffile), so that a site can turn hiercoll off, tune it or
@@ -17,7 +21,8 @@
  * openmpi-mca-params.conf) still wins over it.  coll_hiercoll_site_file
  * (set in one of those ways) names another file; empty: none.  A line that
  * is not such an assignment, or names no parameter of hiercoll, is one
- * "hiercoll: ERROR:" line, and is ignored.
+ * "hiercoll: ERROR:" line (help-coll-hiercoll.txt, "bad-site-file"), and
+ * is ignored.
  */
 #include "ompi_config.h"
 
@@ -76,8 +81,9 @@ void mca_coll_hiercoll_site_load(const mca_base_component_t *self)
     FILE *f = fopen(site_file, "r");
     if (NULL == f) {
         if (ENOENT != errno) {
-            mca_coll_hiercoll_param_error("coll_hiercoll_site_file=\"%s\": %s; using the "
-                                          "built-in defaults", site_file, strerror(errno));
+            mca_coll_hiercoll_error_in(HC_ERR_SITE,
+                                       "coll_hiercoll_site_file=\"%s\": %s; using the built-in "
+                                       "defaults", site_file, strerror(errno));
         }
         return;
     }
@@ -98,13 +104,14 @@ void mca_coll_hiercoll_site_load(const mca_base_component_t *self)
         char *name = trim(s);
         if (NULL == eq || 0 != strncmp(name, HC_SITE_PREFIX, strlen(HC_SITE_PREFIX)) ||
             '\0' == name[strlen(HC_SITE_PREFIX)]) {
-            mca_coll_hiercoll_param_error("%s: line %d: not \"coll_hiercoll_NAME = VALUE\"; "
-                                          "ignored", site_file, line);
+            mca_coll_hiercoll_error_in(HC_ERR_SITE,
+                                       "%s: line %d: not \"coll_hiercoll_NAME = VALUE\"; ignored",
+                                       site_file, line);
             continue;
         }
         if (HC_SITE_MAX == nsite) {
-            mca_coll_hiercoll_param_error("%s: line %d: more than %d settings; ignored",
-                                          site_file, line, HC_SITE_MAX);
+            mca_coll_hiercoll_error_in(HC_ERR_SITE, "%s: line %d: more than %d settings; ignored",
+                                       site_file, line, HC_SITE_MAX);
             continue;
         }
         /* A later line for the same parameter wins, as in Open MPI's files. */
@@ -143,8 +150,9 @@ void mca_coll_hiercoll_site_bool(const char *name, bool *storage)
         return;
     }
     if (0 != mca_coll_hiercoll_parse_bool(v, storage)) {
-        mca_coll_hiercoll_param_error("%s: coll_hiercoll_%s = \"%s\" is not true or false; "
-                                      "ignored", site_file, name, v);
+        mca_coll_hiercoll_error_in(HC_ERR_SITE,
+                                   "%s: coll_hiercoll_%s = \"%s\" is not true or false; ignored",
+                                   site_file, name, v);
     }
 }
 
@@ -152,9 +160,10 @@ void mca_coll_hiercoll_site_check(void)
 {
     for (int k = 0; k < nsite; ++k) {
         if (!site[k].used) {
-            mca_coll_hiercoll_param_error("%s: line %d: coll_hiercoll_%s is no parameter of "
-                                          "hiercoll (ompi_info --param coll hiercoll --level 9); "
-                                          "ignored", site_file, site[k].line, site[k].name);
+            mca_coll_hiercoll_error_in(HC_ERR_SITE,
+                                       "%s: line %d: coll_hiercoll_%s is no parameter of hiercoll "
+                                       "(ompi_info --param coll hiercoll --level 9); ignored",
+                                       site_file, site[k].line, site[k].name);
         }
     }
 }

@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * The triggered-operation engine and its ALU.  MPI-free: see
  * coll_hiercoll_trig.h for the model.  The engine takes no lock; the
  * glue serializes hct_arm / hct_deliver / hct_disarm of one engine.

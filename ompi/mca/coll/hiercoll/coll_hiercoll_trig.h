@@ -2,7 +2,11 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
- * hiercoll's triggered-operation engine (seed 003): MPI-free
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
+ * hiercoll's triggered-operation engine: MPI-free
  * (docs/design/offload-engine.md; measured: docs/offload.md).
  *
  * The engine plays a NIC with triggered operations, in software.  Its
@@ -268,15 +272,14 @@ int hct_tree_height(hct_shape_t s, int k, int n);
  * set stays), from measurements.  Up to 8 ranks, one level (K-nomial,
  * K = 8: every rank a child of the root, at most 7 ALU operands): hops
  * cost a thread hand-off in software, and the flat tree had the fewest
- * (hc_ol_bench, np 4 and 8 here: 5.1 against 7.6-10.8 us at np 4, 12-14
- * against 17-31 us at np 8 for 2-nomial and 2-ary).  Beyond, seed 003's
- * findings on the NIC: allreduce (and bcast, barrier) best on the
- * 2-nomial tree up to 64 nodes and the 4-nomial one at 128 and 256;
- * reduce better with a larger K, 8-ary best (4.79 us at 128 nodes). */
+ * (hc_ol_bench at np 4 and 8; docs/design/offload-engine.md).  Beyond,
+ * the published measurements on Tianhe's NIC: allreduce (and bcast,
+ * barrier) best on the 2-nomial tree up to 64 nodes and the 4-nomial one
+ * at 128 and 256; reduce better with a larger K, 8-ary best. */
 void hct_tree_auto(int reduce, int n, int *shape, int *k);
 
 /* Allreduce / reduce of count elements on a K-nomial or K-ary tree
- * (k in 2..8), seed 003's algorithms 1 and 2.  Template counters: 0 = UP
+ * (k in 2..8), the published design's two tree algorithms.  Template counters: 0 = UP
  * (slot 0: own input, slot 1 + i: child i's partial result), 1 = DOWN
  * (slot 0: the result).  Reduce: the root DELIVERs, others only send. */
 int hct_plan_allreduce(hct_prog_t *p, hct_shape_t s, int k, int n, int rank, int root, hct_op_t op,

@@ -2,7 +2,11 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
- * Triggered-operation programs of bcast and barrier (issue 10), for every
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
+ * Triggered-operation programs of bcast and barrier, for every
  * backend of the engine (coll_hiercoll_trig.h).  MPI-free.
  */
 #ifndef MCA_COLL_HIERCOLL_TRIG_BCAST_H

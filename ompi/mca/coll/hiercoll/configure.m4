@@ -3,6 +3,10 @@
 # Copyright (c) 2026 The hiercoll authors.
 # $COPYRIGHT$
 #
+# Additional copyrights may follow
+#
+# $HEADER$
+#
 # Inside an Open MPI source tree: always buildable (it needs nothing but
 # Open MPI itself).  Out of tree the project's configure.ac does this job.
 #
@@ -13,7 +17,9 @@ AC_DEFUN([MCA_ompi_coll_hiercoll_CONFIG],[
     # Open MPI's own tree provides every include path and links the
     # component into (or against) libmpi itself.
     HIERCOLL_LIBADD=
-    HIERCOLL_CPPFLAGS=
+    # (Open MPI 6.0 compiles the help files of its tree, this component's
+    # help-coll-hiercoll.txt included, into its library)
+    HIERCOLL_CPPFLAGS=-DHIERCOLL_IN_OMPI_TREE=1
     AC_SUBST([HIERCOLL_LIBADD])
     AC_SUBST([HIERCOLL_CPPFLAGS])
     HIERCOLL_UCX_LIBS=

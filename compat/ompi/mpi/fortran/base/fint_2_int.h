@@ -1,4 +1,11 @@
 /*
+ * Copyright (c) 2026 The hiercoll authors.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * hiercoll stand-in for Open MPI's ompi/mpi/fortran/base/fint_2_int.h.
  *
  * Debian's libopenmpi-dev ships ompi/op/op.h, which includes this header,

@@ -1,4 +1,11 @@
 /*
+ * Copyright (c) 2026 The hiercoll authors.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * hiercoll stand-in for Open MPI 5.0's
  * opal/mca/threads/pthreads/threads_pthreads.h.
  *
