@@ -1421,6 +1421,13 @@ void hf_fill_values(char *buf, const hf_map_t *m, long count, int op, hf_rng_t *
             int b = m->basic[i], z = hf_basics[b].size, kind = hf_basics[b].kind;
             if (op < 0 || op >= OP_USER_COMM) {
                 hf_fill_bytes(p, (size_t) z, r);
+            } else if (BK_COMPLEX == kind && OP_PROD == op) {
+                /* 1, i, -1 or -i: every product exact in any order (a
+                 * product of Gaussian integers outgrows the mantissa) */
+                int u = (int) hf_below(r, 4), h = z / 2;
+                (void) hf_below(r, 4); /* (the draws of the other ops) */
+                put_f(p, h, (long double) (0 == u ? 1 : 2 == u ? -1 : 0));
+                put_f(p + h, h, (long double) (1 == u ? 1 : 3 == u ? -1 : 0));
             } else if (BK_FLOAT == kind || BK_COMPLEX == kind) {
                 /* small integers: every sum, product, max exact in any order */
                 int parts = BK_COMPLEX == kind ? 2 : 1, h = z / parts;
