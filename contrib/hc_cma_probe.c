@@ -43,6 +43,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "hc_probe.h"
+
 typedef struct {
     volatile uint64_t addr; /* the target's buffer */
     volatile int quit;
@@ -50,24 +52,6 @@ typedef struct {
     volatile uint64_t size, off;
     volatile double t2;          /* the second reader's time */
 } ctl_t;
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
-
-static void pin(int cpu)
-{
-    if (cpu < 0) {
-        return;
-    }
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(cpu, &set);
-    (void) sched_setaffinity(0, sizeof(set), &set);
-}
 
 static int cmp(const void *a, const void *b)
 {
@@ -157,7 +141,7 @@ int main(int argc, char **argv)
     }
     pid_t target = fork();
     if (0 == target) {
-        pin(cpu[1]);
+        hcp_pin(cpu[1], "hc_cma_probe");
 #if defined(PR_SET_PTRACER) && defined(PR_SET_PTRACER_ANY)
         (void) prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0); /* (the second reader) */
 #endif
@@ -170,7 +154,7 @@ int main(int argc, char **argv)
         }
         _exit(0);
     }
-    pin(cpu[0]);
+    hcp_pin(cpu[0], "hc_cma_probe");
     while (0 == __atomic_load_n(&ctl->addr, __ATOMIC_ACQUIRE)) {
         usleep(100);
     }
@@ -182,7 +166,7 @@ int main(int argc, char **argv)
     /* the call's fixed cost */
     int reps = 2000;
     for (int t = 0; t < trials; ++t) {
-        double a = now();
+        double a = hcp_now();
         for (int i = 0; i < reps; ++i) {
             if (0 != cma(target, b8, at, sizeof(b8))) {
                 perror("hc_cma_probe: process_vm_readv");
@@ -190,7 +174,7 @@ int main(int argc, char **argv)
                 return 1;
             }
         }
-        v[t] = (now() - a) / reps;
+        v[t] = (hcp_now() - a) / reps;
     }
     double sys = median(v, trials);
     printf("# hc_cma_probe: process_vm_readv of 8 bytes: %.3f us a call (median of %d trials)\n",
@@ -204,17 +188,17 @@ int main(int argc, char **argv)
         int it = S < 65536 ? 200 : S < 1048576 ? 20 : 4;
         double *vc = v, *vm = v + trials;
         for (int t = 0; t < trials; ++t) { /* (alternating) */
-            double a = now();
+            double a = hcp_now();
             for (int i = 0; i < it; ++i) {
                 (void) cma(target, mine, at, S);
             }
-            vc[t] = (now() - a) / it;
-            a = now();
+            vc[t] = (hcp_now() - a) / it;
+            a = hcp_now();
             for (int i = 0; i < it; ++i) {
                 memcpy(mine, shared, S);
                 __asm__ volatile("" ::: "memory");
             }
-            vm[t] = (now() - a) / it;
+            vm[t] = (hcp_now() - a) / it;
         }
         double tc = median(vc, trials), tm = median(vm, trials);
         double pages = (double) ((S + 4095) / 4096);
@@ -234,7 +218,7 @@ int main(int argc, char **argv)
         /* two readers at once: the same pages, then disjoint ones */
         pid_t second = fork();
         if (0 == second) {
-            pin(cpu[1]);
+            hcp_pin(cpu[1], "hc_cma_probe");
             char *m2 = aligned_alloc(4096, most);
             memset(m2, 0, most);
             uint64_t seen = 0;
@@ -248,9 +232,9 @@ int main(int argc, char **argv)
                 seen = g;
                 size_t S = (size_t) ctl->size, off = (size_t) ctl->off;
                 __atomic_add_fetch(&ctl->ready, 1, __ATOMIC_ACQ_REL);
-                double a = now();
+                double a = hcp_now();
                 (void) cma(target, m2, at + off, S);
-                ctl->t2 = now() - a;
+                ctl->t2 = hcp_now() - a;
                 __atomic_add_fetch(&ctl->ready, 1, __ATOMIC_ACQ_REL);
             }
         }
@@ -272,9 +256,9 @@ int main(int argc, char **argv)
                 __atomic_store_n(&ctl->go, ++round, __ATOMIC_RELEASE);
                 while (ctl->ready < r0 + 1) {
                 }
-                double a = now();
+                double a = hcp_now();
                 (void) cma(target, mine, at, S);
-                double t1 = now() - a;
+                double t1 = hcp_now() - a;
                 while (ctl->ready < r0 + 2) {
                 }
                 double tt = t1 > ctl->t2 ? t1 : ctl->t2;

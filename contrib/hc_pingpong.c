@@ -38,30 +38,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "hc_probe.h"
+
 typedef struct {
     uint64_t turn;
     char pad[56];
 } __attribute__((aligned(64))) line_t;
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
-
-static void pin(int cpu)
-{
-    if (cpu < 0) {
-        return;
-    }
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(cpu, &set);
-    if (0 != sched_setaffinity(0, sizeof(set), &set)) {
-        perror("hc_pingpong: sched_setaffinity");
-    }
-}
 
 static inline void relax(void)
 {
@@ -138,25 +120,25 @@ int main(int argc, char **argv)
         return 1;
     }
     int me = 0 == child ? 1 : 0;
-    pin(cpu[me]);
+    hcp_pin(cpu[me], "hc_pingpong");
     uint64_t base = 0;
     double t[99];
     if (exch) {
         exchange(l, me, base, iters / 10 + 1); /* warm up */
         base += (uint64_t) (iters / 10 + 1);
         for (int k = 0; k < trials; ++k) {
-            double t0 = now();
+            double t0 = hcp_now();
             exchange(l, me, base, iters);
-            t[k] = (now() - t0) / (double) iters;
+            t[k] = (hcp_now() - t0) / (double) iters;
             base += (uint64_t) iters;
         }
     } else {
         bounce(l, me, base, iters / 10 + 1); /* warm up */
         base += 2 * (uint64_t) (iters / 10 + 1);
         for (int k = 0; k < trials; ++k) {
-            double t0 = now();
+            double t0 = hcp_now();
             bounce(l, me, base, iters);
-            t[k] = (now() - t0) / (2.0 * (double) iters);
+            t[k] = (hcp_now() - t0) / (2.0 * (double) iters);
             base += 2 * (uint64_t) iters;
         }
     }
