@@ -6,10 +6,17 @@
  *
  * $HEADER$
  *
- * hc_fuzz's calls: each of the 17 collectives in its blocking,
- * nonblocking and persistent form, from one set of arguments.
+ * hc_fuzz's calls: each of the 17 collectives and the 5 neighborhood
+ * collectives in its blocking, nonblocking and persistent form, from one
+ * set of arguments.
  */
 #include "hc_fuzz.h"
+
+const char *hf_coll_names[C_N] = {
+    "allgather", "allgatherv", "allreduce", "alltoall", "alltoallv", "alltoallw", "barrier",
+    "bcast", "exscan", "gather", "gatherv", "reduce", "reduce_scatter_block",
+    "reduce_scatter", "scan", "scatter", "scatterv", "neighbor_allgather",
+    "neighbor_allgatherv", "neighbor_alltoall", "neighbor_alltoallv", "neighbor_alltoallw"};
 
 int hf_call_blocking(int coll, hf_call_t *a, MPI_Comm c)
 {
@@ -42,6 +49,19 @@ int hf_call_blocking(int coll, hf_call_t *a, MPI_Comm c)
     case C_SCAN: return MPI_Scan(a->sb, a->rb, a->rcount, a->rtype, a->op, c);
     case C_SCATTER:
         return MPI_Scatter(a->sb, a->scount, a->stype, a->rb, a->rcount, a->rtype, a->root, c);
+    case C_NB_ALLGATHER:
+        return MPI_Neighbor_allgather(a->sb, a->scount, a->stype, a->rb, a->rcount, a->rtype, c);
+    case C_NB_ALLGATHERV:
+        return MPI_Neighbor_allgatherv(a->sb, a->scount, a->stype, a->rb, a->rcounts, a->rdispls,
+                                       a->rtype, c);
+    case C_NB_ALLTOALL:
+        return MPI_Neighbor_alltoall(a->sb, a->scount, a->stype, a->rb, a->rcount, a->rtype, c);
+    case C_NB_ALLTOALLV:
+        return MPI_Neighbor_alltoallv(a->sb, a->scounts, a->sdispls, a->stype, a->rb, a->rcounts,
+                                      a->rdispls, a->rtype, c);
+    case C_NB_ALLTOALLW:
+        return MPI_Neighbor_alltoallw(a->sb, a->scounts, a->sdispls_a, a->stypes, a->rb, a->rcounts,
+                                      a->rdispls_a, a->rtypes, c);
     default:
         return MPI_Scatterv(a->sb, a->scounts, a->sdispls, a->stype, a->rb, a->rcount, a->rtype,
                             a->root, c);
@@ -81,6 +101,20 @@ int hf_call_nonblocking(int coll, hf_call_t *a, MPI_Comm c, MPI_Request *q)
     case C_SCAN: return MPI_Iscan(a->sb, a->rb, a->rcount, a->rtype, a->op, c, q);
     case C_SCATTER:
         return MPI_Iscatter(a->sb, a->scount, a->stype, a->rb, a->rcount, a->rtype, a->root, c, q);
+    case C_NB_ALLGATHER:
+        return MPI_Ineighbor_allgather(a->sb, a->scount, a->stype, a->rb, a->rcount, a->rtype, c,
+                                       q);
+    case C_NB_ALLGATHERV:
+        return MPI_Ineighbor_allgatherv(a->sb, a->scount, a->stype, a->rb, a->rcounts, a->rdispls,
+                                        a->rtype, c, q);
+    case C_NB_ALLTOALL:
+        return MPI_Ineighbor_alltoall(a->sb, a->scount, a->stype, a->rb, a->rcount, a->rtype, c, q);
+    case C_NB_ALLTOALLV:
+        return MPI_Ineighbor_alltoallv(a->sb, a->scounts, a->sdispls, a->stype, a->rb, a->rcounts,
+                                       a->rdispls, a->rtype, c, q);
+    case C_NB_ALLTOALLW:
+        return MPI_Ineighbor_alltoallw(a->sb, a->scounts, a->sdispls_a, a->stypes, a->rb,
+                                       a->rcounts, a->rdispls_a, a->rtypes, c, q);
     default:
         return MPI_Iscatterv(a->sb, a->scounts, a->sdispls, a->stype, a->rb, a->rcount, a->rtype,
                              a->root, c, q);
@@ -124,6 +158,21 @@ int hf_call_init(int coll, hf_call_t *a, MPI_Comm c, MPI_Request *q)
     case C_SCATTER:
         return MPI_Scatter_init(a->sb, a->scount, a->stype, a->rb, a->rcount, a->rtype, a->root, c,
                                 i, q);
+    case C_NB_ALLGATHER:
+        return MPI_Neighbor_allgather_init(a->sb, a->scount, a->stype, a->rb, a->rcount, a->rtype,
+                                           c, i, q);
+    case C_NB_ALLGATHERV:
+        return MPI_Neighbor_allgatherv_init(a->sb, a->scount, a->stype, a->rb, a->rcounts,
+                                            a->rdispls, a->rtype, c, i, q);
+    case C_NB_ALLTOALL:
+        return MPI_Neighbor_alltoall_init(a->sb, a->scount, a->stype, a->rb, a->rcount, a->rtype, c,
+                                          i, q);
+    case C_NB_ALLTOALLV:
+        return MPI_Neighbor_alltoallv_init(a->sb, a->scounts, a->sdispls, a->stype, a->rb,
+                                           a->rcounts, a->rdispls, a->rtype, c, i, q);
+    case C_NB_ALLTOALLW:
+        return MPI_Neighbor_alltoallw_init(a->sb, a->scounts, a->sdispls_a, a->stypes, a->rb,
+                                           a->rcounts, a->rdispls_a, a->rtypes, c, i, q);
     default:
         return MPI_Scatterv_init(a->sb, a->scounts, a->sdispls, a->stype, a->rb, a->rcount,
                                  a->rtype, a->root, c, i, q);

@@ -13,8 +13,12 @@
  */
 #include "ompi_config.h"
 
+#include <pthread.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "ompi/request/request.h"
 
 #include "coll_hiercoll.h"
 #include "coll_hiercoll_below.h"
@@ -91,6 +95,57 @@ bool mca_coll_hiercoll_has_fallback(const mca_coll_hiercoll_module_t *m, hc_coll
                                     hc_mode_t mode)
 {
     return NULL != slot_fn((hc_comm_coll_t *) &m->prev, coll, mode);
+}
+
+/* ------------------------------------------------------------------ */
+/* What the layer below gets wrong                                      */
+/* ------------------------------------------------------------------ */
+
+/* Algorithms of the layer below that write outside the scratch they
+ * allocate when the datatype's true lower bound is not 0: they allocate
+ * the span of the data but receive into its start, not into its start
+ * minus the true lower bound.  tuned's ring and segmented ring allreduce
+ * (Open MPI 4.1.4 and 5.0.7, coll_base_allreduce.c; chosen by tuned's
+ * fixed rules for commutative ops from 8 bytes on 2-3 ranks and in other
+ * ranges), and libnbc's reduce by reduce-scatter and gather (its ireduce
+ * and reduce_init, commutative ops on more than 2 ranks).  A type whose
+ * true lower bound is positive writes that many bytes past the block (the
+ * heap corrupted: "free(): invalid next size"), a negative one before it. */
+bool mca_coll_hiercoll_below_lb_unsafe(const mca_coll_hiercoll_module_t *m, hc_coll_t k,
+                                       hc_mode_t md)
+{
+    const char *below = m->prev_name[k][md];
+    if (NULL == below) {
+        return false;
+    }
+    if (HC_ALLREDUCE == k && HC_BLOCKING == md) {
+        return 0 == strcmp(below, "tuned");
+    }
+    if (HC_REDUCE == k && HC_BLOCKING != md) {
+        return 0 == strcmp(below, "libnbc");
+    }
+    return false;
+}
+
+bool mca_coll_hiercoll_below_misplaces_dt(const mca_coll_hiercoll_module_t *m, hc_coll_t k,
+                                          hc_mode_t md, ompi_datatype_t *dt, ompi_op_t *op,
+                                          int size)
+{
+    if (!mca_coll_hiercoll_below_lb_unsafe(m, k, md)) {
+        return false;
+    }
+    ptrdiff_t tlb = 0, text = 0;
+    ompi_datatype_get_true_extent(dt, &tlb, &text);
+    if (0 == tlb || NULL == op || !ompi_op_is_commute(op)) {
+        return false; /* (the non-commutative ops go to other algorithms) */
+    }
+    return HC_ALLREDUCE == k || size > 2;
+}
+
+bool mca_coll_hiercoll_below_misplaces(const hc_call_t *c)
+{
+    return mca_coll_hiercoll_below_misplaces_dt(c->module, c->coll, c->mode, c->rtype, c->op,
+                                                c->size);
 }
 
 bool mca_coll_hiercoll_hand_back_slot(mca_coll_hiercoll_module_t *m, hc_coll_t coll, hc_mode_t mode)
@@ -199,10 +254,95 @@ void mca_coll_hiercoll_release_prev(mca_coll_hiercoll_module_t *m)
 }
 
 /* ------------------------------------------------------------------ */
+/* The layer below's requests: their communicator kept alive            */
+/* ------------------------------------------------------------------ */
+
+/* Open MPI 4.1's libnbc does not retain the communicator of its
+ * nonblocking and persistent requests: a communicator freed while they
+ * are in flight (as MPI allows) is destroyed under them, and their
+ * progress, or the next MPI_Start, reads freed memory.  hiercoll's own
+ * requests retain theirs; those it passes to the layer below get the
+ * same: the communicator retained until the request is freed (the
+ * request's req_free wrapped, and put back before it runs). */
+typedef struct {
+    ompi_request_t *req;
+    ompi_request_free_fn_t free;
+    ompi_communicator_t *comm;
+} kept_t;
+
+static kept_t *kept;
+static size_t nkept, capkept;
+static pthread_mutex_t kept_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int kept_free(ompi_request_t **r)
+{
+    ompi_request_t *req = *r;
+    kept_t e = {NULL, NULL, NULL};
+    pthread_mutex_lock(&kept_lock);
+    for (size_t i = nkept; i-- > 0;) {
+        if (kept[i].req == req) {
+            e = kept[i];
+            kept[i] = kept[--nkept];
+            break;
+        }
+    }
+    pthread_mutex_unlock(&kept_lock);
+    if (NULL == e.free) {
+        return OMPI_ERR_NOT_FOUND; /* (never: only requests kept get this function) */
+    }
+    req->req_free = e.free;
+    int rc = e.free(r);
+    OBJ_RELEASE(e.comm);
+    return rc;
+}
+
+static void keep(ompi_request_t *req, ompi_communicator_t *comm)
+{
+    if (NULL == req || &ompi_request_null.request == req || &ompi_request_empty == req
+        || NULL == req->req_free) {
+        return; /* (nothing in flight: the layer below's static requests) */
+    }
+    pthread_mutex_lock(&kept_lock);
+    if (nkept == capkept) {
+        size_t cap = capkept ? 2 * capkept : 64;
+        kept_t *v = realloc(kept, cap * sizeof(*v));
+        if (NULL == v) {
+            pthread_mutex_unlock(&kept_lock);
+            return; /* (the request runs as it would without hiercoll) */
+        }
+        kept = v;
+        capkept = cap;
+    }
+    OBJ_RETAIN(comm);
+    kept[nkept++] = (kept_t){req, req->req_free, comm};
+    req->req_free = kept_free;
+    pthread_mutex_unlock(&kept_lock);
+}
+
+int mca_coll_hiercoll_keep_comm(int rc, ompi_request_t **req, ompi_communicator_t *comm)
+{
+    if (OMPI_SUCCESS == rc && NULL != req) {
+        keep(*req, comm);
+    }
+    return rc;
+}
+
+/* ------------------------------------------------------------------ */
 /* Fallback: the layer below's function, unchanged arguments         */
 /* ------------------------------------------------------------------ */
 
+static int call_below(hc_call_t *c, ompi_request_t **req, struct ompi_info_t *info);
+
 int mca_coll_hiercoll_fallback(hc_call_t *c, ompi_request_t **req, struct ompi_info_t *info)
+{
+    int rc = call_below(c, req, info);
+    if (OMPI_SUCCESS == rc && HC_BLOCKING != c->mode && NULL != req) {
+        keep(*req, c->comm);
+    }
+    return rc;
+}
+
+static int call_below(hc_call_t *c, ompi_request_t **req, struct ompi_info_t *info)
 {
     mca_coll_base_comm_coll_t *p = &c->module->prev;
     ompi_communicator_t *comm = c->comm;

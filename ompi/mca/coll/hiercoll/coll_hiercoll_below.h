@@ -17,6 +17,10 @@
 
 BEGIN_C_DECLS
 
+/* A nonblocking or persistent request the layer below made (rc its return
+ * code): its communicator kept alive until it is freed (libnbc does not
+ * retain it).  Returns rc.  mca_coll_hiercoll_fallback does it itself. */
+int mca_coll_hiercoll_keep_comm(int rc, ompi_request_t **req, ompi_communicator_t *comm);
 /* Call the layer below's function for this call. */
 int mca_coll_hiercoll_fallback(hc_call_t *c, ompi_request_t **request, struct ompi_info_t *info);
 /* Slot (coll, mode) of a communicator's collective table (or of the
@@ -41,6 +45,15 @@ void mca_coll_hiercoll_uninstall(mca_coll_hiercoll_module_t *m, ompi_communicato
 /* Save, retain and release the layer below. */
 void mca_coll_hiercoll_save_prev(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm);
 void mca_coll_hiercoll_release_prev(mca_coll_hiercoll_module_t *m);
+/* Whether the layer below's algorithms for slot (k, md) may write outside
+ * their scratch for a datatype whose true lower bound is not 0 (tuned's
+ * ring allreduce, libnbc's ireduce), and whether this call would. */
+bool mca_coll_hiercoll_below_lb_unsafe(const mca_coll_hiercoll_module_t *m, hc_coll_t k,
+                                       hc_mode_t md);
+bool mca_coll_hiercoll_below_misplaces(const hc_call_t *c);
+bool mca_coll_hiercoll_below_misplaces_dt(const mca_coll_hiercoll_module_t *m, hc_coll_t k,
+                                          hc_mode_t md, ompi_datatype_t *dt, ompi_op_t *op,
+                                          int size);
 /* Does the layer below provide this slot? */
 bool mca_coll_hiercoll_has_fallback(const mca_coll_hiercoll_module_t *m, hc_coll_t coll,
                                     hc_mode_t mode);

@@ -391,6 +391,20 @@ bool mca_coll_hiercoll_decomp_usable(const hc_call_t *c)
     if (ordered_reduction(c->coll) && !ompi_op_is_commute(c->op) && !d->lay.contiguous) {
         return false;
     }
+    /* a datatype whose true lower bound is not 0, reduced by a commutative
+     * op: the pieces (reduces, the bridge's allreduce) go to the components
+     * below hiercoll, whose ring allreduce and ireduce write outside their
+     * scratch for it (coll_hiercoll_below.c); the call stays whole, where
+     * hiercoll's selection keeps it from them */
+    if ((HC_ALLREDUCE == c->coll || HC_REDUCE == c->coll || HC_REDUCE_SCATTER == c->coll
+         || HC_REDUCE_SCATTER_BLOCK == c->coll)
+        && ompi_op_is_commute(c->op)) {
+        ptrdiff_t tlb = 0, text = 0;
+        ompi_datatype_get_true_extent(c->rtype, &tlb, &text);
+        if (0 != tlb) {
+            return false;
+        }
+    }
     /* the calls in flight and the issue queues are per process, without
      * locks: under MPI_THREAD_MULTIPLE (asked alike on every rank) only
      * blocking calls decompose */

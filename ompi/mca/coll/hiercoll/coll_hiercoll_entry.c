@@ -16,6 +16,7 @@
 
 #include "coll_hiercoll.h"
 #include "coll_hiercoll_entry.h"
+#include "coll_hiercoll_below.h"
 #include "coll_hiercoll_select.h"
 #include "coll_hiercoll_fast.h"
 #include "coll_hiercoll_shm.h"
@@ -356,8 +357,10 @@ static int hc_iallreduce(const void *sbuf, void *rbuf, hc_count_t count, ompi_da
     if (HC_NB_DEFERS(module, HC_ALLREDUCE, coll_iallreduce,
                      (size_t) count * dtype->super.size)) {
         mca_coll_hiercoll_module_t *m = HC_MODULE(module);
-        return m->prev.coll_iallreduce(sbuf, rbuf, count, dtype, op, comm, request,
-                                       m->prev.coll_iallreduce_module);
+        return mca_coll_hiercoll_keep_comm(m->prev.coll_iallreduce(sbuf, rbuf, count, dtype, op,
+                                                                   comm, request,
+                                                                   m->prev.coll_iallreduce_module),
+                                           request, comm);
     }
     return run(ALLREDUCE_ARGS(HC_NONBLOCKING), comm, module, request, NULL);
 }
@@ -495,7 +498,8 @@ static int hc_ibarrier(ompi_communicator_t *comm, ompi_request_t **request,
 {
     if (HC_NB_DEFERS(module, HC_BARRIER, coll_ibarrier, 0)) {
         mca_coll_hiercoll_module_t *m = HC_MODULE(module);
-        return m->prev.coll_ibarrier(comm, request, m->prev.coll_ibarrier_module);
+        return mca_coll_hiercoll_keep_comm(
+            m->prev.coll_ibarrier(comm, request, m->prev.coll_ibarrier_module), request, comm);
     }
     return run(BARRIER_ARGS(HC_NONBLOCKING), comm, module, request, NULL);
 }
@@ -534,8 +538,9 @@ static int hc_ibcast(void *buff, hc_count_t count, ompi_datatype_t *datatype, in
                  request);
     if (HC_NB_DEFERS(module, HC_BCAST, coll_ibcast, 0)) {
         mca_coll_hiercoll_module_t *m = HC_MODULE(module);
-        return m->prev.coll_ibcast(buff, count, datatype, root, comm, request,
-                                   m->prev.coll_ibcast_module);
+        return mca_coll_hiercoll_keep_comm(m->prev.coll_ibcast(buff, count, datatype, root, comm,
+                                                               request, m->prev.coll_ibcast_module),
+                                           request, comm);
     }
     return run(BCAST_ARGS(HC_NONBLOCKING), comm, module, request, NULL);
 }
@@ -669,10 +674,14 @@ static int hc_ireduce(const void *sbuf, void *rbuf, hc_count_t count, ompi_datat
                       mca_coll_base_module_t *module)
 {
     HC_PASS_WIDE(!HC_FITS_INT(count), ireduce, sbuf, rbuf, count, dtype, op, root, comm, request);
-    if (HC_NB_DEFERS(module, HC_REDUCE, coll_ireduce, (size_t) count * dtype->super.size)) {
+    if (HC_NB_DEFERS(module, HC_REDUCE, coll_ireduce, (size_t) count * dtype->super.size)
+        && !mca_coll_hiercoll_below_misplaces_dt(HC_MODULE(module), HC_REDUCE, HC_NONBLOCKING,
+                                                 dtype, op, ompi_comm_size(comm))) {
         mca_coll_hiercoll_module_t *m = HC_MODULE(module);
-        return m->prev.coll_ireduce(sbuf, rbuf, count, dtype, op, root, comm, request,
-                                    m->prev.coll_ireduce_module);
+        return mca_coll_hiercoll_keep_comm(m->prev.coll_ireduce(sbuf, rbuf, count, dtype, op, root,
+                                                                comm, request,
+                                                                m->prev.coll_ireduce_module),
+                                           request, comm);
     }
     return run(REDUCE_ARGS(HC_NONBLOCKING), comm, module, request, NULL);
 }

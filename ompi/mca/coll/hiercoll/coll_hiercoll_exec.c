@@ -21,8 +21,8 @@
  * stage) when it starts, a persistent request when it is CREATED.
  * (Blocking calls on intercommunicators take fixed tags instead: see
  * coll_hiercoll_inter.c.)  On an intercommunicator, the ops a plan marks
- * local go to the own group through its local communicator, with a tag
- * reserved there.
+ * local go to the own group through its local communicator, with the
+ * request's tag negated (local_tag below).
  *
  * Why persistent requests reserve at creation: MPI 4.0 (6.13) matches
  * persistent collectives in the order they were initialized, and lets
@@ -176,13 +176,18 @@ static int place_scratch(const hcp_plan_t *p, hc_bind_t *b, void **mem, size_t *
 /* Rounds                                                               */
 /* ------------------------------------------------------------------ */
 
-/* Tags of the own group's communicator: an intercommunicator's plans
- * send the ops marked local on its local communicator, with a tag of that
- * communicator's own nonblocking tag space (other collectives that run on
- * it, coll/inter's for one, reserve theirs there too). */
-static int local_tag(ompi_communicator_t *comm)
+/* The tag of a nonblocking or persistent intercommunicator call's ops
+ * marked local, which go to the own group on the local communicator: its
+ * intercommunicator tag negated, a positive tag.  No collective uses
+ * positive tags there, and nothing else sends on that communicator.  A tag
+ * of either nonblocking tag space could meet another collective's: libnbc's
+ * intercommunicator reduce_scatter(_block) sends on the local communicator
+ * with its intercommunicator tag, and the collectives that run on the local
+ * communicator (Open MPI's context-id ireduce, for one) take tags of its own
+ * space; both spaces count down from the same base. */
+static int local_tag(ompi_communicator_t *lcomm, int tag)
 {
-    return OMPI_COMM_IS_INTER(comm) ? ompi_coll_base_nbc_reserve_tags(comm->c_local_comm, 1) : 0;
+    return NULL != lcomm ? -tag : 0;
 }
 
 /* Post round r: its receives first (so that no message of the round
@@ -191,8 +196,8 @@ static int local_tag(ompi_communicator_t *comm)
  * a sendrecv when the round is an exchange), and a round that only
  * receives one message receives it blocking. */
 static int post_round(mca_coll_hiercoll_module_t *m, ompi_communicator_t *icomm,
-                      const hcp_plan_t *p, const hc_bind_t *b, int r, int itag, int ltag,
-                      ompi_request_t **reqs, int *nreq, bool block_last)
+                      ompi_communicator_t *lcomm, const hcp_plan_t *p, const hc_bind_t *b, int r,
+                      int itag, int ltag, ompi_request_t **reqs, int *nreq, bool block_last)
 {
     int rc = OMPI_SUCCESS, begin = hcp_round_begin(p, r), end = p->round_end[r];
     int last_send = -1, nrecv = 0;
@@ -209,7 +214,7 @@ static int post_round(mca_coll_hiercoll_module_t *m, ompi_communicator_t *icomm,
         if (HCP_RECV != op->kind) {
             continue;
         }
-        ompi_communicator_t *comm = op->local ? icomm->c_local_comm : icomm;
+        ompi_communicator_t *comm = op->local ? lcomm : icomm;
         int tag = op->local ? ltag : itag;
         void *addr = addr_of(b, op->buf, op->off);
         ompi_datatype_t *t = type_of(b, op->buf, type_index(b, op));
@@ -227,7 +232,7 @@ static int post_round(mca_coll_hiercoll_module_t *m, ompi_communicator_t *icomm,
         if (HCP_SEND != op->kind) {
             continue;
         }
-        ompi_communicator_t *comm = op->local ? icomm->c_local_comm : icomm;
+        ompi_communicator_t *comm = op->local ? lcomm : icomm;
         int tag = op->local ? ltag : itag;
         void *addr = addr_of(b, op->buf, op->off);
         ompi_datatype_t *t = type_of(b, op->buf, type_index(b, op));
@@ -698,7 +703,8 @@ static int plain_rounds(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm
     }
     for (int r = 0; r < p->nrounds && OMPI_SUCCESS == rc; ++r) {
         int nreq = 0;
-        rc = post_round(m, comm, p, b, r, tag, tag, reqs, &nreq, true);
+        rc = post_round(m, comm, OMPI_COMM_IS_INTER(comm) ? comm->c_local_comm : NULL, p, b, r,
+                        tag, tag, reqs, &nreq, true);
         if (nreq > 0) {
             int wrc = ompi_request_wait_all(nreq, reqs, MPI_STATUSES_IGNORE);
             if (OMPI_SUCCESS == rc) {
@@ -771,6 +777,10 @@ typedef struct mca_coll_hiercoll_request_t {
     ompi_coll_base_nbc_request_t super;
     mca_coll_hiercoll_module_t *module;
     ompi_communicator_t *comm;
+    /* an intercommunicator's local communicator, retained: MPI_Comm_free
+     * frees it at once (Open MPI's ompi_comm_free), requests in flight or
+     * not, and leaves MPI_COMM_NULL in its place */
+    ompi_communicator_t *lcomm;
     hcp_plan_t plan;
     hc_bind_t bind;      /* of the current plan */
     void *scratch;
@@ -804,6 +814,7 @@ static void request_construct(mca_coll_hiercoll_request_t *req)
     req->super.super.req_start = request_start;
     req->module = NULL;
     req->comm = NULL;
+    req->lcomm = NULL;
     hcp_init(&req->plan);
     req->scratch = NULL;
     req->scratch_size = 0;
@@ -833,6 +844,9 @@ static int request_free(ompi_request_t **ompi_req)
     free(req->reqs);
     if (NULL != req->module) {
         OBJ_RELEASE(req->module);
+    }
+    if (NULL != req->lcomm) {
+        OBJ_RELEASE(req->lcomm);
     }
     if (NULL != req->comm) {
         OBJ_RELEASE(req->comm);
@@ -951,9 +965,9 @@ static bool advance(mca_coll_hiercoll_request_t *req)
             }
             continue; /* round -1 of the new stage: post its round 0 */
         }
-        req->error = post_round(req->module, req->comm, &req->plan, &req->bind, req->round,
-                                req->tag - (req->staged ? req->stage : 0), req->ltag,
-                                req->reqs, &req->nreqs, false);
+        req->error = post_round(req->module, req->comm, req->lcomm, &req->plan, &req->bind,
+                                req->round, req->tag - (req->staged ? req->stage : 0),
+                                req->ltag, req->reqs, &req->nreqs, false);
         if (OMPI_SUCCESS != req->error && 0 == req->nreqs) {
             return true;
         }
@@ -981,7 +995,7 @@ static void complete(mca_coll_hiercoll_request_t *req)
 static void reserve_tags(mca_coll_hiercoll_request_t *req)
 {
     req->tag = ompi_coll_base_nbc_reserve_tags(req->comm, req->staged ? req->stages.nstages : 1);
-    req->ltag = local_tag(req->comm);
+    req->ltag = local_tag(req->lcomm, req->tag);
 }
 
 /* Begin an execution: round -1 done, post round 0.  Nonblocking requests
@@ -1205,6 +1219,10 @@ static mca_coll_hiercoll_request_t *new_request(mca_coll_hiercoll_module_t *m,
     req->super.super.req_mpi_object.comm = comm;
     OBJ_RETAIN(comm);
     req->comm = comm;
+    if (OMPI_COMM_IS_INTER(comm)) {
+        OBJ_RETAIN(comm->c_local_comm);
+        req->lcomm = comm->c_local_comm;
+    }
     OBJ_RETAIN(m);
     req->module = m;
     return req;

@@ -142,7 +142,10 @@ void mca_coll_hiercoll_fast_enable(mca_coll_hiercoll_module_t *m, ompi_communica
             && hcp_rules_always(m->rules[k], m->nrules[k], HCP_RULE_FALLBACK)
             && !mca_coll_hiercoll_shortcut_claims((hc_coll_t) k)
             && !mca_coll_hiercoll_shm_claims(m, (hc_coll_t) k)
-            && mca_coll_hiercoll_has_fallback(m, (hc_coll_t) k, HC_BLOCKING)) {
+            && mca_coll_hiercoll_has_fallback(m, (hc_coll_t) k, HC_BLOCKING)
+            && !mca_coll_hiercoll_below_lb_unsafe(m, (hc_coll_t) k, HC_BLOCKING)) {
+            /* (a collective whose layer below mishandles some datatypes
+             * stays entered: select() serves those calls itself) */
             *fn = NULL;
         }
     }
@@ -283,6 +286,10 @@ void mca_coll_hiercoll_hand_back(mca_coll_hiercoll_module_t *m, hc_coll_t k)
     /* nor where the shared-memory level may take other sizes of it (it
      * passes short reduces on: coll_hiercoll_shm_reduce_min) */
     if (mca_coll_hiercoll_shm_may_take(m, k)) {
+        return;
+    }
+    /* nor where the layer below mishandles some datatypes (select()) */
+    if (mca_coll_hiercoll_below_lb_unsafe(m, k, HC_BLOCKING)) {
         return;
     }
     bool ok = NULL != blocking_fn(&m->super, k)

@@ -64,14 +64,24 @@ static const char *algo_name(hc_coll_t k)
     }
 }
 
-/* coll/basic's blocking intercommunicator collectives that are broken in
- * 4.1.4: scatter crashes (it waits on requests past the end of its array),
- * and the reductions combine the remote group's contributions in reverse
- * rank order (wrong for non-commutative ops). */
+/* The layer below's blocking intercommunicator collectives that are
+ * broken in 4.1.4.  coll/basic: scatter crashes (it waits on requests past
+ * the end of its array), and the reductions combine the remote group's
+ * contributions in reverse rank order (wrong for non-commutative ops).
+ * coll/inter: scatterv's leader takes the root's send counts for counts of
+ * its own receive type, so a receive type of another size than the root's
+ * send type (the same signature, as MPI allows) fails with MPI_ERR_TRUNCATE
+ * or scatters the wrong blocks. */
 static bool broken_below(const mca_coll_hiercoll_module_t *m, hc_coll_t k, hc_mode_t md)
 {
     const char *below = m->prev_name[k][md];
-    if (HC_BLOCKING != md || NULL == below || 0 != strcmp(below, "basic")) {
+    if (HC_BLOCKING != md || NULL == below) {
+        return false;
+    }
+    if (0 == strcmp(below, "inter")) {
+        return HC_SCATTERV == k;
+    }
+    if (0 != strcmp(below, "basic")) {
         return false;
     }
     return HC_SCATTER == k || HC_ALLREDUCE == k || HC_REDUCE == k || HC_REDUCE_SCATTER == k

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "ompi/mca/pml/pml.h"
+#include "ompi/runtime/mpiruntime.h"
 #include "opal/datatype/opal_convertor.h"
 #include "opal/runtime/opal_progress.h"
 #include "opal/util/output.h"
@@ -313,6 +314,15 @@ static bool usable(const hc_call_t *c)
     if ((HC_ALLREDUCE != c->coll && HC_REDUCE != c->coll && HC_BCAST != c->coll
          && HC_BARRIER != c->coll)
         || OMPI_COMM_IS_INTER(c->comm)) {
+        return false;
+    }
+    /* Not under MPI_THREAD_MULTIPLE (asked alike on every rank): the
+     * process-wide state (active list, send slots, progress flag) has no
+     * lock, and a communicator's first call opens its channel with
+     * blocking collectives, which deadlock there when that call comes from
+     * inside progress (Open MPI's context-id iallreduce of a split or dup
+     * of the communicator: the nested wait never progresses) */
+    if (ompi_mpi_thread_multiple) {
         return false;
     }
     if (NULL != c->module->offload && 0 == c->module->offload->kind) {

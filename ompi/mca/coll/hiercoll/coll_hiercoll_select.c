@@ -164,6 +164,21 @@ static const hc_algo_t *last_resort(hc_coll_t coll, const hc_call_t *c)
     return NULL;
 }
 
+/* Where the selection hands a call to the layer below: NULL, or, for a
+ * call the layer below would run with an algorithm that writes outside
+ * its scratch (a datatype whose true lower bound is not 0: tuned's ring
+ * allreduce, libnbc's ireduce; coll_hiercoll_below.c), hiercoll's own
+ * algorithm as auto would pick it. */
+static const hc_algo_t *to_below(const hc_call_t *c)
+{
+    if (!mca_coll_hiercoll_below_misplaces(c)) {
+        return NULL;
+    }
+    const hc_algo_t *own = mca_coll_hiercoll_colls[c->coll].auto_pick(c);
+    ((hc_call_t *) c)->rule = NULL;
+    return NULL != own && fits(own, c) ? own : last_resort(c->coll, c);
+}
+
 const hc_algo_t *mca_coll_hiercoll_select(const hc_call_t *c)
 {
     const hc_coll_desc_t *d = &mca_coll_hiercoll_colls[c->coll];
@@ -190,7 +205,7 @@ const hc_algo_t *mca_coll_hiercoll_select(const hc_call_t *c)
                           * against the layer below on one node) */
             a = mca_coll_hiercoll_shm_auto(c);
             if (NULL == a && can_fall_back && mca_coll_hiercoll_shm_defers(c)) {
-                return NULL;
+                return to_below(c);
             }
         }
         if (NULL == a) { /* short-circuit reductions before the rules (measured
@@ -202,7 +217,7 @@ const hc_algo_t *mca_coll_hiercoll_select(const hc_call_t *c)
         const hcp_rule_t *rule = NULL == a ? mca_coll_hiercoll_rule_of(c) : NULL;
         if (NULL != rule && HCP_RULE_FALLBACK == rule->algo && can_fall_back) {
             ((hc_call_t *) c)->rule = rule;
-            return NULL;
+            return to_below(c);
         }
         if (NULL != rule && rule->algo >= 0 && fits(&d->algos[rule->algo], c)) {
             ((hc_call_t *) c)->rule = rule;
@@ -218,7 +233,7 @@ const hc_algo_t *mca_coll_hiercoll_select(const hc_call_t *c)
     if (NULL == a && !can_fall_back) {
         a = last_resort(c->coll, c);
     }
-    return a;
+    return NULL != a ? a : to_below(c);
 }
 
 /* ------------------------------------------------------------------ */
