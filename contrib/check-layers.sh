@@ -51,7 +51,8 @@ layer_of() {
     # families' state machines; set-up and placement; the hierarchy; flag
     # lines and waiting; memory; the shared types and hot helpers
     coll_hiercoll_shm | coll_hiercoll_shm_op | coll_hiercoll_shm_bcast | coll_hiercoll_shm_reduce | \
-        coll_hiercoll_shm_move | coll_hiercoll_shm_setup | coll_hiercoll_shm_group | \
+        coll_hiercoll_shm_move | coll_hiercoll_shm_long | coll_hiercoll_shm_setup | \
+        coll_hiercoll_shm_group | \
         coll_hiercoll_shm_lines | coll_hiercoll_shm_arena | coll_hiercoll_shm_internal) echo 4 ;;
     # 3 executor
     coll_hiercoll_exec) echo 3 ;;

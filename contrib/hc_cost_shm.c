@@ -12,9 +12,22 @@
  * 128, 256 ranks on the modelled nodes, and the shared memory per
  * communicator of hiercoll, xhc and acoll at 64, 128, 256 ranks.
  *
- *   hc_cost shm [--node epyc|xeon|all] [--n 32,64,128,256] [--csv]
+ *   hc_cost shm [--node epyc|xeon|xeon16|all] [--n 32,64,128,256] [--csv]
  *               [--l3-ns NS] [--contention F] [--mlp M]
+ *               [--long [--chunk BYTES] [--bytes B,B..] [--latency]] [--reproduce]
+ *               [--counts]
+ *               [--sys-ns NS] [--page-ns NS] [--pin F] [--rndv-ns NS]
  *
+ * --long: the bandwidth side, bcast, reduce, allreduce of 16 KiB to 8
+ * MiB by design (hc_cost_shm_long.c; default n 16,64,128,256): the time
+ * per call of back-to-back calls, as hc_bench measures (--latency: one
+ * call alone);
+ * --reproduce: the 16-core run against the model (xeon16); --counts: per
+ * rank and call, bytes, system calls and readers of one buffer at 64
+ * ranks on pack:2 numa:2 l3:4 core:4, 1 MiB (the suite's synthetic
+ * topology; the engine's counters give the same for flat, today, long);
+ * --sys-ns, --page-ns, --pin, --rndv-ns replace the single copy's and the
+ * PML's costs (hc_cma_probe's figures on the machine at hand).
  * --l3-ns replaces the same-L3 line latency (e.g. hc_pingpong's one-way
  * figure on the machine at hand), --contention and --mlp the model's two
  * assumptions (see hc_cost_shm_model.c).
@@ -121,9 +134,10 @@ static void memory(const hcs_node_t *const *nodes, int nnode, int csv)
 
 int hc_cost_shm(int argc, char **argv)
 {
-    const char *which = "all", *nlist = "32,64,128,256";
-    int csv = 0;
-    double l3 = 0, cont = -1, mlp = 0;
+    const char *which = "all", *nlist = NULL;
+    int csv = 0, lng = 0, repro = 0, counts = 0;
+    double l3 = 0, cont = -1, mlp = 0, sys = -1, page = -1, pinf = -1, rndv = -1;
+    size_t chunk = 0;
     for (int i = 0; i < argc; ++i) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (0 == strcmp(a, "--node") && v) {
@@ -138,16 +152,51 @@ int hc_cost_shm(int argc, char **argv)
             cont = atof(v), ++i;
         } else if (0 == strcmp(a, "--mlp") && v) {
             mlp = atof(v), ++i;
+        } else if (0 == strcmp(a, "--long")) {
+            lng = 1;
+        } else if (0 == strcmp(a, "--reproduce")) {
+            repro = 1;
+        } else if (0 == strcmp(a, "--counts")) {
+            counts = 1;
+        } else if (0 == strcmp(a, "--latency")) {
+            hcl_loop = 0;
+        } else if (0 == strcmp(a, "--stagger") && v) {
+            hcl_stagger = atof(v), ++i;
+        } else if (0 == strcmp(a, "--chunk") && v) {
+            chunk = (size_t) atol(v), ++i;
+        } else if (0 == strcmp(a, "--bytes") && v) {
+            size_t b[16];
+            int nb = 0;
+            char *cp = strdup(v), *sv = NULL;
+            for (char *t = strtok_r(cp, ",", &sv); t && nb < 16; t = strtok_r(NULL, ",", &sv)) {
+                b[nb++] = (size_t) atol(t);
+            }
+            free(cp);
+            hcl_set_sizes(b, nb);
+            ++i;
+        } else if (0 == strcmp(a, "--sys-ns") && v) {
+            sys = atof(v), ++i;
+        } else if (0 == strcmp(a, "--page-ns") && v) {
+            page = atof(v), ++i;
+        } else if (0 == strcmp(a, "--pin") && v) {
+            pinf = atof(v), ++i;
+        } else if (0 == strcmp(a, "--rndv-ns") && v) {
+            rndv = atof(v), ++i;
         } else {
             fprintf(stderr, "hc_cost shm: unknown option %s\nusage: hc_cost shm [--node "
-                            "epyc|xeon|all] [--n 32,64,128,256] [--csv] [--l3-ns NS] "
-                            "[--contention F] [--mlp M]\n", a);
+                            "epyc|xeon|xeon16|all] [--n 32,64,128,256] [--csv] [--l3-ns NS] "
+                            "[--contention F] [--mlp M] [--long [--chunk BYTES]] [--reproduce] "
+                            "[--counts] [--sys-ns NS] [--page-ns NS] [--pin F] "
+                            "[--rndv-ns NS]\n", a);
             return 1;
         }
     }
     if (l3 < 0 || (cont != -1 && cont < 0) || mlp < 0 || (mlp > 0 && mlp < 1)) {
         fprintf(stderr, "hc_cost shm: --l3-ns, --contention want >= 0, --mlp >= 1\n");
         return 1;
+    }
+    if (NULL == nlist) {
+        nlist = lng ? "16,64,128,256" : "32,64,128,256";
     }
     int ns[16], nn = 0;
     char *copy = strdup(nlist), *save = NULL;
@@ -161,11 +210,17 @@ int hc_cost_shm(int argc, char **argv)
         ++nn;
     }
     free(copy);
-    hcs_node_t nodes[2] = {hcs_epyc, hcs_xeon};
-    const hcs_node_t *picked[2];
+    hcs_node_t nodes[3] = {hcs_epyc, hcs_xeon, hcs_xeon16};
+    const hcs_node_t *picked[3];
     int np = 0;
-    for (int k = 0; k < 2; ++k) {
-        if (0 == strcmp(which, "all") || 0 == strncmp(which, nodes[k].name, strlen(which))) {
+    for (int k = 0; k < 3; ++k) {
+        /* (all: the modelled nodes; the 16-core VM by name, --reproduce) */
+        if ((0 == strcmp(which, "all") && (2 > k || lng))
+            || 0 == strncmp(which, nodes[k].name, strlen(which))) {
+            nodes[k].sys_ns = sys >= 0 ? sys : nodes[k].sys_ns;
+            nodes[k].page_ns = page >= 0 ? page : nodes[k].page_ns;
+            nodes[k].pin = pinf >= 0 ? pinf : nodes[k].pin;
+            nodes[k].rndv_ns = rndv >= 0 ? rndv : nodes[k].rndv_ns;
             if (l3 > 0) {
                 nodes[k].lat[HCS_L3] = l3;
             }
@@ -179,8 +234,31 @@ int hc_cost_shm(int argc, char **argv)
         }
     }
     if (0 == np) {
-        fprintf(stderr, "hc_cost shm: --node epyc, xeon or all\n");
+        fprintf(stderr, "hc_cost shm: --node epyc, xeon, xeon16 or all\n");
         return 1;
+    }
+    if (repro || counts || lng) {
+        int rc = 0;
+        if (repro) {
+            hcs_node_t x = hcs_xeon16;
+            for (int k = 0; k < np; ++k) { /* (its figures, with the options given) */
+                if (picked[k]->pkgs == 1) {
+                    x = *picked[k];
+                }
+            }
+            x.sys_ns = sys >= 0 ? sys : x.sys_ns;
+            x.page_ns = page >= 0 ? page : x.page_ns;
+            x.pin = pinf >= 0 ? pinf : x.pin;
+            x.rndv_ns = rndv >= 0 ? rndv : x.rndv_ns;
+            rc |= hc_cost_shm_reproduce(&x, csv);
+        }
+        if (counts) {
+            hcl_counts_table(csv);
+        }
+        if (lng) {
+            rc |= hc_cost_shm_long(picked, np, ns, nn, csv, chunk);
+        }
+        return repro ? rc : 0;
     }
     if (csv) {
         printf("node,coll,bytes,n,design,time_us\n");

@@ -64,7 +64,17 @@
 #define HCS_CMA_MIN 16384     /* coll_hiercoll_shm_cma_min: single copy from here */
 #define HCS_PIECE (128 << 10) /* HC_SHM_PIECE: a single-copy bcast's piece */
 #define HCS_CHUNK (16 << 10)  /* the n-level pipeline's chunk (xhc's default chunk_size) */
-#define HCS_SYSCALL_NS 700.0  /* one process_vm_readv call (assumed; not calibrated) */
+#define HCS_SYSCALL_NS 700.0  /* one process_vm_readv call (the short model's; see HCS_SYS_NS) */
+/* Single copy and the PML, calibrated on this project's VM (2-core Xeon,
+ * KVM; hc_cma_probe, docs/design/shm-long.md): a process_vm_readv call,
+ * its page walk and pinning per 4 KiB page beyond the copy, a further
+ * reader of the same page at once (x the line latency between them: two
+ * atomic updates of the page's count, each a line coming and going), and
+ * ob1's rendezvous of a long message over vader (RGET, FIN). */
+#define HCS_SYS_NS 410.0
+#define HCS_PAGE_NS 90.0
+#define HCS_PIN 4.0
+#define HCS_RNDV_NS 1500.0
 
 const char *const hcs_design_names[HCS_NDESIGN] = {"flat", "two-level", "n-level"};
 const char *const hcs_coll_names[HCS_NCOLL] = {"barrier", "bcast", "reduce", "allreduce"};
@@ -101,6 +111,8 @@ const hcs_node_t hcs_epyc = {
     .bw = {30.0, 20.0, 20.0, 12.0},
     .link_l3 = 60.0, .link_pkg = 100.0,
     .contention = 0.25, .mlp = 8.0, .fold_gbs = 20.0,
+    .bw_own = 40.0, .sys_ns = HCS_SYS_NS, .page_ns = HCS_PAGE_NS, .pin = HCS_PIN,
+    .rndv_ns = HCS_RNDV_NS,
 };
 const hcs_node_t hcs_xeon = {
     .name = "xeon-2x56",
@@ -115,6 +127,35 @@ const hcs_node_t hcs_xeon = {
     .contention = 0.25,
     .mlp = 8.0,
     .fold_gbs = 20.0,
+    .bw_own = 40.0,
+    .sys_ns = HCS_SYS_NS,
+    .page_ns = HCS_PAGE_NS,
+    .pin = HCS_PIN,
+    .rndv_ns = HCS_RNDV_NS,
+};
+/* The 16-core Xeon VM of the one many-core run (docs/design/node-hierarchy-model.md:
+ * one socket, one L3; a line crossed in 0.065-0.080 us one way there,
+ * hc_pingpong); its copy rate is the Xeon's above.  No probe ran there:
+ * its process_vm_readv call (1.5 us) and page (250 ns) are fitted to that
+ * run (docs/design/shm-long.md), 3.7 and 2.8 times this project's VM's. */
+const hcs_node_t hcs_xeon16 = {
+    .name = "xeon16-vm",
+    .pkgs = 1,
+    .numa_per_pkg = 1,
+    .l3_per_numa = 1,
+    .cores_per_l3 = 16,
+    .lat = {75.0, 75.0, 75.0, 75.0},
+    .bw = {20.0, 20.0, 20.0, 20.0},
+    .link_l3 = 200.0,
+    .link_pkg = 80.0,
+    .contention = 0.25,
+    .mlp = 8.0,
+    .fold_gbs = 20.0,
+    .bw_own = 40.0,
+    .sys_ns = 1500.0,
+    .page_ns = 250.0,
+    .pin = HCS_PIN,
+    .rndv_ns = HCS_RNDV_NS,
 };
 
 /* ------------------------------------------------------------------ */
@@ -209,9 +250,9 @@ static double lines_from(const hcs_node_t *m, int r, const int *writers, int nw,
 /* Groups                                                               */
 /* ------------------------------------------------------------------ */
 
-typedef struct { int lead, n, *ranks; } grp_t;
-typedef struct { int ng, dist; grp_t *g; char name[16]; } lvl_t;
-typedef struct { int nl; lvl_t l[8]; } tree_t;
+typedef hcs_grp_t grp_t;
+typedef hcs_lvl_t lvl_t;
+typedef hcs_tree_t tree_t;
 
 static int key_of(const hcs_node_t *m, int what, int r)
 {
@@ -256,7 +297,15 @@ static void tree_free(tree_t *t)
 
 /* The n-level tree on ranks 0..n-1 (cut 8 at every level); two = 1:
  * today's groups (one level by L3, cut 8) and the leaders' flat top. */
+static void tree_build_cut(const hcs_node_t *m, int n, int two, int fanin, tree_t *t);
+
 static void tree_build(const hcs_node_t *m, int n, int two, tree_t *t)
+{
+    tree_build_cut(m, n, two, HCS_FANIN, t);
+}
+
+/* (the same with groups cut at `fanin`; 0: not cut) */
+static void tree_build_cut(const hcs_node_t *m, int n, int two, int fanin, tree_t *t)
 {
     static const char *names[] = {"l3", "numa", "package", "node"};
     int *set = malloc(sizeof(int) * (size_t) n), ns = n;
@@ -266,7 +315,7 @@ static void tree_build(const hcs_node_t *m, int n, int two, tree_t *t)
     t->nl = 0;
     for (int what = 0; ns > 1 && t->nl < 8; what = what < 3 ? what + 1 : 3) {
         grp_t *g = malloc(sizeof(grp_t) * (size_t) ns);
-        int cut = two && what > 0 ? ns : HCS_FANIN;
+        int cut = (two && what > 0) || fanin <= 0 ? ns : fanin;
         int ng = runs(m, set, ns, what, cut, g);
         if (ng == ns) { /* (splits nothing: every group one rank) */
             for (int i = 0; i < ng; ++i) {
@@ -320,6 +369,37 @@ int hcs_levels(const hcs_node_t *m, int n, char *buf, size_t len)
     int nl = t.nl;
     tree_free(&t);
     return nl;
+}
+
+/* What the long-data model shares (hc_cost_shm.h). */
+void hcs_tree_build(const hcs_node_t *m, int n, int cut, hcs_tree_t *t)
+{
+    tree_build_cut(m, n, 0, cut, t);
+}
+void hcs_tree_free(hcs_tree_t *t)
+{
+    tree_free(t);
+}
+int hcs_cores(const hcs_node_t *m)
+{
+    return cores_of(m);
+}
+int hcs_l3_of(const hcs_node_t *m, int r)
+{
+    return l3_of(m, r);
+}
+int hcs_pkg_of(const hcs_node_t *m, int r)
+{
+    return pkg_of(m, r);
+}
+double hcs_line_to(const hcs_node_t *m, int w, const int *readers, int nr)
+{
+    return line_to(m, w, readers, nr);
+}
+double hcs_lines_from(const hcs_node_t *m, int r, const int *writers, int nw, const int *all,
+                      int nall)
+{
+    return lines_from(m, r, writers, nw, all, nall);
 }
 
 /* ------------------------------------------------------------------ */
@@ -704,4 +784,9 @@ size_t hcs_mem_acoll(const hcs_node_t *m, int n)
         }
     }
     return (size_t) numa * pages(16384 + (size_t) n * (64 * 2 + 8192 + 64 * 2));
+}
+
+double hcs_all_read_all(const hcs_node_t *m, const int *set, int n)
+{
+    return all_read_all(m, set, n);
 }

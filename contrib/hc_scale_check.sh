@@ -15,11 +15,26 @@
 #      bound to cores: t_colls with the shm level forced (serial
 #      references), t_shm (non-commutative op exact, bitwise determinism,
 #      dup/free cycles), two levels (groups of 4, and the default groups by
-#      L3), persistent requests, single copy (CMA), auto;
+#      L3), persistent requests, single copy (CMA), auto; the stress
+#      program (t_stress: mixed collectives with random sleeps, buffers
+#      overwritten after each return, 2 slots, every slot reuse checked)
+#      for --stress-seconds through the hierarchy of groups of 4;
 #   3. hc_bench --report bcast,reduce,allreduce,barrier at np 4, 8 and 16
-#      (at most the cores), bound to cores: hiercoll against the same stack
-#      without hiercoll in one job; CSV (and PNG: gnuplot, else python3 with
-#      matplotlib, else none, said so) under --out.
+#      (at most the cores), bound to cores, every size from 8 B to 8 MiB:
+#      hiercoll against the same stack without hiercoll in one job, with
+#      auto as it is, then (bcast, reduce, allreduce) with the long cells
+#      wherever the level runs (coll_hiercoll_shm_long on,
+#      coll_hiercoll_shm_wide_ranks 0: the design auto does not take from 8
+#      processes until such a table says so); CSV (and PNG: gnuplot, else
+#      python3 with matplotlib, else none, said so) under --out;
+#   4. hc_bench --coll C --against tuned (bcast, reduce, allreduce) at the
+#      same nps, hiercoll auto beside the long cells (a variant), and with
+#      an Open MPI 6.0 install and a hiercoll built against it (--ompi6,
+#      --build6) against tuned, xhc and acoll of that install;
+#   5. the costs the node level's model takes (docs/design/shm-long.md):
+#      hc_cma_probe (a process_vm_readv call, a page, a second reader) and
+#      hc_pingpong (a line between two cores) on the first and the last
+#      core.
 # It ends with "N passed, N failed[, N skipped]" and exits non-zero on any
 # failure.  It needs only mpirun (Open MPI 4.1 or 5.0) and the programs of
 # a hiercoll build (no make, no compiler, no network): --list-files prints
@@ -32,12 +47,17 @@
 #   --mpirun PATH       mpirun (default: mpirun in PATH)
 #   --out DIR           where logs, CSV and PNG go (default $OUT, else
 #                       ./scale-out)
-#   --time-budget S     seconds in all (default 450); no step starts that
+#   --time-budget S     seconds in all (default 540); no step starts that
 #                       the budget cannot hold (skipped, counted, said)
+#   --stress-seconds S  how long t_stress runs (default 60)
 #   --np N              the correctness subset's np (default: the cores)
 #   --bench-nps LIST    the benchmark's nps (default 4,8,16, capped at the
 #                       cores)
-#   --max BYTES         the benchmark's largest size (default 1M)
+#   --max BYTES         the benchmark's largest size (default 8M)
+#   --ompi6 DIR         an Open MPI 6.0 install (DIR/bin/mpirun): step 4 also
+#                       against its xhc and acoll
+#   --build6 DIR        a hiercoll build against that install (its component
+#                       and hc_bench; default DIR of --build with "-ompi6")
 #   --allow-oversubscribe  more ranks than cores (testing on a small
 #                       machine: binding overloads cores, ranks yield)
 #   --only REGEX        the steps whose names match
@@ -47,6 +67,10 @@
 #
 # Example (in a root with Open MPI's runtime):
 #   contrib/hc_scale_check.sh --build /opt/hiercoll-build --out /tmp/scale-out
+# The long cells' timing alone (steps 3's bench-long, 4 and 5), in a
+# second call when the first one's budget did not reach them:
+#   contrib/hc_scale_check.sh --build B --ompi6 /opt/ompi6 --time-budget 540 \
+#       --only 'bench-long|against|cma-probe|pingpong'
 
 set -u
 
@@ -54,10 +78,13 @@ here=$(cd "$(dirname "$0")" && pwd)
 build=""
 mpirun=mpirun
 out=${OUT:-./scale-out}
-budget=450
+budget=540
+stress_seconds=60
 np=""
 bench_nps="4,8,16"
-bench_max=1M
+bench_max=8M
+ompi6=""
+build6=""
 oversub=no
 only=""
 dry=no
@@ -72,9 +99,12 @@ while [ $# -gt 0 ]; do
     --mpirun) mpirun=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --time-budget) budget=$2; shift 2 ;;
+    --stress-seconds) stress_seconds=$2; shift 2 ;;
     --np) np=$2; shift 2 ;;
     --bench-nps) bench_nps=$2; shift 2 ;;
     --max) bench_max=$2; shift 2 ;;
+    --ompi6) ompi6=$2; shift 2 ;;
+    --build6) build6=$2; shift 2 ;;
     --allow-oversubscribe) oversub=yes; shift ;;
     --only) only=$2; shift 2 ;;
     --dry-run) dry=yes; shift ;;
@@ -95,7 +125,8 @@ build=$(cd "$build" 2>/dev/null && pwd) || { echo "hc_scale_check: no directory 
 # .libs/, where the real binary is; a plain binary as it is.
 # ---------------------------------------------------------------------------
 COMPONENT=ompi/mca/coll/hiercoll/.libs/mca_coll_hiercoll.so
-PROGRAMS="test/mpi/t_colls test/mpi/t_shm test/mpi/t_persist contrib/hc_bench"
+PROGRAMS="test/mpi/t_colls test/mpi/t_shm test/mpi/t_persist test/mpi/t_stress contrib/hc_bench
+          contrib/hc_cma_probe contrib/hc_pingpong"
 
 is_elf() {
     [ -f "$1" ] && [ "$(head -c 4 "$1" 2>/dev/null | od -An -c | tr -d ' ')" = '177ELF' ]
@@ -322,6 +353,7 @@ step() {
 
 echo "## correctness: the shm level at np $np (bound to cores$([ "$np" -gt "$cores" ] && echo ', oversubscribed'))"
 colls=${PROG[t_colls]} shm=${PROG[t_shm]} persist=${PROG[t_persist]} hcb=${PROG[hc_bench]}
+stress=${PROG[t_stress]}
 OK='t_colls: np [0-9]+: [0-9]+ checks, 0 failed'
 SHM_OK='t_shm: np [0-9]+: [0-9]+ checks, 0 failed'
 SHM_COLLS="allreduce reduce bcast barrier allgather allgatherv gather gatherv scatter scatterv
@@ -394,6 +426,28 @@ fi
 EXPECT=("$OK" ": bcast = shm \(blocking" ": allreduce = shm \(blocking" "single copy \(CMA\) from 8 bytes")
 step "shm-cma-np$np" 180 "${MPI[@]}" "${SHORT[@]}" --mca coll_hiercoll_verbose 2 \
     --mca coll_hiercoll_shm_cma_min 8 "${SHM[@]}" "$colls" --only bcast,allreduce,reduce
+# the long cells (coll_hiercoll_shm_long on) at every length from 113 bytes
+# in chunks of 4 KiB: every shm bcast, reduce, allreduce against serial
+# references, and t_shm's checks
+LONGC=(--mca coll_hiercoll_shm_long on --mca coll_hiercoll_shm_long_min 113
+       --mca coll_hiercoll_shm_long_chunk 4K)
+EXPECT=("$OK" "shm: long cells: ")
+step "shm-long-colls-np$np" 240 "${MPI[@]}" "${SHORT[@]}" --mca coll_hiercoll_verbose 1 "${SHM[@]}" \
+    "${LONGC[@]}" "$colls" --only bcast,reduce,allreduce
+EXPECT=("$SHM_OK" "shm: long cells: ")
+step "shm-long-t_shm-np$np" 240 "${MPI[@]}" "${SHORT[@]}" --mca coll_hiercoll_verbose 1 "${SHM[@]}" \
+    "${LONGC[@]}" "$shm" --cycles 20 --cycle-bytes 65536 "${ANY[@]}"
+# the stress program for --stress-seconds through the hierarchy (groups of
+# 4 by the real L3, NUMA and packages; runs of leaders above): mixed
+# collectives checked against serial references, random sleeps, buffers
+# overwritten after each return, 2 slots, every slot reuse checked against
+# the done lines (an abort if the cached minimum ran ahead)
+EXPECT=("t_stress: np $np: [0-9]+ iterations, [0-9]+ checks, 0 failed")
+REJECT=("shm debug reuse")
+step "shm-stress-np$np" $((stress_seconds + 60)) "${MPI[@]}" "${SHORT[@]}" \
+    --mca coll_hiercoll_verbose 1 --mca coll_hiercoll_shm_group_size 4 \
+    --mca coll_hiercoll_shm_slots 2 --mca coll_hiercoll_shm_debug_reuse 1 "${SHM[@]}" "$stress" \
+    --seconds "$stress_seconds" --iters 0 --seed "$RANDOM$RANDOM"
 # auto, the default stack: shm where every process has a core of its own
 if [ "$np" -le "$cores" ]; then
     EXPECT=("$OK" ": allreduce = shm \(blocking, np $np\) by auto" ": barrier = shm \(blocking, np $np\) by auto")
@@ -425,6 +479,80 @@ for bn in $nps; do
             sed 's/^/  /' | head -100
     fi
 done
+
+# the long cells under auto at every np (coll_hiercoll_shm_long on and
+# coll_hiercoll_shm_wide_ranks 0): the table that decides whether auto may
+# take long data back from 8 processes (no size below 0.95, a geometric
+# mean of 1.5 from 16 KiB)
+echo "## hc_bench --report with the long cells (coll_hiercoll_shm_long on, coll_hiercoll_shm_wide_ranks 0)"
+LONGA=(--mca coll_hiercoll_shm_long on --mca coll_hiercoll_shm_wide_ranks 0)
+# bytes of a size such as 4K or 8M
+to_bytes() {
+    local v=${1%[KkMm]} m=1
+    case $1 in *[Kk]) m=1024 ;; *[Mm]) m=1048576 ;; esac
+    echo $((v * m))
+}
+long_nps=$nps
+if [ "$(to_bytes "$bench_max")" -lt 16384 ]; then
+    echo "  (none: --max $bench_max is below the long sizes, which start at 16K)"
+    long_nps=""
+fi
+for bn in $long_nps; do
+    mpi "$bn"
+    EXPECT=("# hc_bench report, np $bn" "^## allreduce")
+    REJECT=("differ")
+    if step "bench-long-np$bn" 300 "${MPI[@]}" "${LONGA[@]}" "$hcb" --report bcast,reduce,allreduce \
+        --min 16K --max "$bench_max" --csv "$out/bench-long-np$bn.csv"; then
+        sed -n '/^#\|^##\|ratio\|^ *[0-9]/p' "$logdir/bench-long-np$bn.log" | grep -v '^\$' |
+            sed 's/^/  /' | head -60
+    fi
+done
+# against tuned, hiercoll's auto beside the long cells (a variant): one
+# job per collective and np
+echo "## hc_bench --against tuned, the long cells as a variant"
+for bn in $nps; do
+    mpi "$bn"
+    for c in bcast reduce allreduce; do
+        EXPECT=("# hc_bench $c")
+        step "against-$c-np$bn" 200 "${MPI[@]}" "$hcb" --coll "$c" --against tuned \
+            --variant "long:hiercoll_shm_long=on,hiercoll_${c}_algorithm=shm" --min 8 \
+            --max "$bench_max" --csv "$out/against-$c-np$bn.csv" || true
+    done
+done
+# ... and against Open MPI 6.0's xhc and acoll (its mpirun, a hiercoll built
+# against it; hc_bench sets their parameters: peer_params)
+if [ -n "$ompi6" ]; then
+    [ -z "$build6" ] && build6=${build}-ompi6
+    if [ -x "$ompi6/bin/mpirun" ] && [ -f "$build6/$COMPONENT" ]; then
+        stage6=$out/_components6
+        rm -rf "$stage6" && mkdir -p "$stage6" && cp -f "$build6/$COMPONENT" "$stage6/"
+        hcb6=$build6/$(real_prog contrib/hc_bench)
+        [ -x "$hcb6" ] || hcb6=$build6/contrib/hc_bench
+        echo "## hc_bench --against tuned,xhc,acoll (Open MPI 6.0 in $ompi6)"
+        for bn in $nps; do
+            for c in bcast reduce allreduce; do
+                EXPECT=("# hc_bench $c")
+                step "against6-$c-np$bn" 300 env OMPI_MCA_mca_base_component_path="$stage6:$ompi6/lib/openmpi" \
+                    PRTE_ALLOW_RUN_AS_ROOT=1 PRTE_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+                    "$ompi6/bin/mpirun" --map-by core --bind-to core -np "$bn" --mca btl self,sm \
+                    "$hcb6" --coll "$c" --against tuned,xhc,acoll \
+                    --variant "long:hiercoll_shm_long=on,hiercoll_${c}_algorithm=shm" --min 8 \
+                    --max "$bench_max" --csv "$out/against6-$c-np$bn.csv" || true
+            done
+        done
+    else
+        echo "no Open MPI 6.0 run: $ompi6/bin/mpirun or $build6/$COMPONENT missing"
+    fi
+fi
+# the model's costs on this machine (hc_cost shm --sys-ns, --page-ns; the
+# line's latency: --l3-ns)
+echo "## the costs the model takes (docs/design/shm-long.md)"
+last=$((cores - 1))
+probe=${PROG[hc_cma_probe]} pingpong=${PROG[hc_pingpong]}
+EXPECT=("# calibration: syscall" "# contention: ")
+step "cma-probe" 120 "$probe" --cpus "0,$last" --readers 2 --trials 11 || true
+EXPECT=("one-way latency")
+step "pingpong" 60 "$pingpong" --cpus "0,$last" --iters 50000 --trials 5 || true
 
 # ---------------------------------------------------------------------------
 # CSV and PNG

@@ -341,6 +341,22 @@ EXPECT=("$OK"
 run "gatherv-level-info-key-np4" 300 "${MPI[@]}" -np 4 --mca coll hiercoll,basic,libnbc \
     --mca coll_hiercoll_verbose 1 --mca coll_hiercoll_stats 1 --mca coll_hiercoll_gatherv_tree_min 2 \
     "$colls" --only gatherv,scatterv --info hiercoll_gatherv_level=aggressive
+# Pair types whose data is one run in a larger extent (MPI_LONG_INT,
+# MPI_DOUBLE_INT, MPI_LONG_DOUBLE_INT) at the counts whose bytes pass
+# 64 KiB inside the last element, sent and received as the type, a packed
+# and a wide twin: gather, scatter, gatherv and scatterv forced to linear,
+# then gatherv and scatterv to the tree, whose root packs and unpacks the
+# chains of blocks in reverse rank order (t_pairs, against serial
+# references).  Open MPI's own local copies lose the end of some of them:
+# the stack without hiercoll fails this test.
+for np in 4 7; do
+    EXPECT=("t_pairs: np $np: [0-9]+ checks, 0 failed"
+            "hiercoll: stats comm t_pairs linear cid [0-9]+ rank 0/$np: calls [1-9][0-9]* \(passed on 0\).* gather:[1-9][0-9]* gatherv:[1-9][0-9]* scatter:[1-9][0-9]* scatterv:[1-9]"
+            "hiercoll: stats comm t_pairs tree cid [0-9]+ rank 0/$np: calls [1-9][0-9]* \(passed on 0\).* gatherv:[1-9][0-9]* scatterv:[1-9]")
+    REJECT=("$NONE_PASSED")
+    run "pairs-64k-edges-np$np" 300 "${MPI[@]}" -np $np --mca coll hiercoll,basic,libnbc \
+        --mca coll_hiercoll_stats 1 "$testdir/mpi/t_pairs"
+done
 
 # allreduce and reduce forced to one algorithm (args: ALGORITHM NP...):
 # t_colls checks every mode, count, root, in place, datatype and op (the
@@ -1131,6 +1147,17 @@ done
 run "shm-levels-fault-treefold-4-np9" 300 "${MPI[@]}" -np 9 "${LV_FAULT[@]}" \
     --mca coll_hiercoll_shm_cma_min 0 --mca coll_hiercoll_shm_fault treefold:4 "${SHM[@]}" \
     "$shm" --errors
+# ... and flat, a single-copy reduction's slice folded by one rank whose
+# reads fail (fault cmaslice): whoever reads that slice (every rank of an
+# allreduce, a reduce's root) returns an error, none a wrong slice
+EXPECT=("t_shm: np 3: 27 checks, 0 failed" "single copy \(CMA\) from 8 bytes")
+for it in 0 1 2; do
+    EXPECT+=("t_shm: errors: allreduce $it: error on ranks 0,1,2; wrong data on ranks none"
+             "t_shm: errors: reduce $it: error on ranks 0,1; wrong data on ranks none")
+done
+run "shm-fault-cmaslice-1-np3" 300 "${MPI[@]}" -np 3 --mca coll hiercoll,basic,libnbc \
+    --mca coll_hiercoll_verbose 1 --mca coll_hiercoll_shm_cma_min 8 \
+    --mca coll_hiercoll_shm_fault cmaslice:1 "${SHM[@]}" "$shm" --errors
 # one hierarchy for all: ranks 0-3 build theirs by l3, 4-7 by socket (per
 # rank environments; the region's layout is the same): the set-up agrees
 # a digest of every rank's hierarchy and paths, finds them different, and
@@ -1168,6 +1195,46 @@ REJECT=("shm: [0-9]+ processes, region of")
 run "shm-atomics-off-np3" 300 "${MPI[@]}" -np 3 -x HIERCOLL_TEST_ATOMIC64=0 \
     --mca coll hiercoll,basic,libnbc --mca coll_hiercoll_verbose 1 "${SHM[@]}" "$shm" --cycles 5 \
     --any-order
+# the stress program (t_stress): mixed bcasts (a rotating root; line, cells
+# in chunks, single copy), allreduces and reduces (a non-commutative
+# matrix product over many chunks and by single copy, int64 sums in the
+# line; in place or not), barriers and three nonblocking calls in flight,
+# every payload encoding (iteration, rank); random sleeps on random ranks
+# and leaders; buffers and inputs overwritten right after each return; 2
+# slots; every slot reuse checked against the done lines.  Flat at np 4
+# (the lean calls, the hot rows), then 2, 3 and 4 levels below the top at
+# np 8, 16, 32 (a level at least halves the leaders and the top holds at
+# most the group size, 2: np 8 has at most 2)
+STRESS=(--mca coll hiercoll,basic,libnbc --mca coll_hiercoll_verbose 1 --mca coll_hiercoll_shm_slots 2
+        "${DEBUG_REUSE[@]}" "${SHM[@]}")
+STRESS_LV=(--mca coll_hiercoll_shm_group_size 2
+           --mca coll_hiercoll_shm_topology "pack:2 numa:2 l3:2 core:4")
+stress=$testdir/mpi/t_stress
+EXPECT=("t_stress: np 4: 1000 iterations, [0-9]+ checks, 0 failed" "shm: 4 processes, region of .*\(2 slots")
+run "stress-flat-np4" 300 "${MPI[@]}" -np 4 "${STRESS[@]}" "$stress" --iters 1000 --seed 1
+EXPECT=("t_stress: np 8: 1000 iterations, [0-9]+ checks, 0 failed" "shm: 8 processes, .*\(2 slots.*hierarchy 2 levels: l3 4 groups of 2, numa 2 groups of 2; top 2")
+run "stress-levels2-np8" 300 "${MPI[@]}" -np 8 "${STRESS[@]}" "${STRESS_LV[@]}" "$stress" \
+    --iters 1000 --seed 2
+EXPECT=("t_stress: np 16: 300 iterations, [0-9]+ checks, 0 failed" "shm: 16 processes, .*hierarchy 3 levels: l3 8 groups of 2, numa 4 groups of 2, socket 2 groups of 2; top 2")
+run "stress-levels3-np16" 300 "${MPI[@]}" -np 16 "${STRESS[@]}" "${STRESS_LV[@]}" "$stress" \
+    --iters 300 --seed 3
+EXPECT=("t_stress: np 16: 200 iterations, [0-9]+ checks, 0 failed" "shm: 16 processes, .*no single copy, hierarchy 3 levels")
+run "stress-levels3-nocma-np16" 300 "${MPI[@]}" -np 16 "${STRESS[@]}" "${STRESS_LV[@]}" \
+    --mca coll_hiercoll_shm_cma_min 0 "$stress" --iters 200 --seed 4
+EXPECT=("t_stress: np 32: 100 iterations, [0-9]+ checks, 0 failed" "shm: 32 processes, .*hierarchy 4 levels: l3 16 groups of 2, numa 8 groups of 2, socket 4 groups of 2, ranks 2 groups of 2; top 2")
+run "stress-levels4-np32" 300 "${MPI[@]}" -np 32 "${STRESS[@]}" "${STRESS_LV[@]}" "$stress" \
+    --iters 100 --seed 5
+# the same through the long cells (from 113 bytes, chunks of 4 KiB, so
+# the stress program's long bcasts and reductions take many chunks): flat
+# at np 4, two levels at np 8
+LONG_ON=(--mca coll_hiercoll_shm_long on --mca coll_hiercoll_shm_long_min 113
+         --mca coll_hiercoll_shm_long_chunk 4K)
+EXPECT=("t_stress: np 4: 400 iterations, [0-9]+ checks, 0 failed" "shm: long cells: ")
+run "stress-long-flat-np4" 300 "${MPI[@]}" -np 4 "${STRESS[@]}" "${LONG_ON[@]}" "$stress" \
+    --iters 400 --seed 6
+EXPECT=("t_stress: np 8: 400 iterations, [0-9]+ checks, 0 failed" "shm: long cells: ")
+run "stress-long-levels2-np8" 300 "${MPI[@]}" -np 8 "${STRESS[@]}" "${STRESS_LV[@]}" \
+    "${LONG_ON[@]}" "$stress" --iters 400 --seed 7
 # line traffic counted (coll_hiercoll_stats; flag and done lines, and the
 # lines of cells): 100 8-byte allreduces at np 8
 # on 2 packages x 2 NUMA nodes x 2 L3 of one core.  Flat, every rank reads
@@ -1245,6 +1312,114 @@ if [ -x "$top_builddir/contrib/hc_bench" ] || [ "$list" = yes ]; then
         "${LINES_BY[@]/allreduce_algorithm/bcast_algorithm}" \
         "$top_builddir/contrib/hc_bench" --coll bcast --min 4096 --max 4096 --traffic 100
 fi
+# long messages through the levels' cells (coll_hiercoll_shm_long "on";
+# docs/design/shm-long.md).  Every shm bcast, reduce and allreduce
+# against serial references, every length from 113 bytes in chunks of 4
+# KiB (several chunks, every digit): a flat region (np 5), a regular
+# hierarchy (np 16, digits 2 2 2 2: the reductions through the levels),
+# an irregular one (np 13: the bcast down the levels, the reductions on
+# the level's other paths); 300 dup/allreduce/bcast/free cycles of 64 KiB
+# (the cells come back to their arenas: none fails to carve, the maps flat)
+LONG=(--mca coll_hiercoll_shm_long on --mca coll_hiercoll_shm_long_min 113
+      --mca coll_hiercoll_shm_long_chunk 4K)
+LONG_BY=(--mca coll hiercoll,basic,libnbc --mca coll_hiercoll_verbose 1 "${SHM[@]}" "${LONG[@]}")
+EXPECT=("$OK" "shm: long cells: .*reductions through the levels")
+run "shm-long-colls-np5" 600 "${MPI[@]}" -np 5 "${LONG_BY[@]}" "$colls" --only bcast,reduce,allreduce
+EXPECT=("$OK" "16 processes, .*hierarchy 3 levels: l3 8 groups of 2"
+        "shm: long cells: .*reductions through the levels")
+run "shm-long-levels-colls-np16" 900 "${MPI[@]}" -np 16 "${LONG_BY[@]}" \
+    --mca coll_hiercoll_shm_topology "pack:2 numa:2 l3:2 core:2" "$colls" --only bcast,reduce,allreduce
+EXPECT=("$OK" "13 processes, .*hierarchy 3 levels" "shm: long cells: .*reductions elsewhere")
+run "shm-long-levels-colls-np13" 600 "${MPI[@]}" -np 13 "${LONG_BY[@]}" \
+    --mca coll_hiercoll_shm_group_size 2 --mca coll_hiercoll_shm_topology "pack:2 numa:2 l3:2 core:2" \
+    "$colls" --only bcast,reduce,allreduce
+EXPECT=("$SHM_OK" "t_shm: 300 cycles: /proc/self/maps ([0-9]+) -> \\1 lines")
+REJECT=("could not carve or map the long cells")
+run "shm-long-cycles-np4" 600 "${MPI[@]}" -np 4 "${LONG_BY[@]}" "$shm" --cycles 300 --cycle-bytes 65536
+# one rank that cannot carve its cells: every rank takes the other paths
+# (one line a communicator), the same results
+EXPECT=("$SHM_OK")
+EXPECT_ONCE=("MPI_COMM_WORLD: shm: a rank could not carve or map the long cells")
+REJECT=("shm: long cells: ")
+run "shm-long-fault-np3" 600 "${MPI[@]}" -np 3 "${LONG_BY[@]}" --mca coll_hiercoll_shm_fault long:1 \
+    "$shm" --cycles 20 --cycle-bytes 65536
+# ... counted (coll_hiercoll_stats; test/shm-counts.sh, per rank and call
+# in units of the message L): at 64 ranks on pack:2 numa:2 l3:4 core:4, a
+# bcast of 1 MiB copies at most 1.25 L a rank (1.234: the leaders twice)
+# and no cell is read by more than 8 ranks (the root's: its 3 + 3 + 1
+# members and the other top rank); an allreduce moves at most 4 L a rank
+# (3.33: in, the slices folded, out); no process_vm_readv, at 16 ranks as
+# at 64 (the single copy before: 2 (n - 1) calls a rank)
+if [ -x "$top_builddir/contrib/hc_bench" ] || [ "$list" = yes ]; then
+    counts=$(cd "$(dirname "$0")" && pwd)/shm-counts.sh
+    LONG_LINES=(--mca coll hiercoll,basic,libnbc --mca coll_hiercoll_stats 1
+                --mca coll_hiercoll_shm_min_calls 0 --mca coll_hiercoll_shm_long on
+                --mca coll_hiercoll_bcast_algorithm shm --mca coll_hiercoll_allreduce_algorithm shm)
+    # (the job's output, then its counts against the bounds)
+    counted() {
+        local out=$1 coll=$2 L=$3 calls=$4
+        shift 4
+        local i=1
+        while [ "${!i}" != -- ]; do i=$((i + 1)); done
+        "${@:1:i-1}" >"$out" 2>&1
+        local rc=$?
+        cat "$out"
+        [ $rc -eq 0 ] && bash "$counts" "$out" "$coll" "$L" "$calls" "${@:i+1}"
+    }
+    export -f counted
+    EXPECT=("counts bcast: 64 ranks" "counts: ok bytes mean" "counts: ok readers" "counts: ok cma calls")
+    REJECT=("counts: FAIL")
+    run "shm-long-counts-bcast-np64" 900 bash -c 'counts=$0; counted "$@"' "$counts" \
+        "$logdir/shm-long-counts-bcast-np64.out" bcast 1048576 2 "${MPI[@]}" -np 64 "${LONG_LINES[@]}" \
+        --mca coll_hiercoll_shm_topology "pack:2 numa:2 l3:4 core:4" \
+        "$top_builddir/contrib/hc_bench" --coll bcast --min 1M --max 1M --traffic 2 \
+        -- --mean-at-most 1.25 --readers-at-most 8 --calls-at-most 0
+    EXPECT=("counts allreduce: 64 ranks" "counts: ok bytes mean" "counts: ok bytes of one rank"
+            "counts: ok cma calls")
+    REJECT=("counts: FAIL")
+    run "shm-long-counts-allreduce-np64" 900 bash -c 'counts=$0; counted "$@"' "$counts" \
+        "$logdir/shm-long-counts-allreduce-np64.out" allreduce 1048576 2 "${MPI[@]}" -np 64 "${LONG_LINES[@]}" \
+        --mca coll_hiercoll_shm_topology "pack:2 numa:2 l3:4 core:4" \
+        "$top_builddir/contrib/hc_bench" --coll allreduce --min 1M --max 1M --traffic 2 \
+        -- --mean-at-most 4 --max-at-most 4 --calls-at-most 0
+    EXPECT=("counts allreduce: 16 ranks" "counts: ok cma calls")
+    REJECT=("counts: FAIL")
+    run "shm-long-counts-allreduce-np16" 600 bash -c 'counts=$0; counted "$@"' "$counts" \
+        "$logdir/shm-long-counts-allreduce-np16.out" allreduce 1048576 2 "${MPI[@]}" -np 16 "${LONG_LINES[@]}" \
+        --mca coll_hiercoll_shm_topology "pack:2 numa:2 l3:2 core:2" \
+        "$top_builddir/contrib/hc_bench" --coll allreduce --min 1M --max 1M --traffic 2 \
+        -- --mean-at-most 4 --calls-at-most 0
+    # auto (every process a core, as on a real node: coll_hiercoll_shm_oversubscribed):
+    # the long cells for a bcast of 1 MiB and a reduce of 16 KiB on 4
+    # processes (no system call); single copy for a bcast on 2 and a reduce
+    # of 64 KiB on 4 (the model's margin there depends on the machine)
+    AUTO_LINES=(--mca coll hiercoll,basic,libnbc --mca coll_hiercoll_stats 1
+                --mca coll_hiercoll_shm_min_calls 0 --mca coll_hiercoll_shm_oversubscribed 1)
+    for c in "bcast 4 1M 1048576 -" "bcast 2 1M 1048576 FAIL" "reduce 4 16K 16384 -" \
+             "reduce 4 64K 65536 FAIL"; do
+        set -- $c
+        if [ "$5" = FAIL ]; then
+            EXPECT=("counts $1: $2 ranks" "counts: FAIL cma calls a call")
+            not="!"
+        else
+            EXPECT=("counts $1: $2 ranks" "counts: ok cma calls a call 0.000 <= 0")
+            not=""
+        fi
+        run "shm-long-auto-$1-$3-np$2" 300 bash -c 'counts=$0; '"$not"' counted "$@"' "$counts" \
+            "$logdir/shm-long-auto-$1-$3-np$2.out" "$1" "$4" 2 "${MPI[@]}" -np "$2" "${AUTO_LINES[@]}" \
+            "$top_builddir/contrib/hc_bench" --coll "$1" --min "$3" --max "$3" --traffic 2 \
+            -- --calls-at-most 0
+    done
+    # (and the counts can fail: the single copy before, at 16 ranks, 30
+    # process_vm_readv calls a rank and 15 readers of one buffer)
+    EXPECT=("counts allreduce: 16 ranks" "counts: FAIL cma calls a call 30.000 > 0"
+            "counts: FAIL readers 15.000 > 8")
+    run "shm-long-counts-flat-fails-np16" 600 bash -c 'counts=$0; ! counted "$@"' "$counts" \
+        "$logdir/shm-long-counts-flat-fails-np16.out" allreduce 1048576 2 "${MPI[@]}" -np 16 \
+        "${LONG_LINES[@]/on/off}" --mca coll_hiercoll_shm_topology "pack:2 numa:2 l3:2 core:2" \
+        "$top_builddir/contrib/hc_bench" --coll allreduce --min 1M --max 1M --traffic 2 \
+        -- --readers-at-most 8 --calls-at-most 0
+fi
 # persistent requests on shm (a channel each, in init order) started in
 # different orders on different ranks and restarted (t_persist)
 for np in 3 5; do
@@ -1289,6 +1464,12 @@ EXPECT=("$OK" ": gatherv = shm \(blocking" ": iscatterv = shm \(nonblocking")
 run "shm-v-root-only-args-np3" 300 "${MPI[@]}" -np 3 --mca coll hiercoll,basic,libnbc \
     --mca coll_hiercoll_verbose 2 "${SHM[@]}" "$colls" --only gather,gatherv,scatter,scatterv \
     --root-only-args
+# nonblocking gatherv, scatterv, allgatherv and reduce_scatter whose count
+# and displacement arrays the caller overwrites once the call returns (as
+# mpi4py 3.1.4's Iallgatherv frees them): the level runs from its own copy
+EXPECT=("t_shm: np 3: 720 checks, 0 failed" ": iallgatherv = shm \(nonblocking" ": iscatterv = shm \(nonblocking")
+run "shm-nb-arrays-clobbered-np3" 120 "${MPI[@]}" -np 3 --mca coll hiercoll,basic,libnbc \
+    --mca coll_hiercoll_verbose 2 "${SHM[@]}" "$shm" --clobber-arrays
 # a failure on one rank: every rank falls back (no region is ever set up:
 # rank 0's line after the agreement never appears), no hang
 SHM_SET_UP='shm: [0-9]+ processes, region of'
@@ -1458,7 +1639,8 @@ NUMERIC=(priority:40 verbose:0 bcast_binomial_max:524288 allreduce_rhrd_min:6553
          offload_credits:64 shm_arena_size:4194304 shm_cell_size:8192 shm_chan_bytes:262144
          shm_slots:4 shm_persistent:2 shm_min_calls:16 shm_spin:2000 shm_watchdog:0
          shm_auto_max:16777216 shm_fold_max:4096 shm_fold_ranks:2
-         shm_cma_min:16384 shm_group_size:8 shm_reduce_min:512)
+         shm_cma_min:16384 shm_group_size:8 shm_reduce_min:512
+         shm_long_min:16384 shm_long_chunk:65536 shm_long_slots:4)
 for bad in -5 banana 99999999999999999999; do
     args=() EXPECT_ONCE=()
     for p in "${NUMERIC[@]}"; do
@@ -1871,13 +2053,14 @@ if [ -x "$hcb" ] || [ "$list" = yes ]; then
     REJECT=("STEP: shm-groups")
     run "scale-check-dry-run" 60 "$scale" --build "$top_builddir" --mpirun "$mpirun" --np 2 \
         --bench-nps 2 --allow-oversubscribe --out "$logdir/scale-dry" --dry-run
-    EXPECT=("PASS: shm-t_shm-np2 " "PASS: bench-np2 " "^2 passed, 0 failed$"
-            "CSV: .*/hc_scale_bench.csv" "(PNG: |no PNG: )")
+    EXPECT=("PASS: shm-t_shm-np2 " "PASS: shm-stress-np2 " "PASS: bench-np2 "
+            "^3 passed, 0 failed$" "CSV: .*/hc_scale_bench.csv" "(PNG: |no PNG: )")
     rm -rf "$logdir/scale-np2"
     run "scale-check-np2" 300 env OUT="$logdir/scale-np2" \
         bash -c '"$@" && grep -q "^allreduce,2,4096,auto," "$OUT/hc_scale_bench.csv"' \
         _ "$scale" --build "$top_builddir" --mpirun "$mpirun" --np 2 --bench-nps 2 \
-        --allow-oversubscribe --max 4K --only "shm-t_shm|bench" --time-budget 280
+        --allow-oversubscribe --max 4K --only "shm-t_shm|shm-stress|bench" --time-budget 280 \
+        --stress-seconds 5
     EXPECT=("SKIP: shm-colls-np2 +\(" "SKIP: bench-np2 " "^0 passed, 0 failed, [0-9]+ skipped$")
     REJECT=("PASS: |FAIL: ")
     run "scale-check-budget-skips" 60 "$scale" --build "$top_builddir" --mpirun "$mpirun" --np 2 \
@@ -2068,6 +2251,15 @@ if [ -x "$hcf" ] || [ "$list" = yes ]; then
     # ... and single copy from 8 bytes (a bcast of any type through the levels)
     fuzz fuzz-seed9-levels-cma-np8 8 300 9 --mca coll_hiercoll_shm_group_size 2 \
         --mca coll_hiercoll_shm_topology "pack:2 numa:2 l3:2 core:1" --mca coll_hiercoll_shm_cma_min 8
+    # the long cells (every length from 113 bytes in 4 KiB chunks: the bcast
+    # down the levels, the reduce-scatter and allgather through them; any
+    # type, in place, roots, sub-communicators), and flat at their defaults
+    fuzz fuzz-seed40-long-levels-np8 8 300 40 --mca coll_hiercoll_shm_long on \
+        --mca coll_hiercoll_shm_long_min 113 --mca coll_hiercoll_shm_long_chunk 4K \
+        --mca coll_hiercoll_shm_group_size 2 --mca coll_hiercoll_shm_topology "pack:2 numa:2 l3:2 core:1" \
+        -- --coll bcast,reduce,allreduce --algo shm
+    fuzz fuzz-seed41-long-np5 5 300 41 --mca coll_hiercoll_shm_long on -- --coll bcast,reduce,allreduce \
+        --algo shm
     # one seed nobody chose: its number is in the log ("run seed N").  On
     # Open MPI 4.1 only for now: on 5.0.7 a random seed drew an alltoallv
     # of a resized vector of resized shorts (lb -15, extent 124) whose last
@@ -2107,6 +2299,7 @@ shm-reduce-scatter-lb2-np5|5|--case 0x03ad9dd22d17b9c6 --comm prefix:2 --mode bl
 shm-allreduce-lb-np3|3|--case 0x02c8f0f94ae053a3 --comm world --count 1
 alltoallv-in-place-negative-displs-np4|4|--case 0x45b53be0fe6fb887 --count 1
 shm-allgatherv-vector-short-int-np2|2|--case 0x0471830c4d7fdcc2 --comm world --count 152
+tree-scatterv-long-int-64k-np5|5|--case 0x217a38897b0991cb --comm prefix:4 --mode blocking --root 0 --packed 0 --count 5462
 REGRESSIONS
 fi
 

@@ -20,7 +20,10 @@
  *             (the non-roots run ahead): the bits of the serial fold;
  *   cycles N  N times: dup, allreduce, bcast, barrier, free; the number of
  *             lines of /proc/self/maps and of our files in the backing
- *             directory must not grow after the first few cycles;
+ *             directory must not grow after the first few cycles (with
+ *             --cycle-bytes B, each cycle's dup also runs an allreduce,
+ *             a reduce and a bcast of B bytes of doubles, checked: long messages'
+ *             cells, carved in every process's arena, must come back);
  *   inflight  many nonblocking calls in flight on two communicators, one
  *             freed while its requests run, completed in reverse order;
  *   vinflight igatherv and iscatterv (every root, irregular counts, zeros,
@@ -59,8 +62,14 @@
  *             with coll_hiercoll_shm_fault on one rank: the error must
  *             reach whoever depends on it); rank 0 prints, per call, the
  *             ranks that returned an error;
+ *   clobber   (--clobber-arrays, alone) iallgatherv, igatherv, iscatterv
+ *             and ireduce_scatter whose count and displacement arrays the
+ *             caller overwrites right after the call returns (as mpi4py
+ *             3.1.4's Iallgatherv frees them), 20 times each at every
+ *             root: the results right (the level keeps its own copy);
  * Prints "t_shm: np N: C checks, F failed".
- * Usage: t_shm [--cycles N] [--backing DIR] [--any-order] [--kill RANK] [--reuse N] [--errors]
+ * Usage: t_shm [--cycles N] [--cycle-bytes B] [--backing DIR] [--any-order] [--kill RANK]
+ *              [--reuse N] [--errors] [--clobber-arrays]
  *   --any-order: the fold order is not checked (a fallback folded)
  *   --kill RANK: that rank dies by SIGKILL after setting regions up
  *   --stall S: the last rank comes S seconds late to an allreduce (watchdog)
@@ -342,6 +351,42 @@ static int count_files(const char *dir)
     return n;
 }
 
+static int cycle_bytes; /* --cycle-bytes */
+
+/* An allreduce, a reduce and a bcast of cycle_bytes bytes of doubles on
+ * d (the reduce's and the bcast's root rotating). */
+static void cycle_long(MPI_Comm d, int i)
+{
+    int cnt = cycle_bytes / (int) sizeof(double), root = i % np;
+    double *a = malloc(sizeof(double) * (size_t) (cnt > 0 ? cnt : 1));
+    double *b = malloc(sizeof(double) * (size_t) (cnt > 0 ? cnt : 1));
+    double *c = malloc(sizeof(double) * (size_t) (cnt > 0 ? cnt : 1));
+    for (int j = 0; j < cnt; ++j) {
+        a[j] = rank + j % 7;
+        c[j] = -1;
+    }
+    MPI_Allreduce(a, b, cnt, MPI_DOUBLE, MPI_SUM, d);
+    MPI_Reduce(a, c, cnt, MPI_DOUBLE, MPI_SUM, (root + 1) % np, d);
+    for (int j = 0; j < cnt; ++j) {
+        a[j] = rank == root ? j : -1;
+    }
+    MPI_Bcast(a, cnt, MPI_DOUBLE, root, d);
+    int bad = 0;
+    for (int j = 0; j < cnt; ++j) {
+        double sum = (double) np * (np - 1) / 2 + (double) np * (j % 7);
+        bad += b[j] != sum || a[j] != j || (rank == (root + 1) % np && c[j] != sum);
+    }
+    tc_checks++;
+    if (bad) {
+        tc_failures++;
+        printf("FAIL [rank %d] cycle %d: %d elements of %d bytes wrong\n", rank, i, bad,
+               cycle_bytes);
+    }
+    free(a);
+    free(b);
+    free(c);
+}
+
 static void test_cycles(MPI_Comm comm, int cycles, const char *backing)
 {
     int maps0 = 0, files0 = 0, maps = 0, files = 0;
@@ -350,6 +395,9 @@ static void test_cycles(MPI_Comm comm, int cycles, const char *backing)
         MPI_Comm_dup(comm, &d);
         int v = rank + i, s = 0;
         MPI_Allreduce(&v, &s, 1, MPI_INT, MPI_SUM, d);
+        if (cycle_bytes > 0) {
+            cycle_long(d, i);
+        }
         MPI_Bcast(&s, 1, MPI_INT, i % np, d);
         MPI_Barrier(d);
         tc_checks++;
@@ -812,6 +860,91 @@ static void test_lbred(MPI_Comm comm)
 }
 
 /* ------------------------------------------------------------------ */
+/* clobber: arrays overwritten after a nonblocking v-collective returns  */
+
+static void clobber(int *a, int n)
+{
+    for (int i = 0; i < n; ++i) {
+        a[i] = 1 << 28; /* (a displacement or count far outside any buffer) */
+    }
+}
+
+static void test_clobber(MPI_Comm comm)
+{
+    int *cnt = malloc(sizeof(int) * (size_t) np), *dsp = malloc(sizeof(int) * (size_t) np);
+    int *sb = malloc(sizeof(int) * 64 * (size_t) np), *rb = malloc(sizeof(int) * 64 * (size_t) np);
+    MPI_Barrier(comm); /* (a blocking call sets the level up) */
+    for (int it = 0; it < 20; ++it) {
+        for (int root = 0; root < np; ++root) {
+            for (int coll = 0; coll < 4; ++coll) {
+                int total = 0;
+                for (int q = 0; q < np; ++q) {
+                    cnt[q] = 1 + (q + it + root) % 7;
+                    dsp[q] = total + q; /* (a gap of q ints before block q) */
+                    total = dsp[q] + cnt[q];
+                }
+                for (int i = 0; i < 64 * np; ++i) {
+                    sb[i] = (coll == 2 ? root : rank) * 1000 + i + it;
+                    rb[i] = -1;
+                }
+                MPI_Request rq;
+                tc_at("clobber coll %d root %d it %d", coll, root, it);
+                switch (coll) {
+                case 0:
+                    MPI_Iallgatherv(sb, cnt[rank], MPI_INT, rb, cnt, dsp, MPI_INT, comm, &rq);
+                    break;
+                case 1:
+                    MPI_Igatherv(sb, cnt[rank], MPI_INT, rb, cnt, dsp, MPI_INT, root, comm, &rq);
+                    break;
+                case 2:
+                    MPI_Iscatterv(sb, cnt, dsp, MPI_INT, rb, cnt[rank], MPI_INT, root, comm, &rq);
+                    break;
+                default:
+                    MPI_Ireduce_scatter(sb, rb, cnt, MPI_INT, MPI_SUM, comm, &rq);
+                    break;
+                }
+                int want0 = cnt[rank], off0 = dsp[rank], before = 0;
+                for (int q = 0; q < rank; ++q) {
+                    before += cnt[q];
+                }
+                int *c2 = malloc(sizeof(int) * (size_t) np);
+                int *d2 = malloc(sizeof(int) * (size_t) np);
+                memcpy(c2, cnt, sizeof(int) * (size_t) np);
+                memcpy(d2, dsp, sizeof(int) * (size_t) np);
+                clobber(cnt, np);
+                clobber(dsp, np);
+                MPI_Wait(&rq, MPI_STATUS_IGNORE);
+                int bad = 0;
+                if (0 == coll || (1 == coll && rank == root)) { /* block q from rank q */
+                    for (int q = 0; q < np; ++q) {
+                        for (int i = 0; i < c2[q]; ++i) {
+                            bad += rb[d2[q] + i] != q * 1000 + i + it;
+                        }
+                        bad += q > 0 && rb[d2[q] - 1] != -1; /* (the gap untouched) */
+                    }
+                } else if (2 == coll) { /* my block of the root's */
+                    for (int i = 0; i < want0; ++i) {
+                        bad += rb[i] != root * 1000 + off0 + i + it;
+                    }
+                    bad += rb[want0] != -1;
+                } else if (3 == coll) { /* my block of the sum */
+                    for (int i = 0; i < want0; ++i) {
+                        bad += rb[i] != (np * (np - 1) / 2) * 1000 + np * (before + i + it);
+                    }
+                }
+                tc_expect(0 == bad, "clobber: %d wrong ints", bad);
+                free(c2);
+                free(d2);
+            }
+        }
+    }
+    free(cnt);
+    free(dsp);
+    free(sb);
+    free(rb);
+}
+
+/* ------------------------------------------------------------------ */
 /* errors: every rank has the right bytes or returns an error           */
 
 static void errors_report(const char *what, int err, int wrong)
@@ -877,7 +1010,7 @@ static void test_errors(MPI_Comm parent)
 
 int main(int argc, char **argv)
 {
-    int cycles = 200, kill_rank = -1, stall = 0, reuse = 0, errors = 0;
+    int cycles = 200, kill_rank = -1, stall = 0, reuse = 0, errors = 0, clob = 0;
     const char *backing = "/dev/shm";
     tc_init(&argc, &argv);
     for (int i = 1; i < argc; ++i) {
@@ -891,10 +1024,14 @@ int main(int argc, char **argv)
             kill_rank = atoi(argv[++i]);
         } else if (0 == strcmp(argv[i], "--errors")) {
             errors = 1;
+        } else if (0 == strcmp(argv[i], "--clobber-arrays")) {
+            clob = 1;
         } else if (0 == strcmp(argv[i], "--reuse") && i + 1 < argc) {
             reuse = atoi(argv[++i]);
         } else if (0 == strcmp(argv[i], "--backing") && i + 1 < argc) {
             backing = argv[++i];
+        } else if (0 == strcmp(argv[i], "--cycle-bytes") && i + 1 < argc) {
+            cycle_bytes = atoi(argv[++i]);
         }
     }
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -918,7 +1055,9 @@ int main(int argc, char **argv)
         }
         MPI_Barrier(MPI_COMM_WORLD);
     }
-    if (errors) {
+    if (clob) {
+        test_clobber(MPI_COMM_WORLD);
+    } else if (errors) {
         test_errors(MPI_COMM_WORLD);
     } else if (reuse > 0) {
         test_reuse(MPI_COMM_WORLD, reuse);

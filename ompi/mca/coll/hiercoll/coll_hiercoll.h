@@ -282,6 +282,7 @@ struct mca_coll_hiercoll_module_t {
     int sc_decider;             /* info key hiercoll_shortcut_decider, or -1 */
     bool shm_demote;            /* coll_hiercoll_shm_demote, or info key hiercoll_shm_demote */
     bool shm_lean;              /* coll_hiercoll_shm_lean, or info key hiercoll_shm_lean */
+    int shm_long;               /* coll_hiercoll_shm_long, or info key hiercoll_shm_long */
     /* selection rules and the fast path (coll_hiercoll_fast.c) */
     hcp_rule_t rules[HC_NCOLL][HC_MAX_RULES]; /* those for this size, by bytes */
     int nrules[HC_NCOLL];
@@ -370,11 +371,18 @@ typedef struct mca_coll_hiercoll_params_t {
     char *shm_levels;
     int shm_levels_mode; /* HC_LEVELS_* */
     int shm_nlv, shm_lv_by[HC_SHM_MAXLV];
+    /* long messages through the levels' cells (coll_hiercoll_shm_long.c) */
+    char *shm_long_param;
+    int shm_long; /* HC_SHM_LONG_* */
+    size_t shm_long_min, shm_long_chunk;
+    int shm_long_slots;
     /* the node level's safety: its atomics as built (read-only), the
      * debug cross-check of slot reuse */
     char *shm_atomics;
     bool shm_debug_reuse;
 } mca_coll_hiercoll_params_t;
+
+enum { HC_SHM_LONG_OFF, HC_SHM_LONG_AUTO, HC_SHM_LONG_ON };
 
 enum { HC_LEVELS_AUTO, HC_LEVELS_FLAT, HC_LEVELS_LIST };
 

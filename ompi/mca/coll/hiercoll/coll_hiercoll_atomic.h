@@ -2,6 +2,10 @@
  * Copyright (c) 2026 The hiercoll authors.
  * $COPYRIGHT$
  *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ *
  * Whether this target's 64-bit atomics are lock-free, decided when the
  * component is compiled (MPI-free: configure and the test suite compile
  * it alone).  The shared-memory node level's lines, flag values and the

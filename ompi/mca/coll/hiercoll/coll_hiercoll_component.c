@@ -156,6 +156,51 @@ static void parse_algorithms(mca_coll_hiercoll_params_t *prm)
     }
 }
 
+/* The node level's long messages through the levels' cells
+ * (coll_hiercoll_shm_long.c; docs/design/shm-long.md). */
+static void register_shm_long(mca_coll_hiercoll_params_t *prm)
+{
+    prm->shm_long_param = "auto";
+    reg_string("shm_long",
+               "Shared-memory node level: long bcasts, reduces and allreduces (from "
+               "coll_hiercoll_shm_long_min bytes) through cells of every process in pipelined "
+               "chunks (coll_hiercoll_shm_long_chunk), a bcast down the hierarchy's levels, "
+               "a reduction as a reduce-scatter through the levels followed by an allgather "
+               "back (no system call, at most a group's size of readers of one buffer; the "
+               "reductions on regular hierarchies and datatypes of at most 64 bytes). \"on\": "
+               "wherever the level runs such a call (forced with the algorithm \"shm\", or "
+               "by auto); \"off\": never; \"auto\": on 4 to 7 processes where the node "
+               "level's model has them faster than single copy at any machine's costs (a bcast "
+               "from coll_hiercoll_shm_cma_min, a reduce or allreduce of less than twice it), "
+               "not yet timed on more than 2 cores",
+               OPAL_INFO_LVL_5, &prm->shm_long_param);
+    if (0 == strcmp(prm->shm_long_param, "on")) {
+        prm->shm_long = HC_SHM_LONG_ON;
+    } else if (0 == strcmp(prm->shm_long_param, "off")) {
+        prm->shm_long = HC_SHM_LONG_OFF;
+    } else {
+        if (0 != strcmp(prm->shm_long_param, "auto")) {
+            mca_coll_hiercoll_param_error("coll_hiercoll_shm_long=\"%s\": auto, on or off; "
+                                          "using auto", prm->shm_long_param);
+        }
+        prm->shm_long = HC_SHM_LONG_AUTO;
+    }
+    reg_number("shm_long_min",
+               "Shared-memory node level: the smallest bcast, reduce or allreduce that "
+               "coll_hiercoll_shm_long \"on\" takes through the long cells",
+               OPAL_INFO_LVL_6, HC_NUM_SIZE, &prm->shm_long_min, 16 << 10, 1, 1LL << 40);
+    reg_number("shm_long_chunk",
+               "Shared-memory node level: bytes of one long cell, the pipeline's chunk "
+               "(coll_hiercoll_shm_long); each process of a communicator that uses them "
+               "takes coll_hiercoll_shm_long_slots cells and about as much again for the "
+               "reductions' slices from its own arena (coll_hiercoll_shm_arena_size)",
+               OPAL_INFO_LVL_6, HC_NUM_SIZE, &prm->shm_long_chunk, 64 << 10, 4 << 10, 16 << 20);
+    reg_number("shm_long_slots",
+               "Shared-memory node level: long cells per process, the chunks a writer may run "
+               "ahead of the slowest process that reads it (coll_hiercoll_shm_long)",
+               OPAL_INFO_LVL_6, HC_NUM_INT, &prm->shm_long_slots, 4, 2, 64);
+}
+
 /* The shared-memory node level's safety: whether it is built at all (its
  * 64-bit atomics lock-free), and a debug cross-check of its slot reuse. */
 static void register_shm_safety(mca_coll_hiercoll_params_t *prm)
@@ -478,14 +523,17 @@ static void register_shm(mca_coll_hiercoll_params_t *prm)
                "which only keeps them in address order; budget:0, rank 0 finds that timing past "
                "its time; memo: that rank remembers other rows than the others for a place, "
                "which only has them timed again; idle: that rank says it has calls in flight "
-               "whenever the deferred timing asks, which only puts it off); every rank must "
+               "whenever the deferred timing asks, which only puts it off; long: the long "
+               "cells, which only sends long messages the level's other ways); every rank must "
                "then agree.  \"push:RANK\": "
                "that rank's writes into the readers of a long bcast fail (the readers then read "
                "those parts themselves); \"treeread:RANK\": its reads in a single-copy bcast "
                "through the levels fail (every rank below it returns an error); "
                "\"treefold:RANK\": it finds no scratch for a reduction in cells through the "
                "levels (every rank of an allreduce, a reduce's root, returns an error); "
-               "\"ahead:RANK\": its cached word that every rank has finished an operation "
+               "\"cmaslice:RANK\": its reads of the inputs in a single-copy reduction fail (every "
+               "rank that reads its slice, each of an allreduce, a reduce's root, returns an "
+               "error); \"ahead:RANK\": its cached word that every rank has finished an operation "
                "starts far ahead of the done lines (coll_hiercoll_shm_debug_reuse aborts)",
                OPAL_INFO_LVL_9, &prm->shm_fault);
     reg_number("shm_arena_size",
@@ -636,6 +684,7 @@ static int hiercoll_register(void)
     register_decomp(prm);
     register_offload(prm);
     register_shm(prm);
+    register_shm_long(prm);
     register_shm_safety(prm);
     /* (after every parameter: a site file's line that none took is an error) */
     mca_coll_hiercoll_site_check();

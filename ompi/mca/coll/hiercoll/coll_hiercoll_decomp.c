@@ -1292,7 +1292,8 @@ static void exchange_inside(hc_dx_t *x, const blocks_t *sb, const blocks_t *rb)
         if (!c->in_place && DX_DATA(x)) { /* (in place: the block is where it belongs) */
             block_of(sb, c->rank, &from, &scount, &stype);
             block_of(rb, c->rank, &to, &rcount, &rtype);
-            x->rc = ompi_datatype_sndrcv(from, scount, stype, to, rcount, rtype);
+            x->rc = mca_coll_hiercoll_dt_copy(from, (size_t) scount, stype, to, (size_t) rcount,
+                                              rtype);
         }
         return;
     }

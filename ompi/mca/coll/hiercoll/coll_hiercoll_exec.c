@@ -48,6 +48,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "opal/datatype/opal_convertor.h"
 #include "opal/runtime/opal_progress.h"
 #include "opal/util/output.h"
 #include "ompi/mca/coll/base/coll_tags.h"
@@ -244,6 +245,117 @@ static int post_round(mca_coll_hiercoll_module_t *m, ompi_communicator_t *icomm,
     return rc;
 }
 
+/* ------------------------------------------------------------------ */
+/* Copies between two datatypes                                         */
+/* ------------------------------------------------------------------ */
+
+static void dt_prepare(opal_convertor_t *cv, ompi_datatype_t *dt, size_t count, const void *buf,
+                       bool send)
+{
+    OBJ_CONSTRUCT(cv, opal_convertor_t);
+    if (send) {
+        opal_convertor_copy_and_prepare_for_send(ompi_mpi_local_convertor, &dt->super, count, buf,
+                                                 0, cv);
+    } else {
+        opal_convertor_copy_and_prepare_for_recv(ompi_mpi_local_convertor, &dt->super, count,
+                                                 (void *) buf, 0, cv);
+    }
+}
+
+/* Up to len bytes of cv's stream packed into (unpacked from) buf; the
+ * bytes moved, as the convertor counts them (max_data: never the iovecs
+ * it says it filled, see mca_coll_hiercoll_dt_copy). */
+static size_t dt_pass(opal_convertor_t *cv, char *buf, size_t len, bool pack)
+{
+    size_t done = 0;
+    while (done < len) {
+        struct iovec iov = {.iov_base = buf + done, .iov_len = len - done};
+        uint32_t n = 1;
+        size_t max = len - done;
+        if (pack) {
+            (void) opal_convertor_pack(cv, &iov, &n, &max);
+        } else {
+            (void) opal_convertor_unpack(cv, &iov, &n, &max);
+        }
+        if (0 == max) {
+            break;
+        }
+        done += max;
+    }
+    return done;
+}
+
+/* Where the data of `count` elements of a contiguous layout begins. */
+static char *dt_data(ompi_datatype_t *dt, const void *buf)
+{
+    ptrdiff_t tlb, text;
+    ompi_datatype_get_true_extent(dt, &tlb, &text);
+    return (char *) buf + tlb;
+}
+
+/* Not ompi_datatype_sndrcv: between two datatypes neither of which is
+ * MPI_PACKED, it packs into a 64 KiB bounce and unpacks the iovecs the
+ * pack says it filled.  Open MPI's pack of a datatype whose data is
+ * contiguous but whose extent is larger (MPI_LONG_INT and MPI_DOUBLE_INT:
+ * 12 bytes in 16; MPI_LONG_DOUBLE_INT) fills the bytes but reports no
+ * iovec when it ends by finishing an element that its previous call cut:
+ * the unpack skips them, and 5462 MPI_LONG_INTs (65,544 bytes) copied to
+ * bytes lose their last 8.  Here a side of contiguous layout is itself
+ * the buffer the other side packs into or unpacks from (one pass, no
+ * cut), and a bounce passes on what the convertors count they moved. */
+int mca_coll_hiercoll_dt_copy(const void *src, size_t scount, ompi_datatype_t *sdt, void *dst,
+                              size_t rcount, ompi_datatype_t *rdt)
+{
+    size_t ssize = 0, rsize = 0;
+    ompi_datatype_type_size(sdt, &ssize);
+    ompi_datatype_type_size(rdt, &rsize);
+    size_t have = ssize * scount, room = rsize * rcount, total = have < room ? have : room;
+    int rc = have > room ? MPI_ERR_TRUNCATE : OMPI_SUCCESS;
+    if (0 == total) {
+        return rc;
+    }
+    opal_convertor_t in, out;
+    size_t moved;
+    if (ompi_datatype_is_contiguous_memory_layout(rdt, rcount)) {
+        dt_prepare(&in, sdt, scount, src, true);
+        moved = dt_pass(&in, dt_data(rdt, dst), total, true);
+        OBJ_DESTRUCT(&in);
+    } else if (ompi_datatype_is_contiguous_memory_layout(sdt, scount)) {
+        dt_prepare(&out, rdt, rcount, dst, false);
+        moved = dt_pass(&out, dt_data(sdt, src), total, false);
+        OBJ_DESTRUCT(&out);
+    } else {
+        /* through a bounce; what an unpack leaves (a predefined element
+         * cut by the bounce's end) moves to the front for the next pass */
+        size_t cap = total < 65536 ? total : 65536, held = 0, packed = 0;
+        char *bounce = malloc(cap);
+        if (NULL == bounce) {
+            return OMPI_ERR_OUT_OF_RESOURCE;
+        }
+        dt_prepare(&in, sdt, scount, src, true);
+        dt_prepare(&out, rdt, rcount, dst, false);
+        moved = 0;
+        while (moved < total) {
+            size_t want = cap - held < total - packed ? cap - held : total - packed;
+            size_t got = 0 == want ? 0 : dt_pass(&in, bounce + held, want, true);
+            packed += got;
+            held += got;
+            size_t put = dt_pass(&out, bounce, held, false);
+            if (0 == got && 0 == put) {
+                break;
+            }
+            moved += put;
+            held -= put;
+            memmove(bounce, bounce + put, held);
+        }
+        OBJ_DESTRUCT(&in);
+        OBJ_DESTRUCT(&out);
+        free(bounce);
+    }
+    /* (a truncated copy may stop short of a predefined element) */
+    return moved == total || MPI_ERR_TRUNCATE == rc ? rc : OMPI_ERROR;
+}
+
 static int copy(const hc_bind_t *b, const hcp_op_t *op, hc_stats_t *st)
 {
     char *dst = addr_of(b, op->buf, op->off), *src = addr_of(b, op->sbuf, op->soff);
@@ -255,7 +367,7 @@ static int copy(const hc_bind_t *b, const hcp_op_t *op, hc_stats_t *st)
     if (dt == sdt && op->count == op->scount) {
         return ompi_datatype_copy_content_same_ddt(dt, (size_t) op->count, dst, src);
     }
-    return ompi_datatype_sndrcv(src, (int32_t) op->scount, sdt, dst, (int32_t) op->count, dt);
+    return mca_coll_hiercoll_dt_copy(src, (size_t) op->scount, sdt, dst, (size_t) op->count, dt);
 }
 
 static int local_ops(mca_coll_hiercoll_module_t *m, const hcp_plan_t *p,

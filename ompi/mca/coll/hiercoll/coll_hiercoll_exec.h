@@ -26,6 +26,13 @@ void mca_coll_hiercoll_bind_buffer(hc_bind_t *b, int buf, const void *base, ompi
 
 /* Bind a call's user buffers (SBUF, RBUF) for its plan. */
 void mca_coll_hiercoll_bind(const hc_call_t *c, hc_bind_t *b);
+/* Copy scount elements of sdt at src into rcount elements of rdt at dst
+ * (the signatures agree up to the shorter one: MPI_ERR_TRUNCATE when the
+ * source is longer).  Every local copy between two datatypes goes here,
+ * not to ompi_datatype_sndrcv, which loses the end of some (see the
+ * definition). */
+int mca_coll_hiercoll_dt_copy(const void *src, size_t scount, ompi_datatype_t *sdt, void *dst,
+                              size_t rcount, ompi_datatype_t *rdt);
 /* Run a blocking plan with a fixed tag (mca_coll_hiercoll_blocking_tag). */
 int mca_coll_hiercoll_exec_blocking(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm,
                                     const hcp_plan_t *plan, hc_bind_t *b, int tag);

@@ -227,6 +227,19 @@ static void read_info(mca_coll_hiercoll_module_t *m, ompi_communicator_t *comm)
     }
     info_bool(info, comm, "hiercoll_shm_demote", &m->shm_demote, &bad);
     info_bool(info, comm, "hiercoll_shm_lean", &m->shm_lean, &bad);
+    /* long messages through the long cells (every rank must pass the same) */
+    if (OPAL_SUCCESS == hc_info_get(info, "hiercoll_shm_long", val, sizeof(val), &flag) && flag) {
+        if (0 == strcmp(val, "on")) {
+            m->shm_long = HC_SHM_LONG_ON;
+        } else if (0 == strcmp(val, "off")) {
+            m->shm_long = HC_SHM_LONG_OFF;
+        } else if (0 == strcmp(val, "auto")) {
+            m->shm_long = HC_SHM_LONG_AUTO;
+        } else {
+            bad_key(&bad, "hiercoll_shm_long=\"%s\" on %s is not auto, on or off; keeping the "
+                    "MCA choice", val, comm->c_name);
+        }
+    }
     if ('\0' != bad.text[0] && 0 == ompi_comm_rank(comm)) {
         mca_coll_hiercoll_show_help("bad-info-key", bad.text);
     }
@@ -242,6 +255,7 @@ static int module_enable(mca_coll_base_module_t *module, ompi_communicator_t *co
     m->gatherv_level = mca_coll_hiercoll_params.gatherv_level;
     m->shm_demote = mca_coll_hiercoll_params.shm_demote;
     m->shm_lean = mca_coll_hiercoll_params.shm_lean;
+    m->shm_long = mca_coll_hiercoll_params.shm_long;
     read_info(m, comm);
     mca_coll_hiercoll_save_prev(m, comm);
     mca_coll_hiercoll_shm_enable(m, comm);

@@ -23,9 +23,12 @@
  *   coll_hiercoll_shm_reduce.c    reduce and allreduce state machines
  *   coll_hiercoll_shm_move.c      gather(v), scatter(v), allgather(v),
  *                                 reduce_scatter(_block) state machines
+ *   coll_hiercoll_shm_long.c      LONG CELLS: long bcasts, reduces and
+ *                                 allreduces through every process's cells
  *
- * Calls go down: this file calls op and setup; op the families (move
- * uses reduce's folds) and setup; the families group, lines and arena;
+ * Calls go down: this file calls op, setup and long (its cells' leave);
+ * op the families (move uses reduce's folds; long's set-up is its own) and
+ * setup; the families group, lines and arena;
  * setup group, lines and arena (contrib/check-layers.sh: no circle).
  *
  * A short blocking barrier, bcast or reduce on an idle channel may go
@@ -118,8 +121,10 @@ void mca_coll_hiercoll_shm_free(mca_coll_hiercoll_module_t *m)
             hc_shm_stats_print(s);
         }
         free(s->st->dist);
+        free(s->st->reg);
         free(s->st);
     }
+    hc_shm_long_leave(s);
     hc_shm_region_leave(s);
     free(s->pids);
     free(s->rows);
@@ -204,6 +209,41 @@ bool mca_coll_hiercoll_shm_usable(const hc_call_t *c)
     return true;
 }
 
+/* A nonblocking v-collective's counts and displacements, copied into its
+ * request: the level reads them while the operation runs, after the call
+ * has returned, where Open MPI's libnbc read them at the call.  MPI says
+ * they belong to the operation until it completes; mpi4py 3.1.4's
+ * Iallgatherv (unlike its other nonblocking collectives) releases them
+ * when the call returns, and the level then read freed memory (its
+ * test_cco_nb_vec crashed).  Persistent requests keep the caller's: they
+ * must stay valid for the request's life.  False: no memory. */
+static bool keep_arrays(hc_shm_req_t *r)
+{
+    hc_call_t *c = &r->call;
+    const int **a[4] = {&c->scounts, &c->sdispls, &c->rcounts, &c->rdispls};
+    bool root = c->rank == c->root, want[4] = {false, false, false, false};
+    switch (c->coll) {
+    case HC_ALLGATHERV: want[2] = want[3] = true; break;
+    case HC_GATHERV: want[2] = want[3] = root; break;
+    case HC_SCATTERV: want[0] = want[1] = root; break;
+    case HC_REDUCE_SCATTER: want[2] = true; break;
+    default: return true;
+    }
+    size_t n = (size_t) c->size, k = 0;
+    r->arrays = malloc(sizeof(int) * 4 * (n > 0 ? n : 1));
+    if (NULL == r->arrays) {
+        return false;
+    }
+    for (int i = 0; i < 4; ++i) {
+        if (want[i] && NULL != *a[i]) {
+            memcpy(r->arrays + k, *a[i], sizeof(int) * n);
+            *a[i] = r->arrays + k;
+            k += n;
+        }
+    }
+    return true;
+}
+
 int mca_coll_hiercoll_shm_start(hc_call_t *c, ompi_request_t **request, struct ompi_info_t *info)
 {
     (void) info;
@@ -232,12 +272,16 @@ int mca_coll_hiercoll_shm_start(hc_call_t *c, ompi_request_t **request, struct o
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
     bool persistent = HC_PERSISTENT == c->mode;
+    r->call = *c;
+    if (!persistent && !keep_arrays(r)) {
+        free(r);
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
     mca_coll_hiercoll_req_make(&r->super, c->comm, persistent, hc_shm_req_free, hc_shm_req_start);
     r->m = m;
     r->comm = c->comm;
     OBJ_RETAIN(m);
     OBJ_RETAIN(c->comm);
-    r->call = *c;
     r->persistent = persistent;
     *request = &r->super.super;
     if (persistent) {

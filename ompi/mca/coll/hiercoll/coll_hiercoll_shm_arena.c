@@ -218,6 +218,13 @@ static void arena_pending(size_t off, size_t len)
 }
 
 /* A peer's arena, mapped once per process and counted. */
+/* A carved extent whose readers may still be inside (its header a
+ * region's: arena_reclaim takes it back once `detached` reaches n). */
+void hc_shm_arena_pending(size_t off, size_t len)
+{
+    arena_pending(off, len);
+}
+
 char *hc_shm_map_peer(pid_t pid, int fd, size_t *size)
 {
     if (pid == getpid()) {
@@ -399,6 +406,9 @@ static int cma_move(pid_t pid, void *local, uint64_t remote, size_t len, bool wr
                 continue;
             }
             return errno;
+        }
+        if (OPAL_UNLIKELY(NULL != hc_shm_stepping)) { /* (coll_hiercoll_stats) */
+            hc_shm_count_cma(pid, (size_t) moved, !write);
         }
         if (0 == moved) {
             return EFAULT;

@@ -408,7 +408,11 @@ int hc_shm_topo_describe(const hc_shm_t *s, const hc_shm_peer_t *peers, char *bu
 bool hc_shm_stats_init(hc_shm_t *s, const hc_shm_peer_t *peers)
 {
     s->st = calloc(1, sizeof(*s->st));
-    if (NULL == s->st || NULL == (s->st->dist = calloc((size_t) s->n, 1))) {
+    if (NULL == s->st || NULL == (s->st->dist = calloc((size_t) s->n, 1))
+        || NULL == (s->st->reg = calloc((size_t) s->n, sizeof(uint64_t)))) {
+        if (NULL != s->st) {
+            free(s->st->dist);
+        }
         free(s->st);
         s->st = NULL;
         return false;
@@ -447,12 +451,74 @@ void hc_shm_count(const hc_shm_op_t *o, int first, int count, int stride, const 
     }
 }
 
-/* Operation o has read `bytes` of rank r's cell. */
+/* Operation o has read `bytes` of rank r's cell (its lines, and the
+ * bytes moved). */
 void hc_shm_count_cell(const hc_shm_op_t *o, int r, size_t bytes)
 {
     hc_shm_t *sh = o->ch->s;
     if (r >= 0 && r < sh->n && r != sh->me && 0 != bytes) {
         sh->st->cells[o->coll][sh->st->dist[r]] += (bytes + HC_SHM_LINE - 1) / HC_SHM_LINE;
+        sh->st->bytes[o->coll][sh->st->dist[r]] += bytes;
+    }
+}
+
+/* Operation o has copied `bytes` out of rank r's memory (r = me, or < 0:
+ * inside my own). */
+void hc_shm_count_bytes(const hc_shm_op_t *o, int r, size_t bytes)
+{
+    hc_shm_t *sh = o->ch->s;
+    int d = r >= 0 && r < sh->n && r != sh->me ? sh->st->dist[r] : HC_DIST_OWN;
+    sh->st->bytes[o->coll][d] += bytes;
+}
+
+/* The operation being stepped (op_step), with coll_hiercoll_stats. */
+const hc_shm_op_t *hc_shm_stepping;
+
+/* One reader more of a buffer's contents, registered in `word` (a word of
+ * the buffer owner's lines) under `key` (the operation and phase of those
+ * contents): a different key starts the count again; the count reached
+ * is the readers so far, the last one's the buffer's. */
+void hc_shm_count_readers(const hc_shm_op_t *o, uint64_t *word, uint64_t key)
+{
+    hc_shm_stats_t *st = o->ch->s->st;
+    uint64_t old = __atomic_load_n(word, __ATOMIC_RELAXED), nv;
+    key &= (UINT64_C(1) << 48) - 1;
+    do {
+        nv = old >> 16 == key ? old + 1 : key << 16 | 1;
+    } while (!__atomic_compare_exchange_n(word, &old, nv, false, __ATOMIC_RELAXED,
+                                          __ATOMIC_RELAXED));
+    if ((nv & 0xffff) > st->readers[o->coll]) {
+        st->readers[o->coll] = nv & 0xffff;
+    }
+}
+
+/* A process_vm_readv (read) or _writev of `bytes` with process pid, made
+ * by the operation being stepped: the call, the bytes by distance, and,
+ * for a read, one reader more of the target's buffer of this operation
+ * and phase (registered once, in a word of the target's flag line of the
+ * operation that no single-copy path uses). */
+void hc_shm_count_cma(pid_t pid, size_t bytes, bool read)
+{
+    const hc_shm_op_t *o = hc_shm_stepping;
+    hc_shm_t *sh = NULL != o ? o->ch->s : NULL;
+    if (NULL == sh || NULL == sh->st || NULL == sh->pids) {
+        return;
+    }
+    int r = 0;
+    while (r < sh->n && sh->pids[r] != pid) {
+        ++r;
+    }
+    if (r == sh->n) {
+        return;
+    }
+    sh->st->cma[o->coll]++;
+    sh->st->bytes[o->coll][sh->st->dist[r]] += bytes;
+    uint64_t key = (o->s0 << 8 | (uint64_t) o->ph) + 1;
+    if (read && sh->st->reg[r] != key) {
+        sh->st->reg[r] = key;
+        hc_line_t *l = line_of(o, o->s0, r);
+        hc_shm_count_readers(o, (uint64_t *) (l->data + HC_SHM_INLINE - 8 * (1 + (o->ph & 1))),
+                             key);
     }
 }
 
@@ -478,4 +544,26 @@ void hc_shm_stats_print(const hc_shm_t *s)
     }
     opal_output(0, "hiercoll: shm lines comm %s rank %d/%d:%s", s->comm->c_name, s->me, s->n,
                 at ? per : " no operation");
+    /* the bytes copied, the system calls, the most readers of one buffer */
+    at = 0;
+    per[0] = '\0';
+    for (int k = 0; k < HC_NCOLL && at < sizeof(per) - 160; ++k) {
+        const uint64_t *b = s->st->bytes[k];
+        if (0 == s->st->ops[k]) {
+            continue;
+        }
+        at += (size_t) snprintf(per + at, sizeof(per) - at,
+                                " %s: %llu ops, bytes own %llu l3 %llu numa %llu package %llu "
+                                "across %llu, cma calls %llu, readers at most %llu;",
+                                mca_coll_hiercoll_coll_names[k],
+                                (unsigned long long) s->st->ops[k],
+                                (unsigned long long) b[HC_DIST_OWN], (unsigned long long) b[0],
+                                (unsigned long long) b[1], (unsigned long long) b[2],
+                                (unsigned long long) b[3], (unsigned long long) s->st->cma[k],
+                                (unsigned long long) s->st->readers[k]);
+    }
+    if (0 != at) {
+        opal_output(0, "hiercoll: shm bytes comm %s rank %d/%d:%s", s->comm->c_name, s->me, s->n,
+                    per);
+    }
 }

@@ -146,6 +146,7 @@ typedef struct {
 extern HC_SHM_HIDDEN hc_shm_proc_t hc_shm_g;
 
 typedef struct hc_shm_op hc_shm_op_t;
+typedef struct hc_shm_long hc_shm_long_t; /* the long cells (coll_hiercoll_shm_long.c) */
 
 /* TOPOLOGY (coll_hiercoll_shm_group.c).  The levels a rank's place is told
  * by, from the top; a synthetic topology (coll_hiercoll_shm_topology) gives
@@ -165,10 +166,23 @@ extern HC_SHM_HIDDEN hc_shm_topo_t hc_shm_topo;
  * cells it read that another rank wrote (bytes / HC_SHM_LINE, rounded up,
  * per read). */
 enum { HC_DIST_L3, HC_DIST_NUMA, HC_DIST_PACK, HC_DIST_FAR, HC_NDIST };
+#define HC_DIST_OWN HC_NDIST /* bytes[][HC_DIST_OWN]: copies inside my own memory */
+/* BYTES AND SYSTEM CALLS (coll_hiercoll_stats; coll_hiercoll_shm_group.c):
+ * the bytes this rank copied (or folded) out of another rank's memory by
+ * distance, and inside its own (a cell it fills from its buffer, or
+ * empties into it); its process_vm_readv/writev calls; and the most ranks
+ * that read one of its buffers' contents between their writing and their
+ * reuse (any of them may read at once: a star of n - 1 readers, or a
+ * tree's few), counted where the reads happen (single copy; the long
+ * cells, coll_hiercoll_shm_long.c). */
 typedef struct {
     uint64_t ops[HC_NCOLL];
     uint64_t lines[HC_NCOLL][HC_NDIST];
     uint64_t cells[HC_NCOLL][HC_NDIST]; /* cells' lines (HC_SHM_LINE bytes, rounded up) */
+    uint64_t bytes[HC_NCOLL][HC_NDIST + 1];
+    uint64_t cma[HC_NCOLL];     /* process_vm_readv/writev calls */
+    uint64_t readers[HC_NCOLL]; /* the most readers of one buffer's contents */
+    uint64_t *reg;              /* [n] the (operation, phase) last registered with each rank */
     uint8_t *dist; /* [n] my distance to each rank */
 } hc_shm_stats_t;
 
@@ -239,6 +253,7 @@ typedef struct hc_shm {
     uint64_t pkey;
     mca_coll_hiercoll_module_t *module; /* (hc_shm_place_later's calls of the layer below) */
     hc_shm_stats_t *st; /* the line counts (coll_hiercoll_stats), else NULL */
+    hc_shm_long_t *lg;  /* the long cells (set up by the first call that takes them) */
 } hc_shm_t;
 
 /* Operation s's flag line of rank r (kf slots of flag lines), its cell
@@ -295,7 +310,7 @@ typedef struct {
 } hc_shm_peer_t;
 
 enum { PATH_INLINE, PATH_CELLS, PATH_FOLD, PATH_SLICE, PATH_MOVE, PATH_RSCAT, PATH_CMA,
-       PATH_CMA_ROOT, PATH_TREE };
+       PATH_CMA_ROOT, PATH_TREE, PATH_LONG };
 
 struct hc_shm_op {
     hc_shm_op_t *next;
@@ -357,6 +372,7 @@ typedef struct hc_shm_req {
     mca_coll_hiercoll_module_t *m;
     ompi_communicator_t *comm;
     hc_call_t call; /* persistent: restarted from it */
+    int *arrays;    /* nonblocking: the call's counts and displacements, copied */
     int chan;
     bool persistent, active;
 } hc_shm_req_t;
@@ -370,6 +386,7 @@ HC_SHM_HIDDEN bool hc_shm_fault(const char *step);
 HC_SHM_HIDDEN uint64_t hc_shm_random64(void);
 HC_SHM_HIDDEN void hc_shm_arena_create(void);
 HC_SHM_HIDDEN void hc_shm_arena_put(size_t off, size_t len);
+HC_SHM_HIDDEN void hc_shm_arena_pending(size_t off, size_t len);
 HC_SHM_HIDDEN size_t hc_shm_arena_largest(void);
 HC_SHM_HIDDEN size_t hc_shm_arena_get(size_t len);
 HC_SHM_HIDDEN char *hc_shm_map_peer(pid_t pid, int fd, size_t *size);
@@ -411,6 +428,21 @@ HC_SHM_HIDDEN __attribute__((cold)) void hc_shm_count(const hc_shm_op_t *o, int 
                                                      int stride, const int *list);
 HC_SHM_HIDDEN __attribute__((cold)) void hc_shm_count_cell(const hc_shm_op_t *o, int r,
                                                           size_t bytes);
+HC_SHM_HIDDEN __attribute__((cold)) void hc_shm_count_bytes(const hc_shm_op_t *o, int r,
+                                                           size_t bytes);
+HC_SHM_HIDDEN __attribute__((cold)) void hc_shm_count_cma(pid_t pid, size_t bytes, bool read);
+HC_SHM_HIDDEN __attribute__((cold)) void hc_shm_count_readers(const hc_shm_op_t *o,
+                                                             uint64_t *word, uint64_t key);
+/* The operation being stepped (op_step; its single copy is counted in
+ * hc_shm_cma_read and _write), with coll_hiercoll_stats; else NULL. */
+extern HC_SHM_HIDDEN const hc_shm_op_t *hc_shm_stepping;
+/* Bytes copied by o out of rank r's memory (r: me, inside my own). */
+#define HC_SHM_BYTES(o, r, bytes)                                                                  \
+    do {                                                                                           \
+        if (OPAL_UNLIKELY(NULL != (o)->ch->s->st)) {                                               \
+            hc_shm_count_bytes((o), (r), (bytes));                                                 \
+        }                                                                                          \
+    } while (0)
 /* Rank r's cell of `bytes` read (counted with coll_hiercoll_stats). */
 #define HC_SHM_CELL_READ(o, r, bytes)                                                              \
     do {                                                                                           \
@@ -441,6 +473,10 @@ HC_SHM_HIDDEN bool hc_shm_run_move(hc_shm_op_t *o);
 HC_SHM_HIDDEN int hc_shm_chunks_of(size_t bytes, size_t chunk);
 HC_SHM_HIDDEN bool hc_shm_run_vmove(hc_shm_op_t *o);
 HC_SHM_HIDDEN bool hc_shm_run_rscat(hc_shm_op_t *o);
+/* coll_hiercoll_shm_long.c */
+HC_SHM_HIDDEN bool hc_shm_long_takes(hc_shm_op_t *o, const hc_call_t *c);
+HC_SHM_HIDDEN bool hc_shm_run_long(hc_shm_op_t *o);
+HC_SHM_HIDDEN void hc_shm_long_leave(hc_shm_t *sh);
 /* coll_hiercoll_shm_op.c */
 HC_SHM_HIDDEN int hc_shm_op_init(hc_shm_op_t *o, hc_shm_chan_t *ch, const hc_call_t *c);
 HC_SHM_HIDDEN void hc_shm_op_ring(hc_shm_op_t *o);

@@ -22,8 +22,11 @@
  */
 #include "coll_hiercoll_shm_internal.h"
 
-static bool op_step(hc_shm_op_t *o)
+static bool op_step_(hc_shm_op_t *o)
 {
+    if (PATH_LONG == o->path) {
+        return hc_shm_run_long(o);
+    }
     switch (o->coll) {
     case HC_BARRIER:
         return hc_shm_run_barrier(o);
@@ -51,6 +54,17 @@ static bool op_step(hc_shm_op_t *o)
                                                              : hc_shm_run_fold(o);
         }
     }
+}
+
+static inline bool op_step(hc_shm_op_t *o)
+{
+    if (OPAL_LIKELY(NULL == o->ch->s->st)) {
+        return op_step_(o);
+    }
+    hc_shm_stepping = o; /* (its single copy counted: hc_shm_count_cma) */
+    bool done = op_step_(o);
+    hc_shm_stepping = NULL;
+    return done;
 }
 
 static char *base_of(const void *buf, ompi_datatype_t *dt)
@@ -225,6 +239,19 @@ int hc_shm_op_init(hc_shm_op_t *o, hc_shm_chan_t *ch, const hc_call_t *c)
             o->dst = NULL; /* insignificant */
         }
         break;
+    }
+    /* long bcasts and reductions through the long cells (one sequence
+     * number: their chunks have their own); never what a lean call may
+     * have begun on another rank (a reduce in flag lines) */
+    if (OPAL_UNLIKELY(o->m > HC_SHM_INLINE && 0 != o->nchunks && PATH_INLINE != o->path)
+        && (HC_BCAST == c->coll || HC_REDUCE == c->coll || HC_ALLREDUCE == c->coll)
+        && (HC_SHM_LONG_ON == sh->module->shm_long
+            || (HC_SHM_LONG_AUTO == sh->module->shm_long && sh->n >= 4 && sh->n <= 7))
+        && hc_shm_long_takes(o, c)) {
+        o->path = PATH_LONG;
+        o->chunk = o->m;
+        o->nchunks = 1;
+        o->mine0 = o->mine1 = 0;
     }
     if (OPAL_UNLIKELY(NULL != sh->st) && 0 != o->nchunks) {
         sh->st->ops[c->coll]++;
@@ -425,6 +452,7 @@ int hc_shm_req_free(ompi_request_t **rp)
     OBJ_RELEASE(r->m);
     OBJ_RELEASE(r->comm);
     mca_coll_hiercoll_req_unmake(&r->super);
+    free(r->arrays);
     free(r);
     *rp = MPI_REQUEST_NULL;
     return OMPI_SUCCESS;

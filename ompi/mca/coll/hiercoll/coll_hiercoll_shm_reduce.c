@@ -467,7 +467,8 @@ static void cma_piece(hc_shm_op_t *o, uint64_t s, size_t a, size_t cnt, char *ac
         int from = swap && r == n - 1 ? n - 2 : r;
         if (from != me) {
             char *to = r == n - 1 ? acc : o->scratch;
-            if (0 != hc_shm_cma_read(sh->pids[from], to, input_of(o, s, from) + off, len)) {
+            if (hc_shm_fault("cmaslice")
+                || 0 != hc_shm_cma_read(sh->pids[from], to, input_of(o, s, from) + off, len)) {
                 o->error = OMPI_ERROR;
             }
             if (++*reads == total) {
@@ -492,7 +493,14 @@ static void cma_piece(hc_shm_op_t *o, uint64_t s, size_t a, size_t cnt, char *ac
  * of every rank's input (rank order, a piece at a time, reading the others
  * with process_vm_readv) into its result; then every rank (allreduce) or
  * the root (reduce) reads the other slices' results; nobody returns while
- * another may still read its memory. */
+ * another may still read its memory.  A rank whose slice is bad (a read
+ * failed, no memory) says so in its line's third word before it says its
+ * slice is done (FV(s, 1)); whoever reads that slice fails too. */
+static inline uint64_t *slice_bad(hc_line_t *l)
+{
+    return (uint64_t *) l->data + 2;
+}
+
 bool hc_shm_run_red_cma(hc_shm_op_t *o)
 {
     hc_shm_chan_t *ch = o->ch;
@@ -534,6 +542,7 @@ bool hc_shm_run_red_cma(hc_shm_op_t *o)
         if (NULL == o->scratch || (NULL == res && hi > lo)) {
             o->error = OMPI_ERR_OUT_OF_RESOURCE;
         }
+        *slice_bad(line_of(o, s, me)) = OMPI_SUCCESS != o->error;
         publish(o, line_of(o, s, me), FV(s, 1));
         o->ph = 2;
     }
@@ -552,6 +561,12 @@ bool hc_shm_run_red_cma(hc_shm_op_t *o)
                 memcpy(where, line_of(o, s, r)->data, sizeof(where));
                 if (0 != hc_shm_cma_read(sh->pids[r], o->dst + rlo * o->esize, where[1],
                                   (rhi - rlo) * o->esize)) {
+                    o->error = OMPI_ERROR;
+                }
+                if (0 != *slice_bad(line_of(o, s, r)) && OMPI_SUCCESS == o->error) {
+                    mca_coll_hiercoll_log(1, "shm: %s rank %d: rank %d's slice of a single-copy "
+                                          "%s failed; the call returns an error",
+                                          sh->comm->c_name, me, r, all ? "allreduce" : "reduce");
                     o->error = OMPI_ERROR;
                 }
             }

@@ -319,7 +319,9 @@ static void memo_store(const hc_shm_t *s, uint64_t key, const uint16_t *idx)
 /* ONE HIERARCHY FOR ALL.  Each rank builds the hierarchy from its own
  * parameters (coll_hiercoll_shm_levels, _group_size, _group_level,
  * _topology) and its own view of the locality, and chooses an operation's
- * path from its own (coll_hiercoll_shm_cma_min, _fold_ranks, _fold_max):
+ * path from its own (coll_hiercoll_shm_cma_min, _fold_ranks, _fold_max;
+ * _long, or the info key hiercoll_shm_long, _long_min, _long_chunk,
+ * _long_slots):
  * an MPMD job or per-rank environments may give ranks different ones,
  * which lay the region out alike (the layout check passes) but wait for
  * lines no rank writes.  The set-up's allreduce agrees a digest of both,
@@ -332,6 +334,10 @@ static int32_t hier_digest(const hc_shm_t *s)
     uint64_t h = mix(mix(mix(mix(0, (uint64_t) s->flat), (uint64_t) prm->shm_cma_min),
                          (uint64_t) prm->shm_fold_ranks),
                      (uint64_t) prm->shm_fold_max);
+    /* (the long cells: whether a call takes them, their layout) */
+    h = mix(mix(mix(mix(h, (uint64_t) s->module->shm_long), (uint64_t) prm->shm_long_min),
+                (uint64_t) prm->shm_long_chunk),
+            (uint64_t) prm->shm_long_slots);
     if (!s->flat) {
         h = mix(mix(h, (uint64_t) s->nlv), (uint64_t) s->ntop);
         for (size_t i = 0; i < (size_t) s->nlv * (size_t) s->n; ++i) {
