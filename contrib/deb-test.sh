@@ -19,9 +19,11 @@
 #      ./openmpi-coll-hiercoll_*.deb" resolves every dependency from the
 #      archive; there ompi_info lists hiercoll and its parameters, hc_demo
 #      says "all results right" with hiercoll selected without any --mca
-#      (priority 40), the conffile /etc/openmpi/hiercoll-mca-params.conf
-#      turns hiercoll off, then loads a rules file hc_tune wrote, and
-#      "apt-get purge" leaves no file of the package behind.
+#      (priority 40), a bad parameter gives its message from the help file
+#      installed in Open MPI's pkgdatadir, the conffile
+#      /etc/openmpi/hiercoll-mca-params.conf turns hiercoll off, then
+#      loads a rules file hc_tune wrote, and "apt-get purge" leaves no file
+#      of the package behind.
 #
 #   contrib/deb-test.sh [build] [test] [all]      (default: all)
 #
@@ -157,6 +159,9 @@ n=$(echo "$params" | grep -c ":param:coll_hiercoll_[a-z_0-9]*:value:" || true)
 [ "$n" -ge 20 ] && ok "ompi_info --param coll hiercoll --level 9: $n parameters" || no "$n parameters"
 echo "$params" | grep -q ":coll_hiercoll_priority:value:40$" && ok "priority 40" || no "priority is not 40"
 echo "$params" | grep -q ":coll_hiercoll_site_file:value:$conf$" && ok "site file $conf" || no "site file"
+data=$(ompi_info --path pkgdatadir 2>/dev/null | sed -n "s/.*Pkgdatadir: *//p")
+grep -qx "$data/help-coll-hiercoll.txt" /tmp/pkg.files && [ -f "$data/help-coll-hiercoll.txt" ] &&
+    ok "help-coll-hiercoll.txt in ompi_info --path pkgdatadir: $data" || no "no help-coll-hiercoll.txt in $data"
 for p in hc_bench hc_tune hc_cost hc_demo; do
     [ -x /usr/bin/$p ] && [ -f /usr/share/man/man1/$p.1.gz ] || no "$p or its man page"
 done
@@ -186,6 +191,14 @@ elif mpi -np 1 printenv OMPI_MCA_mca_base_component_path | grep -q "/pmix"; then
 else
     echo "$out"; no "hiercoll was not selected"
 fi
+
+echo "== a bad parameter: hiercoll'"'"'s message, through Open MPI'"'"'s show_help"
+out=$(mpi -np 2 --mca coll_hiercoll_verbose 7 hc_demo) || { echo "$out"; no "hc_demo"; }
+echo "$out" | grep -q "all results right" || { echo "$out"; no "hc_demo with a bad parameter"; }
+! echo "$out" | grep -q "You were supposed to get help" || { echo "$out"; no "show_help did not find the topic"; }
+echo "$out" | grep -q "hiercoll cannot use the values above" || { echo "$out"; no "no explanation"; }
+echo "$out" | grep "hiercoll: ERROR: coll_hiercoll_verbose=" | sed "s/^/  /"
+ok "the message and its explanation (help-coll-hiercoll.txt, topic bad-parameter-value)"
 
 echo "== the conffile turns hiercoll off (coll_hiercoll_priority = -1)"
 cp $conf /tmp/conf.orig

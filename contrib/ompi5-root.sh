@@ -99,16 +99,30 @@ in_root() {
 copy_source() {
     dst="$ROOT/src/hiercoll"
     mkdir -p "$dst"
+    list=$(mktemp)
     # The tracked files and untracked, not ignored ones; the build dir stays.
-    # Only files whose contents differ are copied, with the time of the copy:
-    # a root last built from another tree rebuilds what changed (its objects
-    # may be newer than this tree's sources).  New inodes
-    # (--remove-destination): a script running there keeps its own.
     (cd "$SRC" && { git ls-files -z --cached --others --exclude-standard 2>/dev/null ||
-        find . -path ./_build -prune -o -type f -print0; }) |
-        (cd "$SRC" && xargs -0 -r sh -c 'for f; do [ ! -f "$f" ] || cmp -s "$f" "$0/$f" ||
-            cp --parents --preserve=mode --remove-destination -t "$0" "$f"; done' "$dst" \
-            2>/dev/null || true)
+        find . -path ./_build -prune -o -type f -print0; }) >"$list"
+    # The root's build directory may have been built since from another
+    # copy of the source, into objects newer than this tree's files: a file
+    # whose content differs is copied with the time of the copy, so that
+    # make builds again what depends on it (with its own, older time make
+    # kept the other tree's objects).  New inodes (--remove-destination): a
+    # script running there keeps its own.
+    (cd "$SRC" && xargs -0 sh -c 'for f; do
+        [ -f "$f" ] && ! cmp -s "$f" "$0/$f" || continue
+        mkdir -p "$0/$(dirname "$f")" && cp --remove-destination "$f" "$0/$f" || exit 1
+        done' "$dst" <"$list") || { rm -f "$list"; say "copying the source failed"; exit 1; }
+    # Files another copy left there that this tree has not, but for build
+    # products (what this tree's .gitignore ignores): gone.
+    if git -C "$SRC" rev-parse --git-dir >/dev/null 2>&1; then
+        tr '\0' '\n' <"$list" | sed 's|^\./||' | sort >"$list.want"
+        (cd "$dst" && find . -path ./_build -prune -o -type f -print) | sed 's|^\./||' | sort |
+            comm -23 - "$list.want" | git -C "$SRC" check-ignore -v -n --stdin |
+            sed -n 's/^::\t//p' | (cd "$dst" && while IFS= read -r f; do rm -f "./$f"; done)
+        rm -f "$list.want"
+    fi
+    rm -f "$list"
     [ -f "$dst/configure.ac" ] || { say "copying the source failed"; exit 1; }
 }
 

@@ -78,12 +78,20 @@ case ${HIERCOLL_OMPI_SERIES:-4.1} in
 *) LAUNCH=(--mca plm rsh --mca plm_rsh_agent "$self --agent" --mca oob_tcp_if_include lo) ;;
 esac
 run() {
-    "$mpirun" --hostfile "$dir/hosts" "${LAUNCH[@]}" \
+    "${limit[@]}" "$mpirun" --hostfile "$dir/hosts" "${LAUNCH[@]}" \
         --mca btl "self,${HIERCOLL_SM_BTL:-vader},tcp" --mca btl_tcp_if_include lo "$@"
 }
 
+limit=()
 if [ "$probe" = yes ]; then
-    out=$(run -np 2 hostname 2>&1)
+    # A launch that never comes back (a daemon's call home lost on a loaded
+    # machine) is an answer too: no fake nodes, rather than a suite that hangs.
+    limit=(timeout -k 10 120)
+    out=$(run -np 2 hostname 2>&1) || rc=$?
+    if [ "${rc:-0}" = 124 ] || [ "${rc:-0}" = 137 ]; then
+        echo "fake-nodes.sh: fake nodes unavailable: a two-node probe did not return in 120 s" >&2
+        exit 1
+    fi
     # (only the host names count: PRRTE may warn that setpgid failed)
     if [ "$(echo "$out" | grep -x "fakenode[0-9]*" | sort -u | tr "\n" " ")" != "fakenode1 fakenode2 " ]; then
         echo "fake-nodes.sh: fake nodes unavailable: a two-node probe printed:" >&2

@@ -492,7 +492,9 @@ static inline int hc_comm_cid(const ompi_communicator_t *comm)
  * configure.m4) has its messages there; out of tree hiercoll prints them
  * from its own copy.
  * How it delivers (HC_SHOW_HELP): 5.0 and 6.0 hand a message to PMIx,
- * whose runtime prints one copy however many processes send it.  4.1's
+ * whose runtime prints one copy however many processes send it, and only
+ * the first message of a topic in a job, whatever its text (unless
+ * opal_base_help_aggregate is 0).  4.1's
  * opal_show_help in an application process sends it through the PMIx log
  * to the node's daemon, whose handler forwards it to mpirun from the PMIx
  * thread, beside the daemon's own event thread (pmix_server_log_fn in
