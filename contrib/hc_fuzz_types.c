@@ -93,10 +93,13 @@ int hf_basic_moves_whole(int b)
 {
 #if HC_OMPI_5
     /* Open MPI 5.0.7 packs a long double's value and not its padding
-     * (MPI_Pack's bytes 10 to 15 of each differ from the buffer's): there
-     * long doubles are drawn only as a reduction's whole type, whose
-     * results' padding is not compared */
-    return B_LDOUBLE != b && B_LDCOMPLEX != b && B_LDOUBLE_INT != b;
+     * (MPI_Pack's bytes 10 to 15 of each differ from the buffer's), and
+     * packs the C complex types wrong in some hindexed layouts (blocks at
+     * 0 and 24 bytes: the second element taken from byte 16; known
+     * issues): there these types are drawn only as a reduction's whole
+     * type, whose results' padding is not compared */
+    return B_LDOUBLE != b && B_LDCOMPLEX != b && B_LDOUBLE_INT != b && B_FCOMPLEX != b
+           && B_DCOMPLEX != b;
 #else
     (void) b;
     return 1;
