@@ -41,18 +41,23 @@ static void map_extents(MPI_Datatype t, hf_map_t *m)
     m->text = text;
 }
 
-/* Open MPI 5.0.7 loses data sending some types whose scalars sit at odd
- * addresses (2-byte ones past its eager limit; floats and ints too, in
- * its intercommunicator scatter and gather: point to point, hiercoll's
- * plans and every component alike; known issues): with 5.0 a type with
- * such a scalar (at an odd displacement, or every other element with an
- * odd extent) outside a contiguous run is drawn again */
-static bool odd_scalars(const hf_map_t *m)
+/* Open MPI 5.0.7 loses data sending some types whose scalars sit at
+ * addresses that are not a multiple of their size (2-byte ones at odd
+ * addresses past its eager limit; floats and ints too, in its
+ * intercommunicator scatter and gather: point to point, hiercoll's plans
+ * and every component alike; known issues): with 5.0 a type with such a
+ * scalar (at such a displacement, or with an extent that moves the next
+ * element's there) outside a contiguous run is drawn again */
+static bool misaligned_scalars(const hf_map_t *m)
 {
 #if HC_OMPI_5
     bool contiguous = m->text == m->size && (m->ext == m->size || 1 == m->n);
     for (long i = 0; i < m->n && !contiguous; ++i) {
-        if (2 <= hf_basics[m->basic[i]].size && ((m->disp[i] & 1) || (m->ext & 1))) {
+        long a = hf_basics[m->basic[i]].size;
+        while (a > 8) {
+            a /= 2;
+        }
+        if (a >= 2 && (0 != m->disp[i] % a || 0 != m->ext % a)) {
             return true;
         }
     }
@@ -70,7 +75,7 @@ void hf_types_make(const hf_case_t *cs, hf_types_t *ty, int fam)
                 cs->pick_basic, cs->shape, cs->gen);
     for (int again = 0;
          again < 8 && cs->gen >= 2
-         && odd_scalars(&ty->tree.node[cs->subtype < ty->tree.n ? cs->subtype : 0].map);
+         && misaligned_scalars(&ty->tree.node[cs->subtype < ty->tree.n ? cs->subtype : 0].map);
          ++again) {
         hf_tree_free(&ty->tree);
         hf_tree_gen(&ty->tree, &r, cs->type_max, again < 7 ? cs->type_depth : 0,
