@@ -51,7 +51,7 @@ static void map_extents(MPI_Datatype t, hf_map_t *m)
 static bool misaligned_scalars(const hf_map_t *m)
 {
 #if HC_OMPI_5
-    bool contiguous = m->text == m->size && (m->ext == m->size || 1 == m->n);
+    bool contiguous = m->text == m->size && m->ext == m->size;
     for (long i = 0; i < m->n && !contiguous; ++i) {
         long a = hf_basics[m->basic[i]].size;
         while (a > 8) {
