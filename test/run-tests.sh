@@ -2293,13 +2293,25 @@ if [ -n "$malloc_debug" ] || [ "$list" = yes ]; then
     HEAP=(env MALLOC_CHECK_=3 MALLOC_PERTURB_=165 LD_PRELOAD="$malloc_debug")
     TRUELB_OK='t_truelb: np [0-9]+: [0-9]+ checks, 0 failed'
     # (Open MPI's own SIGABRT handler, run in a corrupt heap, can hang the
-    # aborting process: signal 7 only, so that glibc's abort ends it)
-    EXPECT=("free\(\)")
-    run "truelb-stack-alone-corrupts-allreduce-np2" 120 bash -c '! "$@"' - "${MPI[@]}" -np 2 \
-        --mca coll ^hiercoll --mca opal_signal 7 "${HEAP[@]}" "$truelb" --only allreduce
-    EXPECT=("free\(\)")
-    run "truelb-stack-alone-corrupts-ireduce-np3" 120 bash -c '! "$@"' - "${MPI[@]}" -np 3 \
-        --mca coll ^hiercoll --mca opal_signal 7 "${HEAP[@]}" "$truelb" --only reduce
+    # aborting process: signal 7 only, so that glibc's abort ends it.  6.0's
+    # handler takes no such list and hangs there after its first line: the
+    # stack alone's corruption is shown on 4.1 and 5.0)
+    case "${ompi_series:-4.1}" in
+    6.*)
+        for c in allreduce-np2 ireduce-np3; do
+            selected "truelb-stack-alone-corrupts-$c" && [ "$list" = no ] &&
+                echo "SKIP: truelb-stack-alone-corrupts-$c (Open MPI 6.0's abort handler hangs in the corrupt heap)"
+        done
+        ;;
+    *)
+        EXPECT=("free\(\)")
+        run "truelb-stack-alone-corrupts-allreduce-np2" 120 bash -c '! "$@"' - "${MPI[@]}" -np 2 \
+            --mca coll ^hiercoll --mca opal_signal 7 "${HEAP[@]}" "$truelb" --only allreduce
+        EXPECT=("free\(\)")
+        run "truelb-stack-alone-corrupts-ireduce-np3" 120 bash -c '! "$@"' - "${MPI[@]}" -np 3 \
+            --mca coll ^hiercoll --mca opal_signal 7 "${HEAP[@]}" "$truelb" --only reduce
+        ;;
+    esac
     for np in 2 3; do
         EXPECT=("$TRUELB_OK")
         REJECT=("free\(\)|signal")
