@@ -2293,8 +2293,8 @@ if [ -n "$malloc_debug" ] || [ "$list" = yes ]; then
     HEAP=(env MALLOC_CHECK_=3 MALLOC_PERTURB_=165 LD_PRELOAD="$malloc_debug")
     TRUELB_OK='t_truelb: np [0-9]+: [0-9]+ checks, 0 failed'
     # (Open MPI's own SIGABRT handler, run in a corrupt heap, can hang the
-    # aborting process: signal 7 only, so that glibc's abort ends it.  6.0's
-    # handler takes no such list and hangs there after its first line: the
+    # aborting process: signal 7 only, so that glibc's abort ends it.  On
+    # 6.0 a handler still takes SIGABRT and hangs after its first line: the
     # stack alone's corruption is shown on 4.1 and 5.0)
     case "${ompi_series:-4.1}" in
     6.*)
