@@ -94,17 +94,27 @@ static int64_t *prefix(int n, const int64_t *counts)
     return d;
 }
 
-int hcp_reduce_scatter_ring(hcp_plan_t *p, int n, int rank, const int64_t *counts, size_t esize,
+/* What the ring and the chains begin with: the plan reset, the blocks'
+ * displacements (NULL if out of memory), and the input copied into the
+ * receive buffer where the folds happen (unless in place). */
+static int64_t *begin_folds(hcp_plan_t *p, int n, const int64_t *counts, size_t esize,
                             bool in_place)
 {
     hcp_reset(p, esize, esize);
     int64_t *displs = prefix(n, counts);
-    if (NULL == displs) {
-        return -1;
-    }
-    if (!in_place && displs[n] > 0) {
+    if (NULL != displs && !in_place && displs[n] > 0) {
         hcp_copy1(p, HCP_RBUF, 0, HCP_SBUF, 0, displs[n]);
         hcp_end_round(p);
+    }
+    return displs;
+}
+
+int hcp_reduce_scatter_ring(hcp_plan_t *p, int n, int rank, const int64_t *counts, size_t esize,
+                            bool in_place)
+{
+    int64_t *displs = begin_folds(p, n, counts, esize, in_place);
+    if (NULL == displs) {
+        return -1;
     }
     if (max_of(n, counts) > 0) {
         hcp_scratch(p, HCP_TMP0, HCP_UNIT_RTYPE, max_of(n, counts));
@@ -222,14 +232,9 @@ int hcp_reduce_chain(hcp_plan_t *p, int n, int rank, int root, int64_t count, si
 int hcp_reduce_scatter_chains(hcp_plan_t *p, int n, int rank, const int64_t *counts, size_t esize,
                               int segs, bool in_place)
 {
-    hcp_reset(p, esize, esize);
-    int64_t *displs = prefix(n, counts);
+    int64_t *displs = begin_folds(p, n, counts, esize, in_place);
     if (NULL == displs) {
         return -1;
-    }
-    if (!in_place && displs[n] > 0) {
-        hcp_copy1(p, HCP_RBUF, 0, HCP_SBUF, 0, displs[n]);
-        hcp_end_round(p);
     }
     if (n > 1 && displs[n] > 0) {
         hcp_scratch(p, HCP_TMP0, HCP_UNIT_RTYPE, displs[n]);
