@@ -112,13 +112,7 @@ bool hc_dx_run_allgather(hc_dx_t *x)
     pc = hc_dx_ints(x, 0, 2 * nq);
     mc = hc_dx_ints(x, 1, 2 * d->np);
     off = hc_dx_offsets(x, c->size);
-    if (OMPI_SUCCESS == x->rc) {
-        x->total =
-            hcp_pack_layout(&d->lay, rblocks.counts, c->rcount, c->rsize, -1, off, pc, pc + nq);
-        /* the receive buffer is the packed result itself when it can be */
-        x->direct = hc_dx_packed_view(d, &rblocks);
-        x->all = x->direct ? c->rbuf : hc_dx_scratch(x, 0, PACKED, x->total);
-    }
+    hc_dx_packed_result(x, &rblocks, off, pc);
     if (OMPI_SUCCESS == x->rc) {
         /* my block: in my receive buffer when in place (where a leader's
          * already is in a direct result) */

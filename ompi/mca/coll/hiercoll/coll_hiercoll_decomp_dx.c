@@ -276,6 +276,23 @@ bool hc_dx_packed_view(const hc_decomp_t *d, const blocks_t *b)
     return 0 == tlb;
 }
 
+/* An allgather's result, packed in part order: its layout (off: every
+ * rank's offset; pc: every part's count and displacement), its total
+ * (x->total), and where it lands (x->all): the receive buffer itself
+ * where that is the packed layout (x->direct), else scratch slot 0. */
+void hc_dx_packed_result(hc_dx_t *x, const blocks_t *rblocks, int64_t *off, int *pc)
+{
+    const hc_decomp_t *d = x->d;
+    const hc_call_t *c = &x->c;
+    const int nq = d->lay.nparts;
+    if (OMPI_SUCCESS != x->rc) {
+        return;
+    }
+    x->total = hcp_pack_layout(&d->lay, rblocks->counts, c->rcount, c->rsize, -1, off, pc, pc + nq);
+    x->direct = hc_dx_packed_view(d, rblocks);
+    x->all = x->direct ? c->rbuf : hc_dx_scratch(x, 0, PACKED, x->total);
+}
+
 /* A leader's view of its members' packed blocks: counts and
  * displacements (mc[part size] each), and the total (x->ybytes).
  * Regular blocks are `mine` bytes everywhere; v forms gather each

@@ -285,6 +285,7 @@ HC_DX_HIDDEN int hc_dx_pack_blocks(const hc_decomp_t *d, const blocks_t *b, int 
 HC_DX_HIDDEN void hc_dx_member_blocks(const hc_decomp_t *d, const blocks_t *b, int *counts,
                                       int *displs);
 HC_DX_HIDDEN bool hc_dx_packed_view(const hc_decomp_t *d, const blocks_t *b);
+HC_DX_HIDDEN void hc_dx_packed_result(hc_dx_t *x, const blocks_t *rblocks, int64_t *off, int *pc);
 HC_DX_HIDDEN void hc_dx_member_shares(hc_dx_t *x, bool v, int64_t mine, int *mc);
 HC_DX_HIDDEN void hc_dx_member_total(hc_dx_t *x, int *mc);
 HC_DX_HIDDEN void hc_dx_bridge_shares(hc_dx_t *x, const blocks_t *b, size_t unit, bool v,

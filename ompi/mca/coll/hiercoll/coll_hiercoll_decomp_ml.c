@@ -474,12 +474,7 @@ bool hc_dx_run_ml_allgather(hc_dx_t *x)
     mc = hc_dx_ints(x, 1, 2 * np);
     rows = hc_dx_ints(x, 2, 2 * np);
     off = hc_dx_offsets(x, c->size);
-    if (OMPI_SUCCESS == x->rc) {
-        x->total =
-            hcp_pack_layout(&d->lay, rblocks.counts, c->rcount, c->rsize, -1, off, pc, pc + nq);
-        x->direct = hc_dx_packed_view(d, &rblocks);
-        x->all = x->direct ? c->rbuf : hc_dx_scratch(x, 0, PACKED, x->total);
-    }
+    hc_dx_packed_result(x, &rblocks, off, pc);
     if (OMPI_SUCCESS == x->rc) {
         /* 1. the part's blocks to every member, packed (my block from my
          * receive buffer when in place; where a direct result holds it
